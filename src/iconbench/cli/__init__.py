@@ -1,0 +1,74 @@
+"""The ``iconbench`` command line: discovers one :class:`Command` per module of this package.
+
+Errors of kind :class:`iconbench.errors.IconbenchError` are printed as one line
+(``iconbench: error: …``, exit 2); anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from iconbench import __version__
+from iconbench.cli.command import Command
+from iconbench.errors import IconbenchError
+
+
+def commands() -> dict[str, type[Command]]:
+    """All subcommands, by name, found by importing every module of this package."""
+    found: dict[str, type[Command]] = {}
+    for module in pkgutil.iter_modules(__path__):
+        if module.name == "command":
+            continue
+        mod = importlib.import_module(f"{__name__}.{module.name}")
+        for value in vars(mod).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Command)
+                and value is not Command
+                and value.__module__ == mod.__name__
+            ):
+                found[value.name] = value
+    return dict(sorted(found.items()))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with one subparser per command."""
+    parser = argparse.ArgumentParser(
+        prog="iconbench",
+        description="Continuous benchmarking of ICON4Py's GT4Py dycore and diffusion programs.",
+        epilog="Run 'iconbench COMMAND --help' for a command's options and examples.",
+    )
+    parser.add_argument("--version", action="version", version=f"iconbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, command in commands().items():
+        p = sub.add_parser(
+            name,
+            help=command.summary,
+            description=command.summary,
+            epilog=command.epilog(),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        command.add_arguments(p)
+        p.set_defaults(_command=command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``iconbench`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_command", None):
+        parser.print_help()
+        return 2
+    try:
+        return args._command.run(args)
+    except IconbenchError as error:
+        print(f"iconbench: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("iconbench: interrupted", file=sys.stderr)
+        return 130

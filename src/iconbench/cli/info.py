@@ -1,0 +1,40 @@
+"""``iconbench info``: print the stack this environment would benchmark."""
+
+from __future__ import annotations
+
+import argparse
+
+from iconbench import provenance
+from iconbench.cli.command import Command
+
+
+class Info(Command):
+    """Print Python, gt4py, dace, icon4py, numpy, cupy, CUDA and GPU versions."""
+
+    name = "info"
+    summary = "print the exact versions of the stack in this environment (and the GPU, if any)"
+    examples = ("iconbench info", "iconbench info --json > stack.json")
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    @classmethod
+    def run(cls, args: argparse.Namespace) -> int:
+        info = provenance.collect()
+        if args.json:
+            print(info.to_json())
+            return 0
+        print(f"{'python':<30} {info.python} (optimize={info.python_optimize})")
+        print(f"{'platform':<30} {info.platform}")
+        for name, version in info.packages.items():
+            print(f"{name:<30} {version}")
+        if info.gpu is None:
+            print(f"{'gpu':<30} none (cupy missing or no CUDA device)")
+        else:
+            print(
+                f"{'gpu':<30} {info.gpu.name} ({info.gpu.memory_gib} GiB, {info.gpu.sm_count} SMs)"
+            )
+            print(f"{'cuda runtime / driver':<30} {info.gpu.cuda_runtime} / {info.gpu.cuda_driver}")
+            print(f"{'nvidia driver':<30} {provenance.nvidia_driver_version() or 'unknown'}")
+        return 0

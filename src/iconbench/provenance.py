@@ -1,0 +1,135 @@
+"""What stack a measurement was taken on: versions of the software and the hardware.
+
+A benchmark number without its stack is useless for comparison, so every result carries a
+:class:`StackInfo`. It is gathered without importing cupy or CUDA when they are absent, so it
+also works on CPU-only machines (CI).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import json
+import os
+import platform
+import subprocess
+import sys
+from typing import Any
+
+#: Distributions whose exact versions make up the stack, in display order.
+COMPONENTS: tuple[str, ...] = (
+    "iconbench",
+    "gt4py",
+    "dace",
+    "icon4py-common",
+    "icon4py-atmosphere-dycore",
+    "icon4py-atmosphere-diffusion",
+    "numpy",
+    "cupy-cuda13x",
+    "cupy-cuda12x",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class GpuInfo:
+    """The GPU and CUDA versions seen by cupy."""
+
+    name: str
+    cuda_runtime: str
+    cuda_driver: str
+    memory_gib: float
+    sm_count: int
+
+
+@dataclasses.dataclass(frozen=True)
+class StackInfo:
+    """Versions of Python and every stack component, plus the GPU when there is one.
+
+    >>> info = StackInfo(python="3.12.1", platform="Linux-x86_64", packages={"gt4py": "1.2.1"},
+    ...                  python_optimize=2, gpu=None)
+    >>> info.packages["gt4py"]
+    '1.2.1'
+    """
+
+    python: str
+    platform: str
+    packages: dict[str, str]
+    python_optimize: int
+    gpu: GpuInfo | None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict, as stored next to results."""
+        return dataclasses.asdict(self)
+
+    def to_json(self) -> str:
+        """The dict as pretty JSON."""
+        return json.dumps(self.as_dict(), indent=2, sort_keys=True)
+
+
+def package_versions(names: tuple[str, ...] = COMPONENTS) -> dict[str, str]:
+    """Installed versions of ``names``; missing distributions are left out."""
+    versions: dict[str, str] = {}
+    for name in names:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def _cuda_version(code: int) -> str:
+    """CUDA encodes versions as ``1000 * major + 10 * minor``."""
+    return f"{code // 1000}.{(code % 1000) // 10}"
+
+
+def gpu_info() -> GpuInfo | None:
+    """The first CUDA GPU as cupy sees it, or ``None`` without cupy or a GPU."""
+    try:
+        import cupy
+    except ImportError:
+        return None
+    try:
+        if cupy.cuda.runtime.getDeviceCount() == 0:
+            return None
+        props = cupy.cuda.runtime.getDeviceProperties(0)
+        return GpuInfo(
+            name=props["name"].decode() if isinstance(props["name"], bytes) else props["name"],
+            cuda_runtime=_cuda_version(cupy.cuda.runtime.runtimeGetVersion()),
+            cuda_driver=_cuda_version(cupy.cuda.runtime.driverGetVersion()),
+            memory_gib=round(props["totalGlobalMem"] / 2**30, 1),
+            sm_count=int(props["multiProcessorCount"]),
+        )
+    except Exception:  # no driver, no device: a CPU machine with cupy installed
+        return None
+
+
+def nvidia_driver_version() -> str | None:
+    """The kernel driver version from nvidia-smi (cupy only knows the CUDA API level)."""
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip().splitlines()[0] if out.stdout.strip() else None
+
+
+def collect() -> StackInfo:
+    """Gather the stack of the running interpreter."""
+    return StackInfo(
+        python=platform.python_version(),
+        platform=f"{platform.system()}-{platform.machine()}",
+        packages=package_versions(),
+        python_optimize=sys.flags.optimize,
+        gpu=gpu_info(),
+    )
+
+
+def environment_flags() -> dict[str, str]:
+    """The GT4Py and Python settings that change generated code or call overhead."""
+    keys = sorted(k for k in os.environ if k.startswith("GT4PY_") or k == "PYTHONOPTIMIZE")
+    return {k: os.environ[k] for k in keys}
