@@ -1,0 +1,208 @@
+"""GT4Py per-call timings to compare with the OpenACC baseline, from two sources.
+
+1. **gt4py metrics dumps**: with ``GT4PY_COLLECT_METRICS_LEVEL=10`` and
+   ``GT4PY_DUMP_METRICS_AT_EXIT=file.json`` gt4py writes (``gt4py.next.instrumentation.metrics
+   .dumps_json``)::
+
+       {"<program><<backend>>#<pool>[<hash>]": {
+            "metadata": {"name": "apply_diffusion_to_vn", "backend": "gtfn_gpu",
+                         "static_args": {"at_first_substep": true}, ...},
+            "metrics": {"compute": [s, s, ...], "total": [s, s, ...]}}}
+
+   ``compute`` is the kernel time (what blueline compares with OpenACC), ``total`` the time of
+   the whole Python call. Embedded runs have keys ``<program><'embedded'>``, no metadata and
+   only ``total``. Such a dump says nothing about grid or GPU: the caller states them.
+2. **asv results** read through :mod:`iconbench.results` (records with program, variant,
+   backend, grid, samples, machine), adapted by :func:`from_records`.
+
+The first sample of a compiled program includes its compilation and first-touch costs, so it
+is dropped when there are more (icon4py's script replaces it with the median instead; both
+keep it from dominating a mean, dropping also keeps the median honest for few samples).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from iconbench.errors import IconbenchError
+
+#: Key of a metrics source: ``name<backend>`` optionally followed by ``#pool[hash]``.
+_SOURCE_KEY = re.compile(r"^(?P<name>[^<]+)<'?(?P<backend>[^'>]*)'?>")
+#: Separator of static arguments in a catalog variant name ``a=True-b=False``.
+_VARIANT_SPLIT = re.compile(r"-(?=[A-Za-z_]\w*=)")
+
+type StaticArgs = tuple[tuple[str, Any], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class GT4PyTiming:
+    """Per-call seconds of one program variant on one backend, grid and GPU."""
+
+    program: str
+    static_args: StaticArgs
+    backend: str
+    grid: str
+    gpu: str
+    samples_s: tuple[float, ...]
+    metric: str = "compute"
+
+    @property
+    def variant(self) -> str:
+        """The catalog's variant name (``k=v-k=v``, empty without static arguments)."""
+        return variant_name(dict(self.static_args))
+
+
+def variant_name(static_args: Mapping[str, Any]) -> str:
+    """The catalog-style name of a static-argument assignment.
+
+    >>> variant_name({"at_first_substep": True, "at_last_substep": False})
+    'at_first_substep=True-at_last_substep=False'
+    """
+    return "-".join(f"{k}={v}" for k, v in static_args.items())
+
+
+def parse_variant(name: str) -> dict[str, Any]:
+    """Static arguments from a catalog variant name (Python literals where they parse).
+
+    >>> parse_variant("at_first_substep=True-at_last_substep=False")
+    {'at_first_substep': True, 'at_last_substep': False}
+    >>> parse_variant("")
+    {}
+    """
+    result: dict[str, Any] = {}
+    for part in filter(None, _VARIANT_SPLIT.split(name)):
+        key, _, raw = part.partition("=")
+        try:
+            result[key] = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            result[key] = raw
+    return result
+
+
+def _samples(origin: str, key: str, values: Any) -> tuple[float, ...]:
+    if not isinstance(values, list) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+        for v in values
+    ):
+        raise IconbenchError(
+            f"{origin}: key '{key}': expected a list of times in seconds >= 0; "
+            "is this a GT4PY_DUMP_METRICS_AT_EXIT file?"
+        )
+    return tuple(float(v) for v in values)
+
+
+def from_metrics_dump(
+    text: str, *, grid: str, gpu: str, metric: str = "auto", origin: str = "<metrics dump>"
+) -> list[GT4PyTiming]:
+    """Timings from a gt4py metrics JSON; ``metric`` is ``compute``, ``total`` or ``auto``.
+
+    ``auto`` takes ``compute`` (kernel time) where a source has it and ``total`` elsewhere;
+    the metric used is recorded on each timing and shown in the report. Sources of the same
+    program, backend and static arguments (several compiled pools) are pooled.
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise IconbenchError(f"{origin}: line {error.lineno}: invalid JSON ({error.msg})") from None
+    if not isinstance(data, dict):
+        raise IconbenchError(f"{origin}: expected an object of metric sources")
+    pooled: dict[tuple[str, StaticArgs, str, str], list[float]] = {}
+    for key, source in data.items():
+        match = _SOURCE_KEY.match(key)
+        if not isinstance(source, dict) or "metrics" not in source or match is None:
+            raise IconbenchError(
+                f"{origin}: key '{key}': expected 'program<backend>' with 'metrics'; "
+                "is this a GT4PY_DUMP_METRICS_AT_EXIT file?"
+            )
+        metadata = source.get("metadata") or {}
+        metrics = source["metrics"]
+        if not isinstance(metrics, dict):
+            raise IconbenchError(f"{origin}: key '{key}.metrics': expected an object")
+        chosen = ("compute" if "compute" in metrics else "total") if metric == "auto" else metric
+        if chosen not in metrics:
+            continue  # e.g. a program that was only compiled, never called at this level
+        samples = _samples(origin, f"{key}.metrics.{chosen}", metrics[chosen])
+        static_args = metadata.get("static_args") or {}
+        if not isinstance(static_args, dict):
+            raise IconbenchError(f"{origin}: key '{key}.metadata.static_args': expected object")
+        ident = (
+            str(metadata.get("name") or match["name"]),
+            tuple(sorted(static_args.items())),
+            str(metadata.get("backend") or match["backend"]),
+            chosen,
+        )
+        pooled.setdefault(ident, []).extend(samples[1:] if len(samples) > 1 else samples)
+    timings = [
+        GT4PyTiming(name, args, backend, grid, gpu, tuple(samples), chosen)
+        for (name, args, backend, chosen), samples in pooled.items()
+        if samples
+    ]
+    if not timings:
+        raise IconbenchError(f"{origin}: no program has '{metric}' samples; nothing to compare")
+    return timings
+
+
+def from_records(records: Iterable[Any], *, gpu: str | None = None) -> list[GT4PyTiming]:
+    """Adapt :mod:`iconbench.results` records (program, variant, backend, grid, samples).
+
+    The GPU is taken from the record (``gpu`` or ``machine``) unless ``gpu`` is given.
+    """
+    timings = []
+    for record in records:
+        timings.append(
+            GT4PyTiming(
+                program=record.program,
+                static_args=tuple(sorted(parse_variant(record.variant or "").items())),
+                backend=record.backend,
+                grid=record.grid,
+                gpu=gpu or str(getattr(record, "gpu", None) or getattr(record, "machine", "")),
+                samples_s=tuple(float(s) for s in record.samples),
+                metric="device",
+            )
+        )
+    return timings
+
+
+def load(
+    path: Path, *, grid: str | None, gpu: str | None, metric: str = "auto"
+) -> list[GT4PyTiming]:
+    """Timings from ``path``: a gt4py metrics dump (JSON object) or asv results (dir/file).
+
+    asv results are read by :mod:`iconbench.results`; a metrics dump needs ``grid`` and
+    ``gpu`` because it does not record them.
+    """
+    if path.is_file():
+        text = path.read_text()
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise IconbenchError(
+                f"{path}: line {error.lineno}: invalid JSON ({error.msg})"
+            ) from None
+        if isinstance(data, dict) and not {"results", "params", "commit_hash"} & data.keys():
+            if grid is None or gpu is None:
+                raise IconbenchError(
+                    f"{path}: a gt4py metrics dump does not record grid or GPU; "
+                    "pass --grid and --gpu (e.g. --grid R04B09 --gpu A100)"
+                )
+            return from_metrics_dump(text, grid=grid, gpu=gpu, metric=metric, origin=str(path))
+    if not path.exists():
+        raise IconbenchError(f"{path}: no such results file or directory")
+    try:
+        from iconbench import results  # the timing engineer's asv reader
+    except ImportError:
+        raise IconbenchError(
+            f"{path}: reading asv results needs iconbench.results, not in this checkout; "
+            "pass a gt4py metrics dump (GT4PY_DUMP_METRICS_AT_EXIT) instead"
+        ) from None
+    reader = getattr(results, "load", None) or getattr(results, "read", None)
+    if reader is None:
+        raise IconbenchError(f"{path}: iconbench.results has no load(); update iconbench")
+    return from_records(reader(path), gpu=gpu)
