@@ -1,0 +1,295 @@
+"""The benchmark parameter space, generated from the program catalog, and preparing one case.
+
+asv imports ``benchmarks/`` to discover the suite, so everything at import time here must be
+cheap: :func:`case_ids` only lists names. Grids are generated, inputs allocated and programs
+compiled (or loaded from the persistent cache) on first use, once per process
+(:func:`prepare`), so asv's per-sample ``setup`` costs a dictionary lookup.
+
+The parameter space is ``case × backend × grid``; environment variables narrow it for asv,
+which has no other way to pass options to a suite:
+
+- ``ICONBENCH_BACKENDS`` (comma list, default ``embedded,gtfn_cpu``)
+- ``ICONBENCH_GRID`` (comma list of grid presets, default ``tiny``)
+- ``ICONBENCH_PROGRAMS`` (regex on case ids, default all)
+- ``ICONBENCH_SHARD`` (``i/n``, see :mod:`iconbench.timing.sharding`)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import os
+import pathlib
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from iconbench.errors import IconbenchError
+from iconbench.timing.sharding import parse_shard, select_shard
+
+DEFAULT_BACKENDS: tuple[str, ...] = ("embedded", "gtfn_cpu")
+GPU_BACKENDS: tuple[str, ...] = ("gtfn_gpu", "dace_gpu")
+DEFAULT_GRID = "tiny"
+
+#: Until the catalog lands, the one program the harness is developed against.
+FALLBACK_CASES: tuple[str, ...] = ("compute_tangential_wind[default]",)
+
+
+def _has_catalog() -> bool:
+    try:
+        from iconbench.programs import catalog  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@functools.cache
+def all_case_ids() -> tuple[str, ...]:
+    """Every ``program[variant]`` of the catalog (cheap: no grids, no compilation)."""
+    if _has_catalog():
+        from iconbench.programs import catalog
+
+        return tuple(catalog.case_ids(catalog.discover()))
+    return FALLBACK_CASES
+
+
+def case_ids(pattern: str | None = None, shard: tuple[int, int] | None = None) -> list[str]:
+    """Case ids matching ``pattern`` (regex search), restricted to ``shard``.
+
+    Defaults come from ``ICONBENCH_PROGRAMS`` and ``ICONBENCH_SHARD``.
+    """
+    pattern = pattern if pattern is not None else os.environ.get("ICONBENCH_PROGRAMS", "")
+    if shard is None and os.environ.get("ICONBENCH_SHARD"):
+        shard = parse_shard(os.environ["ICONBENCH_SHARD"])
+    selected = [c for c in all_case_ids() if not pattern or re.search(pattern, c)]
+    return select_shard(selected, shard)
+
+
+def selected_backends() -> list[str]:
+    """Backends from ``ICONBENCH_BACKENDS`` (default: embedded, gtfn_cpu)."""
+    text = os.environ.get("ICONBENCH_BACKENDS", "")
+    return [b.strip() for b in text.split(",") if b.strip()] or list(DEFAULT_BACKENDS)
+
+
+def selected_grids() -> list[str]:
+    """Grid presets from ``ICONBENCH_GRID`` (default: tiny)."""
+    text = os.environ.get("ICONBENCH_GRID", "")
+    return [g.strip() for g in text.split(",") if g.strip()] or [DEFAULT_GRID]
+
+
+def split_case(case: str) -> tuple[str, str]:
+    """``"prog[variant]"`` → ``("prog", "variant")``.
+
+    >>> split_case("compute_tangential_wind[default]")
+    ('compute_tangential_wind', 'default')
+    >>> split_case("plain")
+    ('plain', 'default')
+    """
+    match = re.fullmatch(r"(?P<program>[^\[]+)(?:\[(?P<variant>.*)\])?", case)
+    if not match:
+        raise IconbenchError(f"bad case id {case!r}: expected program[variant]")
+    return match.group("program"), match.group("variant") or "default"
+
+
+def is_gpu_backend(backend: str) -> bool:
+    """Whether ``backend`` runs on a GPU (by name).
+
+    >>> is_gpu_backend("dace_gpu"), is_gpu_backend("gtfn_cpu")
+    (True, False)
+    """
+    return backend.endswith("_gpu") or backend == "gpu"
+
+
+def resolve_backend(name: str) -> Any:
+    """The gt4py backend object for ``name`` (``None`` for embedded)."""
+    if _has_catalog():
+        from iconbench.programs import backends
+
+        return backends.resolve(name)
+    from icon4py.model.common import model_backends
+
+    if name not in model_backends.BACKENDS:
+        raise IconbenchError(
+            f"unknown backend {name!r}; choose one of: {', '.join(model_backends.BACKENDS)}"
+        )
+    like = model_backends.BACKENDS[name]
+    if like is None:
+        return None
+    return like["backend_factory"](**like)
+
+
+@functools.cache
+def generated_grid(name: str) -> Any:
+    """The generated grid preset ``name`` (once per process)."""
+    try:
+        from iconbench import grids
+
+        return grids.generate(name)
+    except (ImportError, AttributeError):
+        if name != "tiny":
+            raise IconbenchError(
+                f"grid preset {name!r} needs iconbench.grids, which is not available yet"
+            ) from None
+        return None  # fallback: icon4py's simple grid, made per allocator in _fallback_call
+
+
+@dataclasses.dataclass
+class PreparedCase:
+    """A compiled program with its inputs, ready to be called in a timing loop."""
+
+    case: str
+    backend: str
+    grid: str
+    program: Any
+    kwargs: dict[str, Any]
+    offset_provider: dict[str, Any]
+    bytes_moved: int
+    #: Seconds to compile or load the program in this process (from the persistent cache
+    #: when the precompile step ran first).
+    load_s: float
+
+    @property
+    def on_gpu(self) -> bool:
+        """Whether the program runs on a GPU."""
+        return is_gpu_backend(self.backend)
+
+    def __call__(self) -> None:
+        self.program(**self.kwargs, offset_provider=self.offset_provider)
+
+    def call_and_sync(self) -> Callable[[], None]:
+        """A call that returns only when the device is done (host timers need that)."""
+        if not self.on_gpu:
+            return self.__call__
+        import cupy
+
+        synchronize = cupy.cuda.runtime.deviceSynchronize
+
+        def call() -> None:
+            self()
+            synchronize()
+
+        return call
+
+
+def _fallback_call(program_name: str, backend_obj: Any) -> tuple[Any, dict, dict, dict, int]:
+    """Inputs for the fallback program on icon4py's simple grid (until the catalog lands)."""
+    import gt4py.next as gtx
+    from icon4py.model.atmosphere.dycore.stencils import compute_tangential_wind as module
+    from icon4py.model.common import dimension as dims
+    from icon4py.model.common.grid import simple
+    from icon4py.model.common.utils import data_allocation as data_alloc
+
+    if program_name != "compute_tangential_wind":
+        raise IconbenchError(f"unknown program {program_name!r} (no catalog yet)")
+    allocator = backend_obj if backend_obj is not None else None
+    grid = simple.simple_grid(allocator=allocator, num_levels=10)
+    vn = data_alloc.random_field(grid, dims.EdgeDim, dims.KDim, allocator=allocator)
+    rbf = data_alloc.random_field(grid, dims.EdgeDim, dims.E2C2EDim, allocator=allocator)
+    vt = data_alloc.zero_field(grid, dims.EdgeDim, dims.KDim, allocator=allocator)
+    kwargs = {
+        "vn": vn,
+        "rbf_vec_coeff_e": rbf,
+        "vt": vt,
+        "horizontal_start": gtx.int32(0),
+        "horizontal_end": gtx.int32(grid.num_edges),
+        "vertical_start": gtx.int32(0),
+        "vertical_end": gtx.int32(grid.num_levels),
+    }
+    nbytes = sum(f.ndarray.nbytes for f in (vn, rbf, vt))
+    return module.compute_tangential_wind, kwargs, {}, dict(grid.connectivities), nbytes
+
+
+def _build(case: str, backend: str, grid: str) -> tuple[Any, dict, dict, dict, int]:
+    """(program bound to backend, kwargs, static args, offset provider, bytes moved)."""
+    backend_obj = resolve_backend(backend)
+    program_name, _ = split_case(case)
+    if _has_catalog():
+        from iconbench.programs import catalog, inputs
+
+        spec, variant = catalog.lookup(case)
+        call = inputs.build(spec, variant, generated_grid(grid), backend=backend, seed=0)
+        program = spec.program
+        static = dict(getattr(call, "static_args", {}) or {})
+        kwargs = {**call.kwargs, **static}
+        offsets, nbytes = dict(call.offset_provider), int(call.bytes_moved)
+    else:
+        generated_grid(grid)
+        program, kwargs, static, offsets, nbytes = _fallback_call(program_name, backend_obj)
+    program = program.with_backend(backend_obj)
+    return program, kwargs, static, offsets, nbytes
+
+
+def _compile(program: Any, static: dict, offsets: dict, backend: str) -> Any:
+    if backend == "embedded":
+        return program
+    program.compile(offset_provider=offsets, **{k: [v] for k, v in static.items()})
+    return program
+
+
+_PREPARED: dict[tuple[str, str, str], PreparedCase] = {}
+
+
+def prepare(case: str, backend: str, grid: str) -> PreparedCase:
+    """Build inputs and compile (or load) ``case`` for ``backend`` on ``grid``, once per process."""
+    key = (case, backend, grid)
+    if key not in _PREPARED:
+        program, kwargs, static, offsets, nbytes = _build(case, backend, grid)
+        start = time.perf_counter()
+        program = _compile(program, static, offsets, backend)
+        load_s = time.perf_counter() - start
+        _PREPARED[key] = PreparedCase(case, backend, grid, program, kwargs, offsets, nbytes, load_s)
+    return _PREPARED[key]
+
+
+def forget(case: str, backend: str, grid: str) -> None:
+    """Drop a prepared case (frees its device memory before the next one)."""
+    _PREPARED.pop((case, backend, grid), None)
+
+
+def compile_case(case: str, backend: str, grid: str) -> float:
+    """Compile ``case`` for ``backend`` into the persistent cache; returns wall seconds."""
+    program, _kwargs, static, offsets, _ = _build(case, backend, grid)
+    start = time.perf_counter()
+    _compile(program, static, offsets, backend)
+    return time.perf_counter() - start
+
+
+_SOURCE_SUFFIXES = (".cpp", ".cu", ".hpp", ".h", ".cuh")
+
+
+def codegen_fingerprint(case: str, backend: str) -> str | None:
+    """Hash of the generated source of ``case``'s program for ``backend`` in the build cache.
+
+    gt4py names each cache folder ``<program>_<hash of the generated source>_<gt4py version>``;
+    we hash the source files themselves (``.cpp``/``.cu``/headers) of every folder of the
+    program that belongs to the backend's device and code generator, so two runs that
+    generate different code get different fingerprints even if gt4py's naming changes.
+    ``None`` when nothing is cached (embedded, or not compiled yet).
+    """
+    if backend == "embedded":
+        return None
+    from gt4py.next import config
+
+    program, _ = split_case(case)
+    root = pathlib.Path(config.BUILD_CACHE_DIR)
+    if not root.exists():
+        return None
+    digest = hashlib.sha256()
+    found = False
+    for folder in sorted(root.glob(f"{program}_*")):
+        sources = sorted(p for p in folder.rglob("*") if p.suffix in _SOURCE_SUFFIXES)
+        if not sources:
+            continue
+        is_cuda = any(p.suffix in (".cu", ".cuh") for p in sources)
+        is_dace = (folder / "src").is_dir() or any(folder.glob("*.sdfg*"))
+        if is_cuda != is_gpu_backend(backend) or is_dace != backend.startswith("dace"):
+            continue
+        for path in sources:
+            if "build" in path.relative_to(folder).parts:
+                continue
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+            found = True
+    return digest.hexdigest()[:16] if found else None

@@ -1,0 +1,18 @@
+"""Trustworthy per-call timings of compiled GT4Py programs.
+
+One concern per module:
+
+- :mod:`.statistics`: sample statistics (median, coefficient of variation, IQR).
+- :mod:`.clocks`: host clock (``perf_counter`` + device synchronisation), CUDA-event device
+  clock (cupy), and capture of gt4py's own ``compute``/``total`` instrumentation samples.
+- :mod:`.measurement`: warm-up + sampling of one prepared call into a :class:`Measurement`.
+- :mod:`.bandwidth`: achieved bandwidth from the minimum bytes a program moves, datasheet
+  peaks, and the measured device-to-device copy ceiling.
+- :mod:`.compilation`: compile timing (cold / from cache) and parallel precompilation.
+- :mod:`.sharding`: ``--shard i/n`` splitting of the parameter space.
+"""
+
+from iconbench.timing.measurement import Measurement, measure
+from iconbench.timing.statistics import SampleStats, summarize
+
+__all__ = ["Measurement", "SampleStats", "measure", "summarize"]

@@ -1,0 +1,161 @@
+"""Clocks that time one call of an already compiled program.
+
+Every clock times a call the same way, so host and device samples come in pairs:
+
+- the *host time* is ``perf_counter`` around the call **and** a synchronisation, i.e. what a
+  Python driver waits for before it can use the result;
+- the *device time* is what the accelerator spent: CUDA events recorded on the default stream
+  just before and after the call (:class:`CudaEventClock`; gtfn and dace both launch on the
+  default stream), or on CPU backends the C++ run time that gt4py's own instrumentation
+  reports as the ``compute`` metric (:class:`Gt4pyComputeClock`);
+- the *call overhead* is host minus device: the Python work gt4py does per call (argument
+  conversion, cache lookup), which decides the speed of whole granules made of small stencils.
+
+cupy is imported lazily so that CPU machines never need it. :func:`clock_for` picks the
+clock that a backend supports.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import dataclasses
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+Call = Callable[[], Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class CallTiming:
+    """Host and (when known) device seconds of one call."""
+
+    host_s: float
+    device_s: float | None
+
+
+class Clock(abc.ABC):
+    """Times one call; keeps the running total of device seconds for asv's ``timer``."""
+
+    #: What the device time means, stored with the samples.
+    device_source: str = "none"
+
+    def __init__(self) -> None:
+        self.device_total_s = 0.0
+
+    @abc.abstractmethod
+    def time_call(self, call: Call) -> CallTiming:
+        """Run ``call`` once and return its host and device time."""
+
+    def device_counter(self) -> float:
+        """Accumulated device seconds: a monotonic counter usable as asv's ``timer``.
+
+        asv computes a sample as ``(timer() after - timer() before) / number``, so a counter
+        that only advances by the device time of the timed calls makes asv store device time.
+        """
+        return self.device_total_s
+
+
+class HostClock(Clock):
+    """Host wall time only (the embedded backend has no separate device time).
+
+    >>> timing = HostClock().time_call(lambda: sum(range(1000)))
+    >>> timing.host_s > 0, timing.device_s
+    (True, None)
+    """
+
+    def time_call(self, call: Call) -> CallTiming:
+        start = time.perf_counter()
+        call()
+        return CallTiming(time.perf_counter() - start, None)
+
+
+class Gt4pyComputeClock(Clock):
+    """Host wall time plus gt4py's ``compute`` metric (C++ run time of gtfn/dace on CPU).
+
+    gt4py records ``compute`` only while ``gt4py.next.config.COLLECT_METRICS_LEVEL`` is at
+    least ``PERFORMANCE``; :func:`gt4py_metrics_level` sets that. A call that records no
+    ``compute`` sample (embedded, or a dace program compiled without metrics) gets
+    ``device_s=None``.
+    """
+
+    device_source = "gt4py-compute"
+
+    def time_call(self, call: Call) -> CallTiming:
+        start = time.perf_counter()
+        call()
+        host = time.perf_counter() - start
+        samples = drain_gt4py_samples("compute")
+        device = sum(samples) if samples else None
+        if device is not None:
+            self.device_total_s += device
+        return CallTiming(host, device)
+
+
+class CudaEventClock(Clock):
+    """CUDA events on the default stream around the call, then a synchronisation.
+
+    The end event is synchronised inside the host interval, so the host time includes the
+    wait for the GPU and ``host - device`` is the launch/Python overhead. Events resolve
+    about 0.5 µs, enough for the shortest stencils (a few µs).
+    """
+
+    device_source = "cuda-events"
+
+    def __init__(self) -> None:
+        super().__init__()
+        import cupy
+
+        self._cupy = cupy
+        stream = cupy.cuda.Stream.null
+        self._start = cupy.cuda.Event()
+        self._end = cupy.cuda.Event()
+        self._stream = stream
+
+    def time_call(self, call: Call) -> CallTiming:
+        cupy = self._cupy
+        start = time.perf_counter()
+        self._start.record(self._stream)
+        call()
+        self._end.record(self._stream)
+        self._end.synchronize()
+        host = time.perf_counter() - start
+        device = cupy.cuda.get_elapsed_time(self._start, self._end) / 1e3
+        self.device_total_s += device
+        return CallTiming(host, device)
+
+
+def clock_for(backend: str) -> Clock:
+    """The best clock for ``backend``: CUDA events on GPU backends, gt4py's metric on CPU."""
+    if backend.endswith("_gpu") or backend == "gpu":
+        return CudaEventClock()
+    if backend == "embedded":
+        return HostClock()
+    return Gt4pyComputeClock()
+
+
+def drain_gt4py_samples(metric: str) -> list[float]:
+    """Remove and return every sample of ``metric`` gt4py has collected in this process."""
+    from gt4py.next.instrumentation import metrics
+
+    found: list[float] = []
+    for source in metrics.sources.values():
+        if metric in source.metrics:
+            samples = source.metrics[metric].samples
+            found.extend(samples)
+            samples.clear()
+    return found
+
+
+@contextlib.contextmanager
+def gt4py_metrics_level(level: int) -> Iterator[None]:
+    """Temporarily set gt4py's metrics level (read at every call, so no re-import needed)."""
+    from gt4py.next import config
+
+    previous = config.COLLECT_METRICS_LEVEL
+    config.COLLECT_METRICS_LEVEL = level
+    try:
+        yield
+    finally:
+        config.COLLECT_METRICS_LEVEL = previous

@@ -1,0 +1,170 @@
+"""Compile time, and compiling the selected programs up front in parallel.
+
+A full suite is ~200 programs per backend at 30–50 s each, so compiling serially inside the
+benchmarks would take hours. :func:`precompile` compiles every selected (case, backend) in a
+``spawn`` process pool into the persistent gt4py cache shared by all processes
+(:func:`iconbench.buildcache.configure`, keyed by the stack); the benchmarks then only *load*
+from the cache.
+
+Compile times are appended to a ledger (JSON lines, never rewritten). The *cold* compile time of
+a case is the first ledger entry for it and its stack (the compile that filled the empty cache);
+the time to get the program *from the persistent cache* is measured again in the benchmark
+process, where the program is loaded but not built.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import json
+import multiprocessing
+import os
+import pathlib
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+
+@dataclasses.dataclass(frozen=True)
+class CompileRecord:
+    """One compilation of ``case`` for ``backend`` (``seconds`` wall, in a worker process)."""
+
+    case: str
+    backend: str
+    grid: str
+    stack: str
+    seconds: float
+    fingerprint: str | None = None
+    error: str | None = None
+    at: float = dataclasses.field(default_factory=time.time)
+
+
+class CompileLedger:
+    """Append-only JSON-lines file of :class:`CompileRecord` (one line per compile).
+
+    >>> import tempfile, pathlib
+    >>> ledger = CompileLedger(pathlib.Path(tempfile.mkdtemp()) / "compile.jsonl")
+    >>> ledger.append(CompileRecord("p[v]", "gtfn_cpu", "tiny", "default", 41.0))
+    >>> ledger.append(CompileRecord("p[v]", "gtfn_cpu", "tiny", "default", 0.3))
+    >>> ledger.cold_seconds("p[v]", "gtfn_cpu", "default")
+    41.0
+    """
+
+    def __init__(self, path: pathlib.Path) -> None:
+        self.path = pathlib.Path(path)
+
+    def append(self, record: CompileRecord) -> None:
+        """Append one line (a single ``write`` of a line is atomic for appends on POSIX)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(dataclasses.asdict(record), sort_keys=True) + "\n"
+        with self.path.open("a", encoding="utf-8") as out:
+            out.write(line)
+
+    def records(self) -> list[CompileRecord]:
+        """Every record, oldest first; a torn last line (killed writer) is skipped."""
+        if not self.path.exists():
+            return []
+        found = []
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                found.append(CompileRecord(**json.loads(line)))
+            except (json.JSONDecodeError, TypeError):
+                continue
+        return found
+
+    def cold_seconds(self, case: str, backend: str, stack: str) -> float | None:
+        """The first successful compile time of ``case`` on ``backend`` for ``stack``."""
+        for record in self.records():
+            key = (record.case, record.backend, record.stack)
+            if key == (case, backend, stack) and record.error is None:
+                return record.seconds
+        return None
+
+    def compiled(self, stack: str) -> set[tuple[str, str]]:
+        """(case, backend) pairs compiled successfully for ``stack``."""
+        return {(r.case, r.backend) for r in self.records() if r.stack == stack and r.error is None}
+
+
+def time_compile(compile_call: Callable[[], Any]) -> float:
+    """Wall seconds of ``compile_call()``.
+
+    >>> time_compile(lambda: None) >= 0
+    True
+    """
+    start = time.perf_counter()
+    compile_call()
+    return time.perf_counter() - start
+
+
+def _worker(job: tuple[str, str, str, str]) -> CompileRecord:
+    """Compile one (case, backend, grid) in a pool process (imports gt4py there)."""
+    case, backend, grid, stack = job
+    from iconbench import buildcache
+
+    buildcache.configure(stack, jobs=int(os.environ.get("GT4PY_BUILD_JOBS", "1")))
+    from iconbench import suite
+
+    try:
+        seconds = suite.compile_case(case, backend, grid)
+        fingerprint = suite.codegen_fingerprint(case, backend)
+        return CompileRecord(case, backend, grid, stack, seconds, fingerprint)
+    except Exception as error:
+        detail = "".join(traceback.format_exception_only(error)).strip()
+        return CompileRecord(case, backend, grid, stack, 0.0, None, detail[-2000:])
+
+
+def precompile(
+    jobs: Sequence[tuple[str, str]],
+    *,
+    grid: str,
+    stack: str,
+    ledger: CompileLedger,
+    processes: int,
+    progress: Callable[[int, int, CompileRecord], None] | None = None,
+    skip_done: bool = True,
+) -> list[CompileRecord]:
+    """Compile every (case, backend) of ``jobs`` with ``processes`` workers; append to ``ledger``.
+
+    Pairs already in the ledger for ``stack`` are skipped when ``skip_done`` (resumable: a run
+    killed at its time limit continues where it stopped). gt4py's own ``GT4PY_BUILD_JOBS``
+    parallelises the C++ build inside each worker, so ``processes * build jobs`` should be about
+    the number of cores.
+    """
+    done = ledger.compiled(stack) if skip_done else set()
+    todo = [(case, backend, grid, stack) for case, backend in jobs if (case, backend) not in done]
+    results: list[CompileRecord] = []
+    if not todo:
+        return results
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(max(1, processes), mp_context=context) as pool:
+        futures = [pool.submit(_worker, job) for job in todo]
+        for number, future in enumerate(concurrent.futures.as_completed(futures), start=1):
+            record = future.result()
+            ledger.append(record)
+            results.append(record)
+            if progress:
+                progress(number, len(todo), record)
+    return results
+
+
+def print_progress(number: int, total: int, record: CompileRecord) -> None:
+    """A one-line progress report per finished compile (for :func:`precompile`)."""
+    status = f"{record.seconds:6.1f}s" if record.error is None else "FAILED"
+    print(
+        f"[{number:>4}/{total}] compiled {record.backend:<9} {record.case} {status}",
+        file=sys.stderr,
+        flush=True,
+    )
+    if record.error:
+        print(f"           {record.error.splitlines()[-1]}", file=sys.stderr, flush=True)
+
+
+def jobs_for(cases: Iterable[str], backends: Iterable[str]) -> list[tuple[str, str]]:
+    """The (case, backend) cross product, backends outermost.
+
+    >>> jobs_for(["a", "b"], ["x"])
+    [('a', 'x'), ('b', 'x')]
+    """
+    return [(case, backend) for backend in backends for case in cases]

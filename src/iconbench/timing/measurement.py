@@ -1,0 +1,136 @@
+"""Warm-up and sampling of one already compiled program call.
+
+The protocol, chosen so that the numbers are comparable between backends and commits:
+
+1. *warm-up*: calls until both ``warmup_calls`` calls and ``warmup_s`` seconds have passed, so
+   that caches, clocks (GPU boost) and lazy allocations have settled and nothing of the
+   compilation or the first-call argument setup leaks into the samples;
+2. *sampling*: ``samples`` calls (at least ``min_samples``, stopping early after ``max_s``
+   seconds), each timed on its own by the backend's :class:`~iconbench.timing.clocks.Clock`,
+   which gives paired host/device samples per call;
+3. *cross-check*: ``gt4py_calls`` more calls with gt4py's own instrumentation on
+   (``GT4PY_COLLECT_METRICS_LEVEL=PERFORMANCE``), keeping its ``compute`` and ``total``
+   samples. They run separately because the instrumentation itself adds host work.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+import sys
+import time
+from typing import Any
+
+from iconbench.timing.clocks import Call, Clock, drain_gt4py_samples, gt4py_metrics_level
+
+#: gt4py.next.instrumentation.metrics.PERFORMANCE (the level that records ``compute``).
+GT4PY_PERFORMANCE_LEVEL = 10
+
+
+@dataclasses.dataclass(frozen=True)
+class Measurement:
+    """Paired samples of one program call, all in seconds.
+
+    ``device_s`` is empty when the backend has no separate device time (embedded).
+    ``gt4py_compute_s``/``gt4py_total_s`` are gt4py's own instrumentation samples, kept for
+    the cross-check; they may be empty.
+
+    >>> m = Measurement(host_s=[3e-6, 4e-6, 5e-6], device_s=[1e-6, 2e-6, 2e-6],
+    ...                 device_source="cuda-events")
+    >>> round(m.host_median * 1e6, 3), round(m.device_median * 1e6, 3)
+    (4.0, 2.0)
+    >>> round(m.overhead_median * 1e6, 3)
+    2.0
+    """
+
+    host_s: list[float]
+    device_s: list[float]
+    device_source: str
+    gt4py_compute_s: list[float] = dataclasses.field(default_factory=list)
+    gt4py_total_s: list[float] = dataclasses.field(default_factory=list)
+    warmup_calls: int = 0
+    python_optimize: int = dataclasses.field(default_factory=lambda: sys.flags.optimize)
+
+    @property
+    def host_median(self) -> float:
+        """Median host seconds per call (call + synchronisation)."""
+        return statistics.median(self.host_s)
+
+    @property
+    def device_median(self) -> float | None:
+        """Median device seconds per call, ``None`` without a device clock."""
+        return statistics.median(self.device_s) if self.device_s else None
+
+    @property
+    def overhead_s(self) -> list[float]:
+        """Per-call overhead samples: host minus device of the same call."""
+        return [h - d for h, d in zip(self.host_s, self.device_s, strict=False)]
+
+    @property
+    def overhead_median(self) -> float | None:
+        """Median per-call Python/launch overhead (median of the paired differences)."""
+        return statistics.median(self.overhead_s) if self.device_s else None
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-serialisable form (samples included)."""
+        return dataclasses.asdict(self)
+
+
+def warm_up(call: Call, *, calls: int = 3, seconds: float = 0.2) -> int:
+    """Call until ``calls`` calls *and* ``seconds`` have passed; returns the number of calls.
+
+    >>> warm_up(lambda: None, calls=5, seconds=0.0)
+    5
+    """
+    done = 0
+    deadline = time.perf_counter() + seconds
+    while done < calls or time.perf_counter() < deadline:
+        call()
+        done += 1
+    return done
+
+
+def measure(
+    call: Call,
+    clock: Clock,
+    *,
+    samples: int = 100,
+    min_samples: int = 10,
+    max_s: float = 10.0,
+    warmup_calls: int = 3,
+    warmup_s: float = 0.2,
+    gt4py_calls: int = 10,
+) -> Measurement:
+    """Warm up, then sample ``call`` with ``clock`` (see the module docstring for why)."""
+    wants_compute_metric = clock.device_source == "gt4py-compute"
+    level = GT4PY_PERFORMANCE_LEVEL if wants_compute_metric else 0
+    with gt4py_metrics_level(level):
+        warmed = warm_up(call, calls=warmup_calls, seconds=warmup_s)
+        drain_gt4py_samples("compute")
+        drain_gt4py_samples("total")
+        host: list[float] = []
+        device: list[float] = []
+        deadline = time.perf_counter() + max_s
+        while len(host) < samples and (len(host) < min_samples or time.perf_counter() < deadline):
+            timing = clock.time_call(call)
+            host.append(timing.host_s)
+            if timing.device_s is not None:
+                device.append(timing.device_s)
+    if len(device) != len(host):
+        device = []  # a clock that only sometimes knows the device time is not trusted
+    compute: list[float] = []
+    total: list[float] = []
+    if gt4py_calls:
+        with gt4py_metrics_level(GT4PY_PERFORMANCE_LEVEL):
+            for _ in range(gt4py_calls):
+                call()
+            compute = drain_gt4py_samples("compute")
+            total = drain_gt4py_samples("total")
+    return Measurement(
+        host_s=host,
+        device_s=device,
+        device_source=clock.device_source if device else "none",
+        gt4py_compute_s=compute,
+        gt4py_total_s=total,
+        warmup_calls=warmed,
+    )

@@ -1,0 +1,185 @@
+"""Measuring many cases in one process, resumably.
+
+asv runs every benchmark in a fresh process, which on a 1M-cell grid means regenerating the
+grid and reloading programs hundreds of times. For the big GPU runs (and the demo) the same
+measurements are taken here in *one* process, with the same clocks and protocol
+(:func:`iconbench.timing.measurement.measure`), and then written in asv's result format by
+:mod:`iconbench.results`, so asv compare/publish work on them unchanged.
+
+Every finished case is appended to a JSON-lines ledger at once; a run killed at its time limit
+restarts where it stopped (cases in the ledger are never measured again).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from iconbench.timing.bandwidth import achieved_bandwidth
+from iconbench.timing.clocks import clock_for
+from iconbench.timing.measurement import Measurement, measure
+
+
+@dataclasses.dataclass(frozen=True)
+class CaseResult:
+    """Everything measured for one (case, backend, grid)."""
+
+    case: str
+    backend: str
+    grid: str
+    measurement: Measurement | None
+    bytes_moved: int
+    load_s: float
+    cold_compile_s: float | None
+    fingerprint: str | None
+    copy_peak_bytes_per_s: float | None
+    datasheet_bytes_per_s: float | None
+    started_at: float
+    duration_s: float
+    error: str | None = None
+
+    @property
+    def timed_s(self) -> float | None:
+        """Device median when there is a device clock, else host median."""
+        if self.measurement is None:
+            return None
+        return self.measurement.device_median or self.measurement.host_median
+
+    @property
+    def bandwidth_bytes_per_s(self) -> float | None:
+        """Minimum bytes moved over the device (or host) median time."""
+        timed = self.timed_s
+        if not timed or not self.bytes_moved:
+            return None
+        return achieved_bandwidth(self.bytes_moved, timed)
+
+    def fraction_of(self, peak: float | None) -> float | None:
+        """Achieved bandwidth as a fraction of ``peak`` bytes/s."""
+        achieved = self.bandwidth_bytes_per_s
+        return achieved / peak if achieved and peak else None
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CaseResult:
+        """Inverse of :meth:`as_dict`."""
+        data = dict(data)
+        if data.get("measurement") is not None:
+            data["measurement"] = Measurement(**data["measurement"])
+        return cls(**data)
+
+
+class SessionLedger:
+    """Append-only JSON-lines file of :class:`CaseResult`."""
+
+    def __init__(self, path: pathlib.Path) -> None:
+        self.path = pathlib.Path(path)
+
+    def append(self, result: CaseResult) -> None:
+        """Append one result as one line."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(result.as_dict(), sort_keys=True) + "\n")
+
+    def results(self) -> list[CaseResult]:
+        """All results, the last one per (case, backend, grid) winning; torn lines skipped."""
+        if not self.path.exists():
+            return []
+        latest: dict[tuple[str, str, str], CaseResult] = {}
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                result = CaseResult.from_dict(json.loads(line))
+            except (json.JSONDecodeError, TypeError):
+                continue
+            latest[(result.case, result.backend, result.grid)] = result
+        return list(latest.values())
+
+    def done(self) -> set[tuple[str, str, str]]:
+        """Keys of cases already measured successfully."""
+        return {(r.case, r.backend, r.grid) for r in self.results() if r.error is None}
+
+
+def run_cases(
+    jobs: Sequence[tuple[str, str]],
+    *,
+    grid: str,
+    ledger: SessionLedger,
+    prepare: Callable[[str, str, str], Any],
+    release: Callable[[str, str, str], None] = lambda *_: None,
+    cold_compile_s: Callable[[str, str], float | None] = lambda *_: None,
+    fingerprint: Callable[[str, str], str | None] = lambda *_: None,
+    copy_peak: Callable[[str], float | None] = lambda _: None,
+    datasheet: Callable[[str], float | None] = lambda _: None,
+    budget_s: float | None = None,
+    retry_failed: bool = False,
+    measure_options: dict[str, Any] | None = None,
+    progress: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+) -> list[CaseResult]:
+    """Measure every (case, backend) of ``jobs`` not yet in ``ledger``; stop after ``budget_s``.
+
+    ``prepare(case, backend, grid)`` returns a :class:`iconbench.suite.PreparedCase`-like
+    object (callable, ``call_and_sync()``, ``bytes_moved``, ``load_s``).
+    """
+    started = time.perf_counter()
+    done = ledger.done()
+    if not retry_failed:
+        done |= {(r.case, r.backend, r.grid) for r in ledger.results()}
+    todo = [(c, b) for c, b in jobs if (c, b, grid) not in done]
+    new: list[CaseResult] = []
+    for number, (case, backend) in enumerate(todo, start=1):
+        if budget_s is not None and time.perf_counter() - started > budget_s:
+            progress(f"time budget of {budget_s:.0f}s used; {len(todo) - number + 1} cases left")
+            break
+        t0, wall0 = time.perf_counter(), time.time()
+        try:
+            prepared = prepare(case, backend, grid)
+            call = prepared.call_and_sync() if backend == "embedded" else prepared
+            result_measurement = measure(call, clock_for(backend), **(measure_options or {}))
+            result = CaseResult(
+                case=case,
+                backend=backend,
+                grid=grid,
+                measurement=result_measurement,
+                bytes_moved=int(prepared.bytes_moved),
+                load_s=float(prepared.load_s),
+                cold_compile_s=cold_compile_s(case, backend),
+                fingerprint=fingerprint(case, backend),
+                copy_peak_bytes_per_s=copy_peak(backend),
+                datasheet_bytes_per_s=datasheet(backend),
+                started_at=wall0,
+                duration_s=time.perf_counter() - t0,
+            )
+        except Exception as error:
+            detail = "".join(traceback.format_exception_only(error)).strip()[-2000:]
+            result = CaseResult(
+                case,
+                backend,
+                grid,
+                None,
+                0,
+                0.0,
+                None,
+                None,
+                None,
+                None,
+                wall0,
+                time.perf_counter() - t0,
+                detail,
+            )
+        finally:
+            release(case, backend, grid)
+        ledger.append(result)
+        new.append(result)
+        timed = f"{result.timed_s * 1e6:10.1f} us" if result.timed_s else "    FAILED"
+        progress(f"[{number:>4}/{len(todo)}] {backend:<9} {case:<60} {timed}")
+        if result.error:
+            progress(f"           {result.error.splitlines()[-1]}")
+    return new
