@@ -1,0 +1,27 @@
+"""Generated ICON-like grids (doubly periodic torus and limited area) and real ICON grid files.
+
+>>> from iconbench.grids import generate
+>>> grid = generate("tiny").grid
+>>> grid.num_cells, grid.num_edges, grid.num_vertices, grid.num_levels
+(512, 768, 256, 10)
+"""
+
+from iconbench.grids.generator import GeneratedGrid, generate, zone_bounds
+from iconbench.grids.presets import PRESETS, GridSpec, spec_for
+
+__all__ = [
+    "PRESETS",
+    "GeneratedGrid",
+    "GridSpec",
+    "generate",
+    "load_grid_file",
+    "spec_for",
+    "zone_bounds",
+]
+
+
+def load_grid_file(path, *, num_levels: int = 65, allocator=None):
+    """Load a real ICON grid NetCDF file through icon4py's grid manager (see gridfile)."""
+    from iconbench.grids.gridfile import load_grid_file as load
+
+    return load(path, num_levels=num_levels, allocator=allocator)

@@ -1,0 +1,165 @@
+"""Named grid sizes, from "CI tiny" to "fills a GPU", and the spec of any other size.
+
+A :class:`GridSpec` fixes the lattice exactly (``nx`` x ``ny`` vertices), so a preset always
+generates identical arrays. Sizes of real grids are matched in number of cells and levels:
+
+* ``r02b04`` .. ``r02b07``: icon4py's global test/benchmark grids (``icon4py.model.testing.
+  definitions.Grids``); a global ICON grid RnBk has ``20 n^2 4^k`` cells (Wan et al. 2013,
+  GMD 6, 735), e.g. R02B04 = 20 480.
+* ``ch1_medium``: the ICON-CH1(-EPS) domain of MeteoSwiss, ~1 km, 80 levels (opendatadocs.
+  meteoswiss.ch, "Numerical weather forecasting model ICON-CH1/2-EPS"), 1 147 980 cells
+  (R19B08, icon4py ``Grids.MCH_OPR_R19B08_DOMAIN01`` "suitable for single GPU benchmarks").
+* ``ch2``: ICON-CH2(-EPS), ~2.1 km, 80 levels, 283 876 cells (R19B07, icon4py
+  ``Grids.R19_B07_MCH_LOCAL``, "the full icon-ch2 operational setup").
+
+>>> spec_for("tiny", None, None).num_cells
+512
+>>> spec_for(None, 20000, 65).num_cells
+20000
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from iconbench.errors import IconbenchError
+from iconbench.grids.torus import ROW_HEIGHT
+
+MIN_TORUS = (3, 4)
+"""Smallest torus (nx, ny) whose neighbour tables have no repeated entries."""
+MIN_LAM = (24, 24)
+"""Smallest patch (nx, ny) whose boundary, nudging and interior zones are all non-empty."""
+MAX_CELLS = 200_000_000
+
+
+@dataclasses.dataclass(frozen=True)
+class GridSpec:
+    """An exact grid: ``nx`` x ``ny`` lattice vertices, levels, torus or limited area."""
+
+    name: str
+    nx: int
+    ny: int
+    num_levels: int
+    limited_area: bool = False
+    edge_length: float = 2000.0
+    description: str = ""
+
+    @property
+    def num_cells(self) -> int:
+        if not self.limited_area:
+            return 2 * self.nx * self.ny
+        rows = self.ny - 1
+        return rows * (self.nx - 1) + (rows - rows // 2) * (self.nx - 1) + rows // 2 * (self.nx - 2)
+
+    @property
+    def num_vertices(self) -> int:
+        return self.nx * self.ny
+
+    @property
+    def num_edges(self) -> int:
+        # Euler: V - E + F = 0 on the torus, 1 on a disc (F counts cells only).
+        return self.num_vertices + self.num_cells - (0 if not self.limited_area else 1)
+
+    @property
+    def domain_size(self) -> tuple[float, float]:
+        """(length, height) in metres of the torus period or of the patch's bounding box."""
+        if self.limited_area:
+            return (self.nx - 0.5) * self.edge_length, (self.ny - 1) * ROW_HEIGHT * self.edge_length
+        return self.nx * self.edge_length, self.ny * ROW_HEIGHT * self.edge_length
+
+
+def lattice_for_cells(num_cells: int, limited_area: bool) -> tuple[int, int]:
+    """(nx, ny) of a near-square domain with about ``num_cells`` cells (exact for 2 nx ny)."""
+    # Square domain: ny * sqrt(3)/2 = nx  and  2 nx ny = cells.
+    ny = max(2, 2 * round(math.sqrt(num_cells / (2 * ROW_HEIGHT)) / 2))
+    nx = max(1, round(num_cells / (2 * ny)))
+    if limited_area:
+        return nx + 1, ny + 1
+    return nx, ny
+
+
+def _preset(name: str, cells: int, levels: int, description: str, **kwargs) -> GridSpec:
+    limited = kwargs.get("limited_area", False)
+    nx, ny = lattice_for_cells(cells, limited)
+    return GridSpec(name=name, nx=nx, ny=ny, num_levels=levels, description=description, **kwargs)
+
+
+PRESETS: dict[str, GridSpec] = {
+    spec.name: spec
+    for spec in (
+        GridSpec("tiny", 16, 16, 10, description="CI: every test, seconds"),
+        GridSpec("tiny_lam", 32, 32, 10, limited_area=True, description="CI: limited area"),
+        _preset("small", 20_000, 65, "laptop-size torus"),
+        _preset("small_lam", 20_000, 65, "laptop-size limited area", limited_area=True),
+        _preset("r02b04", 20_480, 65, "size of icon4py's R02B04 global grid", edge_length=240e3),
+        _preset("r02b06", 327_680, 65, "size of icon4py's R02B06 global grid", edge_length=60e3),
+        _preset("r02b07", 1_310_720, 80, "size of icon4py's R02B07 global grid", edge_length=30e3),
+        _preset(
+            "ch2",
+            283_876,
+            80,
+            "size of MeteoSwiss ICON-CH2 (R19B07)",
+            limited_area=True,
+            edge_length=2200.0,
+        ),
+        _preset(
+            "ch1_medium",
+            1_147_980,
+            80,
+            "size of MeteoSwiss ICON-CH1 (R19B08)",
+            limited_area=True,
+            edge_length=1100.0,
+        ),
+        _preset(
+            "gpu_1m", 1_000_000, 80, "one GPU's worth: ~1M cells x 80 levels", edge_length=1000.0
+        ),
+        _preset("gpu_4m", 4_000_000, 80, "fills an H100/H200 with the dycore", edge_length=500.0),
+    )
+}
+
+
+def spec_for(
+    preset: str | None,
+    cells: int | None,
+    levels: int | None,
+    limited_area: bool = False,
+) -> GridSpec:
+    """The spec of a preset (``levels`` and ``limited_area`` may override it) or of any size.
+
+    Raises :class:`IconbenchError` naming the valid presets or the valid range.
+    """
+    if preset is not None and cells is not None:
+        raise IconbenchError("give either a preset or --cells, not both")
+    if levels is not None and not 1 <= levels <= 1000:
+        raise IconbenchError(f"cannot make a grid with {levels} levels; use 1 to 1000 levels")
+    if preset is not None:
+        if preset not in PRESETS:
+            raise IconbenchError(
+                f"unknown grid preset {preset!r}; choose one of: {', '.join(PRESETS)}"
+            )
+        spec = PRESETS[preset]
+        if limited_area and not spec.limited_area:
+            lam = f"{preset}_lam"
+            if lam in PRESETS:
+                spec = PRESETS[lam]
+            else:
+                nx, ny = lattice_for_cells(spec.num_cells, True)
+                spec = dataclasses.replace(spec, name=lam, nx=nx, ny=ny, limited_area=True)
+        if levels is not None:
+            spec = dataclasses.replace(spec, num_levels=levels)
+        return spec
+    if cells is None:
+        raise IconbenchError(
+            f"give a grid preset ({', '.join(PRESETS)}) or a size with --cells N --levels K"
+        )
+    nx, ny = lattice_for_cells(cells, limited_area)
+    low_nx, low_ny = MIN_LAM if limited_area else MIN_TORUS
+    if cells > MAX_CELLS or nx < low_nx or ny < low_ny:
+        smallest = GridSpec("", low_nx, low_ny, 1, limited_area).num_cells
+        kind = "limited-area grid" if limited_area else "torus"
+        raise IconbenchError(
+            f"cannot make a {kind} with {cells} cells; use {smallest} to {MAX_CELLS} cells"
+        )
+    name = f"{'lam' if limited_area else 'torus'}_{cells}c_{levels or 65}l"
+    return GridSpec(name, nx, ny, levels or 65, limited_area)
