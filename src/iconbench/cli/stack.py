@@ -1,0 +1,68 @@
+"""``iconbench stack show|resolve``: which gt4py, dace and icon4py a stack means, exactly."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from iconbench.cli.command import Command
+from iconbench.stacks import identity, lockpins, resolve
+from iconbench.stacks.spec import Stack
+
+
+class StackCommand(Command):
+    """Show the stack of this environment, or pin a stack given as refs to commits."""
+
+    name = "stack"
+    summary = "show this environment's stack, or resolve gt4py/dace/icon4py refs to exact commits"
+    examples = (
+        "iconbench stack show",
+        "iconbench stack resolve gt4py=../gt4py@my-branch",
+        "iconbench stack resolve gt4py=https://github.com/GridTools/gt4py.git@main dace==2.0.0b1 --json",
+    )
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "action",
+            choices=("show", "resolve"),
+            help="show: this environment; resolve: the given refs",
+        )
+        parser.add_argument(
+            "refs",
+            nargs="*",
+            metavar="COMPONENT",
+            help="NAME, NAME==VERSION or NAME=REPO@REF; others: the lock's pins",
+        )
+        parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    @classmethod
+    def run(cls, args: argparse.Namespace) -> int:
+        if args.action == "show":
+            stack = identity.environment_stack()
+            data = {
+                "components": stack,
+                "stack_key": identity.stack_key(stack=stack),
+                "icon4py_requires": lockpins.icon4py_requirements(),
+            }
+            if args.json:
+                print(json.dumps(data, indent=2, sort_keys=True))
+                return 0
+            for name, entry in stack.items():
+                where = (
+                    f"  {entry['commit']} ({entry.get('repo', '')})" if "commit" in entry else ""
+                )
+                dirty = f" +diff {entry['diff_sha256']}" if "diff_sha256" in entry else ""
+                print(f"{name:<10} {entry['version']:<12} {entry['source']:<9}{where}{dirty}")
+            print(f"{'key':<10} {data['stack_key']}  (gt4py build cache)")
+            for line in data["icon4py_requires"]:
+                print(f"{'pins':<10} {line}")
+            return 0
+        resolved = resolve.resolve(Stack.parse(args.refs))
+        if args.json:
+            print(json.dumps([r.as_dict() for r in resolved], indent=2))
+            return 0
+        for r in resolved:
+            detail = f"{r.commit}  {r.repo}@{r.ref}" if r.commit else f"{r.version}"
+            print(f"{r.component:<10} {r.source:<8} {detail}")
+        return 0

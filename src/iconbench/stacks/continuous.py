@@ -1,0 +1,286 @@
+"""``asv continuous`` for one repository under test, read back into a verdict per benchmark.
+
+asv builds one environment per commit (the other components pinned), runs the suite and
+prints its comparison; this module drives it with a config generated for the checkout,
+then reads the result files itself so that a failed benchmark is reported as ``failed``
+(never as missing, never as a fast time) and the provenance of both runs is kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import math
+import os
+import pathlib
+import subprocess
+import sys
+import tomllib
+from collections.abc import Sequence
+from typing import Any
+
+from iconbench.errors import IconbenchError
+from iconbench.stacks import asvconf, provenance, resolve
+from iconbench.stacks.spec import COMPONENTS
+from iconbench.stacks.uvtool import uv_executable
+
+#: Verdicts that make ``iconbench continuous`` exit non-zero.
+BAD_VERDICTS = frozenset({"regressed", "failed"})
+
+
+def detect_component(repo: pathlib.Path) -> str | None:
+    """Which component a checkout is, from its ``pyproject.toml`` (``None``: iconbench)."""
+    try:
+        name = tomllib.loads((repo / "pyproject.toml").read_text())["project"]["name"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        name = None
+    if name in COMPONENTS:
+        return name
+    if name == "iconbench":
+        return None
+    raise IconbenchError(
+        f"cannot tell which component {repo} is (project name {name!r}); "
+        f"pass --component {'|'.join(COMPONENTS)}"
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """One benchmark (with its parameters) on the base and the head commit."""
+
+    benchmark: str
+    base: float | None
+    head: float | None
+    verdict: str  # regressed, improved, unchanged, failed, fixed, skipped
+
+    @property
+    def ratio(self) -> float | None:
+        """head / base (> 1 is slower), when both ran."""
+        if self.base is None or self.head is None or not self.base:
+            return None
+        return self.head / self.base
+
+
+@dataclasses.dataclass(frozen=True)
+class Report:
+    """The comparison of two commits, as iconbench prints and stores it."""
+
+    component: str
+    base_commit: str
+    head_commit: str
+    changes: tuple[Change, ...]
+
+    @property
+    def bad(self) -> tuple[Change, ...]:
+        return tuple(c for c in self.changes if c.verdict in BAD_VERDICTS)
+
+    def table(self) -> str:
+        """A fixed-width table: benchmark, base, head, ratio, verdict."""
+
+        def fmt(value: float | None) -> str:
+            return (
+                "failed"
+                if value is None
+                else ("n/a" if math.isnan(value) else f"{value * 1e3:.3f} ms")
+            )
+
+        rows = [f"{'benchmark':<60} {'base':>12} {'head':>12} {'ratio':>7}  verdict"]
+        for c in self.changes:
+            ratio = "" if c.ratio is None else f"{c.ratio:.2f}"
+            rows.append(
+                f"{c.benchmark:<60} {fmt(c.base):>12} {fmt(c.head):>12} {ratio:>7}  {c.verdict}"
+            )
+        head = f"{self.component}: {self.base_commit[:12]} (base) -> {self.head_commit[:12]} (head)"
+        summary = (
+            f"{len(self.bad)} of {len(self.changes)} benchmarks regressed or failed"
+            if self.bad
+            else f"no regression in {len(self.changes)} benchmarks"
+        )
+        return "\n".join([head, *rows, summary])
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "component": self.component,
+            "base_commit": self.base_commit,
+            "head_commit": self.head_commit,
+            "changes": [dataclasses.asdict(c) | {"ratio": c.ratio} for c in self.changes],
+        }
+
+
+def _expand(key: str, params: list[list[str]]) -> list[str]:
+    if not params:
+        return [key]
+    return [f"{key}({', '.join(combo)})" for combo in itertools.product(*params)]
+
+
+def _load(
+    results_dir: pathlib.Path, machine: str, commit: str
+) -> dict[str, tuple[float | None, Any]]:
+    """Benchmark name -> (value, (stats, samples)) of every environment's result for ``commit``."""
+    from asv import results as asv_results
+
+    found: dict[str, tuple[float | None, Any]] = {}
+    for path in sorted((results_dir / machine).glob(f"{commit[:8]}-*.json")):
+        result = asv_results.Results.load(str(path), machine_name=machine)
+        for key in result.get_all_result_keys():
+            params = result.get_result_params(key)
+            values = result._results[key] or [None]
+            stats = result._stats.get(key) or [None] * len(values)
+            samples = result._samples.get(key) or [None] * len(values)
+            for name, value, st, sa in zip(
+                _expand(key, params), values, stats, samples, strict=False
+            ):
+                found[name] = (value, (st, sa))
+    return found
+
+
+def compare(
+    results_dir: pathlib.Path, machine: str, base: str, head: str, factor: float, component: str
+) -> Report:
+    """Compare the stored results of two commits with asv's rule (factor + statistics)."""
+    from asv.commands.compare import _is_result_better
+
+    old, new = _load(results_dir, machine, base), _load(results_dir, machine, head)
+    if not new:
+        raise IconbenchError(
+            f"{component}: no results for head {head[:12]} in {results_dir / machine}; see asv's output above"
+        )
+    changes = []
+    for name in sorted(set(old) | set(new)):
+        a, a_ss = old.get(name, (None, None))
+        b, b_ss = new.get(name, (None, None))
+        if b is None:
+            verdict = "failed"
+        elif isinstance(b, float) and math.isnan(b):
+            verdict = "skipped"
+        elif a is None or (isinstance(a, float) and math.isnan(a)):
+            verdict = "fixed" if name in old else "new"
+        elif _is_result_better(b, a, b_ss, a_ss, factor):
+            verdict = "improved"
+        elif _is_result_better(a, b, a_ss, b_ss, factor):
+            verdict = "regressed"
+        else:
+            verdict = "unchanged"
+        changes.append(Change(name, a, b, verdict))
+    return Report(component, base, head, tuple(changes))
+
+
+def machine_name(asv_command: list[str], config: pathlib.Path) -> str:
+    """The asv machine name, creating ``~/.asv-machine.json`` with defaults on first use."""
+    from asv.machine import MachineCollection
+
+    path = pathlib.Path(MachineCollection.get_machine_file_path())
+    if not path.exists():
+        subprocess.run(
+            [*asv_command, "machine", "--yes", "--config", str(config)],
+            check=True,
+            capture_output=True,
+        )
+    data = json.loads(path.read_text())
+    names = [k for k in data if k != "version"]
+    if not names:
+        raise IconbenchError(f"{path} names no machine; run 'asv machine --yes'")
+    return names[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """What ``iconbench continuous`` was asked to do."""
+
+    base: str
+    head: str
+    repo: pathlib.Path
+    component: str | None = None  # None: detect from the checkout
+    bench: str | None = None
+    backend: str | None = None
+    grid: str | None = None
+    existing: bool = False
+    quick: bool = False
+    factor: float = 1.1
+    asv_args: tuple[str, ...] = ()
+    asv_root: pathlib.Path = asvconf.ASV_ROOT
+    benchmark_dir: pathlib.Path | None = None  # None: this checkout's benchmarks/
+
+
+def run(options: Options, echo: bool = True) -> Report:
+    """Resolve both refs, run asv, compare, store provenance; returns the report."""
+    component = options.component if options.component else detect_component(options.repo)
+    label = component or "iconbench"
+    base = resolve.commit_of(label, str(options.repo), options.base)
+    head = resolve.commit_of(label, str(options.repo), options.head)
+    config = asvconf.write_for_checkout(
+        component, options.repo, options.asv_root, options.benchmark_dir
+    )
+    asv = [sys.executable, "-m", "asv"]
+    machine = machine_name(asv, config)
+    common = ["--config", str(config), "--machine", machine, "--show-stderr"]
+    if options.bench:
+        common += ["--bench", options.bench]
+    if options.quick:
+        common.append("--quick")
+    common += list(options.asv_args)
+    env = dict(os.environ, ICONBENCH_UV=uv_executable())
+    run_options = {"backend": options.backend, "grid": options.grid}
+    for key, value in run_options.items():
+        if value:
+            env["ICONBENCH_BACKENDS" if key == "backend" else f"ICONBENCH_{key.upper()}"] = value
+    if options.existing:
+        commands = [
+            [
+                *asv,
+                "run",
+                *common,
+                "--environment",
+                f"existing:{sys.executable}",
+                "--set-commit-hash",
+                head,
+            ]
+        ]
+        if not list((options.asv_root / "results" / machine).glob(f"{base[:8]}-existing*.json")):
+            if base != head:
+                raise IconbenchError(
+                    f"{label}: no stored results of base {options.base} ({base[:12]}) for the current "
+                    f"environment; check out {options.base}, install it and run "
+                    f"'iconbench continuous {options.base} {options.base} --existing' first"
+                )
+    else:
+        commands = [[*asv, "continuous", *common, "--factor", str(options.factor), base, head]]
+    for command in commands:
+        if echo:
+            print("+", " ".join(command[2:]), flush=True)
+        subprocess.run(
+            command,
+            env=env,
+            check=False,
+            stdout=None if echo else subprocess.DEVNULL,
+            stderr=None if echo else subprocess.DEVNULL,
+        )
+    results_dir = options.asv_root / "results"
+    report = compare(results_dir, machine, base, head, options.factor, label)
+    _store_provenance(options, machine, report, run_options)
+    return report
+
+
+def _store_provenance(
+    options: Options, machine: str, report: Report, run_options: dict[str, Any]
+) -> None:
+    from asv import results as asv_results
+
+    root = options.asv_root / "provenance"
+    for commit in dict.fromkeys((report.base_commit, report.head_commit)):
+        for path in sorted((options.asv_root / "results" / machine).glob(f"{commit[:8]}-*.json")):
+            env_name = asv_results.Results.load(str(path), machine_name=machine).env_name
+            if options.existing:
+                data = provenance.collect() if commit == report.head_commit else None
+            else:
+                data = provenance.from_environments(options.asv_root / "env", commit, env_name)
+            if data is None:
+                continue
+            data["options"] = {k: v for k, v in run_options.items() if v}
+            data["component_under_test"] = report.component
+            if report.component == "iconbench":
+                data["iconbench_commit"] = commit
+            else:
+                data["components"][report.component]["commit"] = commit
+            provenance.store(root, machine, commit, env_name, data)

@@ -1,0 +1,128 @@
+"""Which stack the running interpreter has, and the build-cache key derived from it.
+
+gt4py's persistent build cache must be reused for an unchanged stack and never for a
+changed one. Versions alone do not say that: two commits of a gt4py branch both call
+themselves ``1.2.1``. So an environment built for a commit carries a record
+(``<prefix>/iconbench-stack.json``, written when asv installs the commit), and an editable
+checkout is identified by its git commit plus a hash of its uncommitted changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from iconbench.stacks.spec import COMPONENTS
+
+#: File in an environment's prefix that records the components installed from git commits.
+RECORD_NAME = "iconbench-stack.json"
+
+
+def record_path(prefix: str | os.PathLike[str] | None = None) -> pathlib.Path:
+    """Where the stack record of the environment at ``prefix`` (default: this one) lives."""
+    return pathlib.Path(prefix or sys.prefix) / RECORD_NAME
+
+
+def write_record(
+    prefix: str | os.PathLike[str], component: str, commit: str, repo: str
+) -> pathlib.Path:
+    """Record that ``component`` in the environment at ``prefix`` is ``commit`` of ``repo``.
+
+    Written atomically (temporary file + ``os.replace``): a benchmark that starts while asv
+    reinstalls must see the old record or the new one, never half of one.
+    """
+    path = record_path(prefix)
+    record = json.loads(path.read_text()) if path.exists() else {}
+    record[component] = {"source": "git", "commit": commit, "repo": repo}
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(record, indent=2, sort_keys=True))
+    os.replace(tmp, path)
+    return path
+
+
+def _editable_checkout(dist: str) -> pathlib.Path | None:
+    """The source directory of an editable install of ``dist`` (PEP 610), else ``None``."""
+    try:
+        text = importlib.metadata.distribution(dist).read_text("direct_url.json")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    if not text:
+        return None
+    data = json.loads(text)
+    if not data.get("dir_info", {}).get("editable"):
+        return None
+    return pathlib.Path(unquote(urlparse(data["url"]).path))
+
+
+def _checkout_identity(path: pathlib.Path) -> dict[str, str] | None:
+    """Commit of a checkout plus a hash of its uncommitted diff (so edits change the key)."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=path,
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+        if head.returncode != 0:
+            return None
+        diff = subprocess.run(
+            ["git", "diff", "HEAD"], cwd=path, capture_output=True, timeout=60, check=False
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    identity = {"source": "editable", "commit": head.stdout.strip(), "repo": str(path)}
+    if diff:
+        identity["diff_sha256"] = hashlib.sha256(diff).hexdigest()[:16]
+    return identity
+
+
+def environment_stack() -> dict[str, dict[str, str]]:
+    """Each component of the running environment: its git commit if known, else its version."""
+    record = json.loads(record_path().read_text()) if record_path().exists() else {}
+    stack: dict[str, dict[str, str]] = {}
+    for name, comp in COMPONENTS.items():
+        versions = {}
+        for dist in comp.distributions:
+            try:
+                versions[dist] = importlib.metadata.version(dist)
+            except importlib.metadata.PackageNotFoundError:
+                continue
+        entry: dict[str, str] = {"version": versions.get(comp.distributions[0], "missing")}
+        if name in record:
+            entry |= record[name]
+        else:
+            checkout = _editable_checkout(comp.distributions[0])
+            entry |= (_checkout_identity(checkout) if checkout else None) or {"source": "release"}
+        stack[name] = entry
+    return stack
+
+
+def stack_key(
+    backend_options: dict[str, Any] | None = None, stack: dict[str, dict[str, str]] | None = None
+) -> str:
+    """A short hash of (components, Python, backend options): the gt4py build-cache key.
+
+    >>> s = {"gt4py": {"version": "1.2.1", "source": "release"}}
+    >>> stack_key(stack=s) == stack_key(stack=s)
+    True
+    >>> stack_key(stack=s) != stack_key(stack={"gt4py": {"version": "1.2.1", "commit": "ab"}})
+    True
+    """
+    payload = {
+        "stack": stack if stack is not None else environment_stack(),
+        "python": platform.python_version(),
+        "implementation": sys.implementation.name,
+        "backend_options": backend_options or {},
+    }
+    digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    return f"stack-{digest[:16]}"

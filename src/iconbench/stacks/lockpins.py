@@ -1,0 +1,90 @@
+"""The versions a stack defaults to: what icon4py's lock pins for gt4py, dace and icon4py.
+
+iconbench's ``uv.lock`` is resolved from icon4py's own pins (``icon4py-common`` requires
+``gt4py==…``; gt4py requires ``dace>=…``), so it is the one file that says which release of
+each component "main" means; the components not under test are installed from it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import pathlib
+import subprocess
+import tomllib
+
+from iconbench.buildcache import REPO_ROOT
+from iconbench.errors import IconbenchError
+from iconbench.stacks.spec import COMPONENTS, component
+
+#: The lock of the iconbench project environment.
+LOCK_FILE = REPO_ROOT / "uv.lock"
+
+
+@functools.cache
+def locked_versions(lock_file: pathlib.Path = LOCK_FILE) -> dict[str, str]:
+    """Every package of the lock with its pinned version."""
+    try:
+        data = tomllib.loads(lock_file.read_text())
+    except OSError as error:
+        raise IconbenchError(
+            f"cannot read the lock {lock_file}: {error}; run ci/ensure-env"
+        ) from error
+    return {package["name"]: package["version"] for package in data.get("package", [])}
+
+
+def pinned_version(name: str, lock_file: pathlib.Path = LOCK_FILE) -> str:
+    """The version the lock pins for component ``name`` (its first distribution).
+
+    >>> pinned_version("gt4py") == locked_versions()["gt4py"]
+    True
+    """
+    dist = component(name).distributions[0]
+    try:
+        return locked_versions(lock_file)[dist]
+    except KeyError:
+        raise IconbenchError(f"{lock_file} pins no {dist!r} for component {name!r}") from None
+
+
+def icon4py_requirements() -> list[str]:
+    """What the installed icon4py declares for gt4py and dace (to show next to the pins)."""
+    found: list[str] = []
+    for dist in COMPONENTS["icon4py"].distributions:
+        try:
+            requires = importlib.metadata.requires(dist) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        found += [
+            f"{dist}: {r}"
+            for r in requires
+            if r.split("[")[0].split("=")[0] in ("gt4py", "dace") and "extra" not in r
+        ]
+    return found
+
+
+def locked_requirements(exclude: str | None = None, lock_file: pathlib.Path = LOCK_FILE) -> str:
+    """The lock as a requirements file (``uv export``), without component ``exclude``.
+
+    The component under test is left out so that asv installs it from the commit instead.
+    ``uv`` itself is left out: it is the tool, not part of the stack.
+    """
+    from iconbench.stacks.uvtool import uv_executable
+
+    leave_out = ["uv", *(component(exclude).distributions if exclude else ())]
+    command = [
+        uv_executable(),
+        "export",
+        "--frozen",
+        "--no-hashes",
+        "--no-emit-project",
+        "--no-header",
+        "--no-annotate",
+        "--project",
+        str(lock_file.parent),
+    ]
+    for dist in leave_out:
+        command += ["--no-emit-package", dist]
+    out = subprocess.run(command, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise IconbenchError(f"uv export of {lock_file} failed: {out.stderr.strip()}")
+    return out.stdout

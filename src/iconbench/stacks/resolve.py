@@ -1,0 +1,144 @@
+"""Turn a stack's refs into exact commits and versions, failing early and clearly.
+
+A branch name is not a measurement's identity (it moves); its commit is. Resolving before
+building means a typo in a ref costs a second, not a 10-minute environment build, and the
+error names the component and the ref.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pathlib
+import subprocess
+from typing import Any
+
+from iconbench.errors import IconbenchError
+from iconbench.stacks import lockpins
+from iconbench.stacks.spec import ComponentRef, Stack
+
+#: Seconds to wait for a remote repository before calling it unreachable.
+REMOTE_TIMEOUT_S = 60
+
+
+@dataclasses.dataclass(frozen=True)
+class ResolvedComponent:
+    """A component pinned exactly: a release version, or a commit of a repository."""
+
+    component: str
+    source: str  # "lock", "release" or "git"
+    version: str | None = None
+    repo: str | None = None
+    ref: str | None = None
+    commit: str | None = None
+
+    @property
+    def identity(self) -> str:
+        """What makes two builds of this component the same: the commit, else the version."""
+        return f"git:{self.commit}" if self.commit else f"release:{self.version}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+
+
+def _git(
+    args: list[str], cwd: str | None = None, timeout: float = REMOTE_TIMEOUT_S
+) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true")
+    return subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+    )
+
+
+def is_local_repo(repo: str) -> bool:
+    """True for a path to a checkout (not a URL)."""
+    return "://" not in repo and not repo.startswith("git@") and pathlib.Path(repo).exists()
+
+
+def commit_of(component: str, repo: str, ref: str) -> str:
+    """The commit that ``ref`` names in ``repo`` (a local checkout or a URL).
+
+    Raises :class:`IconbenchError` naming the component, the ref and the repository when the
+    repository cannot be read or the ref does not exist there.
+    """
+    if is_local_repo(repo):
+        path = str(pathlib.Path(repo).resolve())
+        if _git(["rev-parse", "--git-dir"], cwd=path).returncode != 0:
+            raise IconbenchError(
+                f"{component}: {repo} is not a git repository; give a checkout or a URL"
+            )
+        out = _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=path)
+        if out.returncode != 0:
+            raise IconbenchError(
+                f"{component}: unknown ref {ref!r} in {repo}; "
+                f"check 'git -C {repo} branch -a' / 'git -C {repo} tag' (or fetch it)"
+            )
+        return out.stdout.strip()
+    if "://" not in repo and not repo.startswith("git@"):
+        raise IconbenchError(
+            f"{component}: repository {repo!r} does not exist (neither a path nor a URL)"
+        )
+    if len(ref) == 40 and all(c in "0123456789abcdef" for c in ref.lower()):
+        return ref.lower()  # a full commit needs no lookup (ls-remote cannot list bare commits)
+    try:
+        out = _git(["ls-remote", repo, ref, f"{ref}^{{}}"])
+    except subprocess.TimeoutExpired:
+        raise IconbenchError(
+            f"{component}: repository {repo} is unreachable (no answer in {REMOTE_TIMEOUT_S} s)"
+        ) from None
+    if out.returncode != 0:
+        reason = (out.stderr.strip().splitlines() or ["unknown error"])[-1]
+        raise IconbenchError(
+            f"{component}: repository {repo} is unreachable ({reason}); check the URL and the network"
+        )
+    lines = [line.split() for line in out.stdout.splitlines() if line.strip()]
+    if not lines:
+        raise IconbenchError(
+            f"{component}: unknown ref {ref!r} in {repo}; give a branch, a tag or a full commit"
+        )
+    peeled = [sha for sha, name in lines if name.endswith("^{}")]
+    return (peeled or [lines[0][0]])[0]
+
+
+def resolve_component(ref: ComponentRef) -> ResolvedComponent:
+    """Pin one component: its commit for a git ref, its version otherwise (the lock's by default)."""
+    if ref.is_git:
+        assert ref.repo is not None and ref.ref is not None
+        repo = str(pathlib.Path(ref.repo).resolve()) if is_local_repo(ref.repo) else ref.repo
+        return ResolvedComponent(
+            ref.component,
+            "git",
+            repo=repo,
+            ref=ref.ref,
+            commit=commit_of(ref.component, ref.repo, ref.ref),
+        )
+    if ref.version:
+        return ResolvedComponent(ref.component, "release", version=ref.version)
+    return ResolvedComponent(ref.component, "lock", version=lockpins.pinned_version(ref.component))
+
+
+def resolve(stack: Stack) -> list[ResolvedComponent]:
+    """Pin every component of ``stack``."""
+    return [resolve_component(ref) for ref in stack.refs]
+
+
+def iconbench_commit() -> str | None:
+    """The commit of the iconbench checkout (with ``+dirty`` when it has local changes)."""
+    from iconbench.buildcache import REPO_ROOT
+
+    try:
+        head = _git(["rev-parse", "HEAD"], cwd=str(REPO_ROOT), timeout=20)
+        if head.returncode != 0:
+            return None
+        dirty = _git(
+            ["status", "--porcelain", "--untracked-files=no"], cwd=str(REPO_ROOT), timeout=20
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
