@@ -1,0 +1,110 @@
+"""``iconbench baseline import|list|show`` and ``iconbench speedup`` end to end."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from gt4py.next.instrumentation import metrics
+
+from iconbench import cli
+from iconbench.baselines import mapping
+
+from .conftest import DATA, lognormal_samples
+
+IMPORT = [
+    "--experiment",
+    "MCH-R04B09",
+    "--grid",
+    "R04B09",
+    "--gpu",
+    "A100",
+    "--machine",
+    "balfrin",
+    "--date",
+    "2024-05-29",
+    "--timesteps",
+    "6",
+]
+
+
+def _import(store, path, *extra):
+    return cli.main(["baseline", "--store", str(store), "import", str(path), *IMPORT, *extra])
+
+
+def test_import_list_show(tmp_path, capsys):
+    assert _import(tmp_path, DATA / "report.md") == 0
+    assert "stored mch-r04b09/balfrin_a100_2024-05-29 (2 timers)" in capsys.readouterr().out
+    assert cli.main(["baseline", "--store", str(tmp_path), "list"]) == 0
+    assert "mch-r04b09/balfrin_a100_2024-05-29" in capsys.readouterr().out
+    assert (
+        cli.main(
+            ["baseline", "--store", str(tmp_path), "show", "mch-r04b09/balfrin_a100_2024-05-29"]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "nh_hdiff_run" in out and "0.00178" in out
+    # a second import of the same experiment x machine x date is refused
+    assert _import(tmp_path, DATA / "report.md") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "never overwritten" in err
+
+
+def test_broken_input_is_one_line_error(tmp_path, capsys):
+    broken = tmp_path / "broken.log"
+    broken.write_text("name # calls t_min t_avg t_max total\nnh_hdiff_run 6 1s 2s 3x 4\n")
+    assert _import(tmp_path, broken) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"iconbench: error: {broken}: line 2: timer 'nh_hdiff_run'")
+    assert err.count("\n") == 1
+
+
+def _dump(tmp_path, rng):
+    """A metrics dump (gt4py's writer) of every program of the diffusion granule."""
+    sources = {}
+    for i, ref in enumerate(mapping.load().timers["nh_hdiff_run"].programs):
+        source = metrics.Source(
+            metadata={"name": ref.program, "backend": "gtfn_gpu", "static_args": {}}
+        )
+        for value in lognormal_samples(rng, 1e-4 * (i + 1), 20):
+            source.metrics["compute"].add_sample(value)
+        sources[f"{ref.program}<gtfn_gpu>#0[{i}]"] = source
+    path = tmp_path / "gt4py_timers.json"
+    path.write_text(metrics.dumps_json(sources))
+    return path
+
+
+def test_speedup_table_and_estimate(tmp_path, capsys, rng):
+    store = tmp_path / "store"
+    assert _import(store, DATA / "report.md") == 0
+    dump = _dump(tmp_path, rng)
+    capsys.readouterr()
+    args = [
+        "speedup",
+        str(dump),
+        "--store",
+        str(store),
+        "--baseline",
+        "mch-r04b09/balfrin_a100_2024-05-29",
+    ]
+    # a metrics dump does not say which grid: refused without --grid/--gpu
+    assert cli.main(args) == 2
+    assert "pass --grid and --gpu" in capsys.readouterr().err
+    assert cli.main([*args, "--grid", "R04B09", "--gpu", "A100"]) == 0
+    out = capsys.readouterr().out
+    assert "backend gtfn_gpu" in out
+    assert "integrate_nh estimate:" in out and "coverage: 84.4%" in out
+    assert "nh_hdiff_run_initial" in out.split("unmapped OpenACC timers")[1]
+    assert "WARNING" not in out
+    # another grid: refused, then forced with a warning in the report
+    assert cli.main([*args, "--grid", "tiny", "--gpu", "A100"]) == 2
+    assert "grid differs" in capsys.readouterr().err
+    assert cli.main([*args, "--grid", "tiny", "--gpu", "A100", "--force", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["forced"] and "grid differs" in report["forced"][0]
+    (backend,) = report["backends"]
+    (row,) = backend["rows"]
+    assert row["timer"] == "nh_hdiff_run"
+    assert backend["estimate"]["value"] == row["speedup"]
+    assert np.isfinite(backend["estimate"]["ci"]).all()
