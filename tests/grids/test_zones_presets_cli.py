@@ -1,0 +1,150 @@
+"""Horizontal zones (start/end index per icon4py Zone), presets, errors and ``iconbench grid``."""
+
+import numpy as np
+import pytest
+from icon4py.model.common import dimension as dims
+from icon4py.model.common.grid import horizontal as h_grid
+
+from iconbench import cli, grids
+from iconbench.errors import IconbenchError
+
+DIMS = (dims.CellDim, dims.EdgeDim, dims.VertexDim)
+
+
+def bounds(grid, dim, zone):
+    domain = h_grid.domain(dim)(zone)
+    return int(grid.start_index(domain)), int(grid.end_index(domain))
+
+
+@pytest.mark.parametrize("dim", DIMS, ids=lambda d: d.value)
+def test_torus_is_all_interior_without_halo(tiny, dim):
+    size = tiny.grid.size[dim]
+    assert bounds(tiny.grid, dim, h_grid.Zone.INTERIOR) == (0, size)
+    assert bounds(tiny.grid, dim, h_grid.Zone.LOCAL) == (0, size)
+    assert bounds(tiny.grid, dim, h_grid.Zone.END) == (size, size)
+    assert bounds(tiny.grid, dim, h_grid.Zone.HALO) == (size, size)
+    for domain in h_grid.get_ordered_domains(dim):
+        start, end = bounds(tiny.grid, dim, domain.zone)
+        assert start == end  # empty boundary and nudging zones
+
+
+@pytest.mark.parametrize("dim", DIMS, ids=lambda d: d.value)
+def test_lam_zones_are_nonempty_contiguous_and_in_icon_order(tiny_lam, dim):
+    grid = tiny_lam.grid
+    size = grid.size[dim]
+    ordered = [d.zone for d in h_grid.get_ordered_domains(dim)]
+    # ICON order: lateral boundary rows 1..4 (edges 1..8), then nudging, then interior.
+    assert ordered[0] == h_grid.Zone.LATERAL_BOUNDARY
+    assert ordered[-1] in (h_grid.Zone.NUDGING, h_grid.Zone.NUDGING_LEVEL_2)
+    expected_start = 0
+    control = grid.refinement_control[dim].asnumpy()
+    for level, zone in enumerate(ordered, start=1):
+        start, end = bounds(grid, dim, zone)
+        assert start == expected_start < end, zone
+        assert (control[start:end] == level).all(), zone  # refin_ctrl value = row number
+        expected_start = end
+    interior = bounds(grid, dim, h_grid.Zone.INTERIOR)
+    assert interior == (expected_start, size)
+    assert interior[1] - interior[0] > 0.2 * size
+    assert bounds(grid, dim, h_grid.Zone.LOCAL) == (0, size)
+    assert bounds(grid, dim, h_grid.Zone.HALO) == (size, size)
+    # Beyond the ordered rows nothing is labelled with an ordered row number.
+    assert not np.isin(control[interior[0] :], np.arange(1, len(ordered) + 1)).any()
+
+
+def test_lam_edge_rows_alternate_like_icon(tiny_lam):
+    """Even edge rows (inside a cell row) hold about twice as many edges as odd ones."""
+    sizes = []
+    for zone in list(h_grid.get_ordered_domains(dims.EdgeDim))[:8]:
+        start, end = bounds(tiny_lam.grid, dims.EdgeDim, zone.zone)
+        sizes.append(end - start)
+    assert all(1.5 < sizes[i + 1] / sizes[i] < 2.5 for i in range(0, 8, 2))
+
+
+def test_lam_boundary_neighbours_are_missing_only_on_the_rim(tiny_lam):
+    c2e2c = tiny_lam.grid.connectivities["C2E2C"].asnumpy()
+    missing = np.flatnonzero((c2e2c < 0).any(axis=1))
+    end = bounds(tiny_lam.grid, dims.CellDim, h_grid.Zone.LATERAL_BOUNDARY)[1]
+    assert missing.size > 0
+    assert missing.max() < end
+
+
+def test_presets_named_in_the_contract_exist_with_their_sizes():
+    assert {"tiny", "tiny_lam", "small", "gpu_1m", "ch1_medium", "ch2", "r02b04"} <= set(
+        grids.PRESETS
+    )
+    assert 200 <= grids.PRESETS["tiny"].num_cells <= 999
+    assert grids.PRESETS["tiny"].num_levels == 10
+    assert abs(grids.PRESETS["small"].num_cells - 20_000) < 400
+    assert grids.PRESETS["small"].num_levels == 65
+    assert abs(grids.PRESETS["gpu_1m"].num_cells - 1_000_000) < 10_000
+    assert grids.PRESETS["gpu_1m"].num_levels == 80
+    # ICON-CH1 has 1 147 980 cells and 80 levels, ICON-CH2 283 876 and 80 (MeteoSwiss).
+    assert abs(grids.PRESETS["ch1_medium"].num_cells - 1_147_980) < 0.01 * 1_147_980
+    assert abs(grids.PRESETS["ch2"].num_cells - 283_876) < 0.01 * 283_876
+    assert grids.PRESETS["ch1_medium"].limited_area
+    assert grids.PRESETS["ch2"].limited_area
+    # Global RnBk grids have 20 n^2 4^k cells: R02B04 = 20 480.
+    assert abs(grids.PRESETS["r02b04"].num_cells - 20_480) < 0.01 * 20_480
+
+
+def test_spec_for_any_size_and_overrides():
+    spec = grids.spec_for(None, 5000, 30)
+    assert abs(spec.num_cells - 5000) < 100
+    assert spec.num_levels == 30
+    assert grids.spec_for("tiny", None, 5).num_levels == 5
+    assert grids.spec_for("tiny", None, None, limited_area=True).name == "tiny_lam"
+    lam = grids.spec_for(None, 5000, 30, limited_area=True)
+    assert lam.limited_area
+    assert abs(lam.num_cells - 5000) < 300
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("huge", None, None), "unknown grid preset 'huge'; choose one of: tiny, tiny_lam"),
+        ((None, 10, 10), "cannot make a torus with 10 cells; use 24 to"),
+        ((None, 100, 10, True), "cannot make a limited-area grid with 100 cells; use"),
+        ((None, 5000, 0), "cannot make a grid with 0 levels"),
+        (("tiny", 5000, None), "either a preset or --cells"),
+        ((None, None, None), "give a grid preset (tiny, tiny_lam"),
+    ],
+)
+def test_impossible_requests_are_user_errors(args, message):
+    with pytest.raises(IconbenchError) as error:
+        grids.spec_for(*args)
+    assert message in str(error.value)
+
+
+def test_vertical_grid_is_icon_like(tiny):
+    vertical = tiny.vertical
+    assert vertical.num_levels == 10
+    assert vertical.vct_a.shape == (11,)
+    assert vertical.vct_a[0] == 22000.0
+    assert vertical.vct_a[-1] == 0.0
+    assert (np.diff(vertical.vct_a) < 0).all()
+    assert vertical.vct_a[-2] == pytest.approx(20.0)  # lowest layer 20 m thick
+    assert vertical.z_ifc(tiny.grid.num_cells).shape == (512, 11)
+    assert 0 <= vertical.nflatlev < vertical.num_levels
+    assert vertical.vertical_grid.num_levels == 10
+    assert vertical.nflatlev == vertical.vertical_grid.nflatlev
+
+
+def test_cli_lists_presets_and_summarises_a_grid(capsys):
+    assert cli.main(["grid"]) == 0
+    listing = capsys.readouterr().out
+    assert "ch1_medium" in listing
+    assert "gpu_1m" in listing
+    assert cli.main(["grid", "--preset", "tiny_lam"]) == 0
+    out = capsys.readouterr().out
+    assert "cells       1907" in out
+    assert "checks      ok" in out
+    assert "lb_level_1" in out
+    assert "nudging_level_2" in out
+
+
+def test_cli_unknown_preset_is_a_one_line_error(capsys):
+    assert cli.main(["grid", "--preset", "huge"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "choose one of: tiny" in err
