@@ -44,11 +44,13 @@ def test_import_list_show(tmp_path, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    assert "nh_hdiff_run" in out and "0.00178" in out
+    assert "nh_hdiff_run" in out
+    assert "0.00178" in out
     # a second import of the same experiment x machine x date is refused
     assert _import(tmp_path, DATA / "report.md") == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "never overwritten" in err
+    assert err.count("\n") == 1
+    assert "never overwritten" in err
 
 
 def test_broken_input_is_one_line_error(tmp_path, capsys):
@@ -94,7 +96,8 @@ def test_speedup_table_and_estimate(tmp_path, capsys, rng):
     assert cli.main([*args, "--grid", "R04B09", "--gpu", "A100"]) == 0
     out = capsys.readouterr().out
     assert "backend gtfn_gpu" in out
-    assert "integrate_nh estimate:" in out and "coverage: 84.4%" in out
+    assert "integrate_nh estimate:" in out
+    assert "coverage: 84.4%" in out
     assert "nh_hdiff_run_initial" in out.split("unmapped OpenACC timers")[1]
     assert "WARNING" not in out
     # another grid: refused, then forced with a warning in the report
@@ -102,7 +105,8 @@ def test_speedup_table_and_estimate(tmp_path, capsys, rng):
     assert "grid differs" in capsys.readouterr().err
     assert cli.main([*args, "--grid", "tiny", "--gpu", "A100", "--force", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["forced"] and "grid differs" in report["forced"][0]
+    assert report["forced"]
+    assert "grid differs" in report["forced"][0]
     (backend,) = report["backends"]
     (row,) = backend["rows"]
     assert row["timer"] == "nh_hdiff_run"

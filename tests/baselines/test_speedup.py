@@ -186,7 +186,7 @@ def test_ambiguous_variant_is_an_error(bencher_baseline, rng):
         timing("apply_diffusion_to_vn", lognormal_samples(rng, 2e-4), limited_area=v)
         for v in (True, False)
     ]
-    with pytest.raises(IconbenchError, match="matches several variants .* add static_args"):
+    with pytest.raises(IconbenchError, match=r"matches several variants .* add static_args"):
         speedup.compare(bencher_baseline, m, timings)
 
 
