@@ -65,6 +65,13 @@ class Continuous(Command):
             help="where configs, environments, results and provenance go (default: .asv/ of iconbench; CI: a kept directory)",
         )
         parser.add_argument(
+            "--asv-arg",
+            action="append",
+            default=[],
+            metavar="ARG",
+            help="pass ARG to asv (repeatable), e.g. --asv-arg=-a --asv-arg=rounds=1",
+        )
+        parser.add_argument(
             "--json", type=pathlib.Path, metavar="FILE", help="also write the report as JSON"
         )
 
@@ -83,6 +90,7 @@ class Continuous(Command):
                 quick=args.quick,
                 factor=args.factor,
                 benchmark_dir=args.benchmark_dir,
+                asv_args=tuple(args.asv_arg),
                 **({"asv_root": args.asv_dir.resolve()} if args.asv_dir else {}),
             )
         )
