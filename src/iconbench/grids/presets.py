@@ -14,8 +14,8 @@ generates identical arrays. Sizes of real grids are matched in number of cells a
 
 >>> spec_for("tiny", None, None).num_cells
 512
->>> spec_for(None, 20000, 65).num_cells
-20000
+>>> spec_for(None, 20000, 65).num_cells  # the nearest near-square lattice
+20088
 """
 
 from __future__ import annotations
@@ -35,31 +35,44 @@ MAX_CELLS = 200_000_000
 
 @dataclasses.dataclass(frozen=True)
 class GridSpec:
-    """An exact grid: ``nx`` x ``ny`` lattice vertices, levels, torus or limited area."""
+    """A grid: its name, size in cells and levels, torus or limited area.
+
+    A generated grid is fixed exactly by its lattice of ``nx`` x ``ny`` vertices; when only
+    ``num_cells`` is given, the near-square lattice closest to it is chosen and ``num_cells``
+    (with ``num_edges``, ``num_vertices``) becomes the exact count. A spec of a grid file
+    (``grid_file`` set) keeps the counts it is given.
+
+    >>> GridSpec("demo", 1000, 20).num_cells, GridSpec("demo", 0, 20, nx=4, ny=4).num_cells
+    (1008, 32)
+    """
 
     name: str
-    nx: int
-    ny: int
+    num_cells: int
     num_levels: int
     limited_area: bool = False
     edge_length: float = 2000.0
     description: str = ""
+    nx: int = 0
+    ny: int = 0
+    num_edges: int = 0
+    num_vertices: int = 0
+    grid_file: str | None = None
 
-    @property
-    def num_cells(self) -> int:
-        if not self.limited_area:
-            return 2 * self.nx * self.ny
-        rows = self.ny - 1
-        return rows * (self.nx - 1) + (rows - rows // 2) * (self.nx - 1) + rows // 2 * (self.nx - 2)
-
-    @property
-    def num_vertices(self) -> int:
-        return self.nx * self.ny
-
-    @property
-    def num_edges(self) -> int:
-        # Euler: V - E + F = 0 on the torus, 1 on a disc (F counts cells only).
-        return self.num_vertices + self.num_cells - (0 if not self.limited_area else 1)
+    def __post_init__(self) -> None:
+        if self.grid_file is not None:
+            return
+        nx, ny = self.nx, self.ny
+        if not nx:
+            nx, ny = lattice_for_cells(self.num_cells, self.limited_area)
+        cells = lattice_cell_count(nx, ny, self.limited_area)
+        vertices = nx * ny
+        # Euler: V - E + C = 0 on the torus, 1 on a disc.
+        edges = vertices + cells - (1 if self.limited_area else 0)
+        for name, value in (
+            ("nx", nx), ("ny", ny), ("num_cells", cells), ("num_edges", edges),
+            ("num_vertices", vertices),
+        ):  # fmt: skip
+            object.__setattr__(self, name, value)
 
     @property
     def domain_size(self) -> tuple[float, float]:
@@ -69,8 +82,16 @@ class GridSpec:
         return self.nx * self.edge_length, self.ny * ROW_HEIGHT * self.edge_length
 
 
+def lattice_cell_count(nx: int, ny: int, limited_area: bool) -> int:
+    """Cells of the torus (2 per vertex) or of the patch (its odd rows lack one down triangle)."""
+    if not limited_area:
+        return 2 * nx * ny
+    rows = ny - 1
+    return rows * (nx - 1) + (rows - rows // 2) * (nx - 1) + rows // 2 * (nx - 2)
+
+
 def lattice_for_cells(num_cells: int, limited_area: bool) -> tuple[int, int]:
-    """(nx, ny) of a near-square domain with about ``num_cells`` cells (exact for 2 nx ny)."""
+    """(nx, ny) of a near-square domain with about ``num_cells`` cells."""
     # Square domain: ny * sqrt(3)/2 = nx  and  2 nx ny = cells.
     ny = max(2, 2 * round(math.sqrt(num_cells / (2 * ROW_HEIGHT)) / 2))
     nx = max(1, round(num_cells / (2 * ny)))
@@ -79,42 +100,66 @@ def lattice_for_cells(num_cells: int, limited_area: bool) -> tuple[int, int]:
     return nx, ny
 
 
-def _preset(name: str, cells: int, levels: int, description: str, **kwargs) -> GridSpec:
-    limited = kwargs.get("limited_area", False)
-    nx, ny = lattice_for_cells(cells, limited)
-    return GridSpec(name=name, nx=nx, ny=ny, num_levels=levels, description=description, **kwargs)
-
-
 PRESETS: dict[str, GridSpec] = {
     spec.name: spec
     for spec in (
-        GridSpec("tiny", 16, 16, 10, description="CI: every test, seconds"),
-        GridSpec("tiny_lam", 32, 32, 10, limited_area=True, description="CI: limited area"),
-        _preset("small", 20_000, 65, "laptop-size torus"),
-        _preset("small_lam", 20_000, 65, "laptop-size limited area", limited_area=True),
-        _preset("r02b04", 20_480, 65, "size of icon4py's R02B04 global grid", edge_length=240e3),
-        _preset("r02b06", 327_680, 65, "size of icon4py's R02B06 global grid", edge_length=60e3),
-        _preset("r02b07", 1_310_720, 80, "size of icon4py's R02B07 global grid", edge_length=30e3),
-        _preset(
+        GridSpec("tiny", 0, 10, description="CI: every test, seconds", nx=16, ny=16),
+        GridSpec("tiny_lam", 0, 10, True, description="CI: limited area", nx=32, ny=32),
+        GridSpec("small", 20_000, 65, description="laptop-size torus"),
+        GridSpec(
+            "small_lam", 20_000, 65, description="laptop-size limited area", limited_area=True
+        ),
+        GridSpec(
+            "r02b04",
+            20_480,
+            65,
+            description="size of icon4py's R02B04 global grid",
+            edge_length=240e3,
+        ),
+        GridSpec(
+            "r02b06",
+            327_680,
+            65,
+            description="size of icon4py's R02B06 global grid",
+            edge_length=60e3,
+        ),
+        GridSpec(
+            "r02b07",
+            1_310_720,
+            80,
+            description="size of icon4py's R02B07 global grid",
+            edge_length=30e3,
+        ),
+        GridSpec(
             "ch2",
             283_876,
             80,
-            "size of MeteoSwiss ICON-CH2 (R19B07)",
+            description="size of MeteoSwiss ICON-CH2 (R19B07)",
             limited_area=True,
             edge_length=2200.0,
         ),
-        _preset(
+        GridSpec(
             "ch1_medium",
             1_147_980,
             80,
-            "size of MeteoSwiss ICON-CH1 (R19B08)",
+            description="size of MeteoSwiss ICON-CH1 (R19B08)",
             limited_area=True,
             edge_length=1100.0,
         ),
-        _preset(
-            "gpu_1m", 1_000_000, 80, "one GPU's worth: ~1M cells x 80 levels", edge_length=1000.0
+        GridSpec(
+            "gpu_1m",
+            1_000_000,
+            80,
+            description="one GPU's worth: ~1M cells x 80 levels",
+            edge_length=1000.0,
         ),
-        _preset("gpu_4m", 4_000_000, 80, "fills an H100/H200 with the dycore", edge_length=500.0),
+        GridSpec(
+            "gpu_4m",
+            4_000_000,
+            80,
+            description="fills an H100/H200 with the dycore",
+            edge_length=500.0,
+        ),
     )
 }
 
@@ -144,8 +189,7 @@ def spec_for(
             if lam in PRESETS:
                 spec = PRESETS[lam]
             else:
-                nx, ny = lattice_for_cells(spec.num_cells, True)
-                spec = dataclasses.replace(spec, name=lam, nx=nx, ny=ny, limited_area=True)
+                spec = dataclasses.replace(spec, name=lam, nx=0, ny=0, limited_area=True)
         if levels is not None:
             spec = dataclasses.replace(spec, num_levels=levels)
         return spec
@@ -156,10 +200,10 @@ def spec_for(
     nx, ny = lattice_for_cells(cells, limited_area)
     low_nx, low_ny = MIN_LAM if limited_area else MIN_TORUS
     if cells > MAX_CELLS or nx < low_nx or ny < low_ny:
-        smallest = GridSpec("", low_nx, low_ny, 1, limited_area).num_cells
+        smallest = lattice_cell_count(low_nx, low_ny, limited_area)
         kind = "limited-area grid" if limited_area else "torus"
         raise IconbenchError(
             f"cannot make a {kind} with {cells} cells; use {smallest} to {MAX_CELLS} cells"
         )
     name = f"{'lam' if limited_area else 'torus'}_{cells}c_{levels or 65}l"
-    return GridSpec(name, nx, ny, levels or 65, limited_area)
+    return GridSpec(name, cells, levels or 65, limited_area)
