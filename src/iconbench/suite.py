@@ -37,9 +37,11 @@ DEFAULT_GRID = "tiny"
 FALLBACK_CASES: tuple[str, ...] = ("compute_tangential_wind[default]",)
 
 
+@functools.cache
 def _has_catalog() -> bool:
+    """Whether the catalog, input builder and backend registry are all importable."""
     try:
-        from iconbench.programs import catalog  # noqa: F401
+        from iconbench.programs import backends, catalog, inputs  # noqa: F401
     except ImportError:
         return False
     return True
@@ -63,7 +65,10 @@ def case_ids(pattern: str | None = None, shard: tuple[int, int] | None = None) -
     pattern = pattern if pattern is not None else os.environ.get("ICONBENCH_PROGRAMS", "")
     if shard is None and os.environ.get("ICONBENCH_SHARD"):
         shard = parse_shard(os.environ["ICONBENCH_SHARD"])
-    selected = [c for c in all_case_ids() if not pattern or re.search(pattern, c)]
+    everything = list(all_case_ids())
+    if one_variant:
+        everything = first_variants(everything)
+    selected = [c for c in everything if not pattern or re.search(pattern, c)]
     return select_shard(selected, shard)
 
 
@@ -215,7 +220,8 @@ def _build(case: str, backend: str, grid: str) -> tuple[Any, dict, dict, dict, i
         kwargs = {**call.kwargs, **static}
         offsets, nbytes = dict(call.offset_provider), int(call.bytes_moved)
     else:
-        generated_grid(grid)
+        if grid != DEFAULT_GRID:
+            raise IconbenchError(f"grid {grid!r} needs the program catalog (not available yet)")
         program, kwargs, static, offsets, nbytes = _fallback_call(program_name, backend_obj)
     program = program.with_backend(backend_obj)
     return program, kwargs, static, offsets, nbytes

@@ -84,13 +84,15 @@ class CopyPeak:
         return {**dataclasses.asdict(self), "bytes_per_s": self.bytes_per_s}
 
 
-def measure_copy_peak(*, on_gpu: bool, nbytes: int = 1 << 30, repeats: int = 20) -> CopyPeak:
+def measure_copy_peak(*, on_gpu: bool, nbytes: int | None = None, repeats: int = 20) -> CopyPeak:
     """Time a ``nbytes`` device-to-device (or host memory) copy ``repeats`` times.
 
     On GPU the copy is ``cupy`` ``dst[...] = src`` timed with CUDA events (buffer far larger
     than L2 so it streams from HBM); on CPU it is ``numpy.copyto`` timed with ``perf_counter``,
     a STREAM-copy-like figure for the host backends.
     """
+    if nbytes is None:  # far beyond the last-level cache: 1 GiB on GPU, 256 MiB on CPU
+        nbytes = 1 << 30 if on_gpu else 1 << 28
     count = max(1, nbytes // 8)
     if on_gpu:
         import cupy

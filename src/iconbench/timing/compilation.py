@@ -124,28 +124,41 @@ def precompile(
     processes: int,
     progress: Callable[[int, int, CompileRecord], None] | None = None,
     skip_done: bool = True,
+    budget_s: float | None = None,
 ) -> list[CompileRecord]:
     """Compile every (case, backend) of ``jobs`` with ``processes`` workers; append to ``ledger``.
 
     Pairs already in the ledger for ``stack`` are skipped when ``skip_done`` (resumable: a run
-    killed at its time limit continues where it stopped). gt4py's own ``GT4PY_BUILD_JOBS``
-    parallelises the C++ build inside each worker, so ``processes * build jobs`` should be about
-    the number of cores.
+    killed at its time limit continues where it stopped). No new compile is started after
+    ``budget_s`` seconds; running ones finish. gt4py's ``GT4PY_BUILD_JOBS`` parallelises the
+    C++ build inside each worker, so ``processes * build jobs`` should be about the core count.
     """
     done = ledger.compiled(stack) if skip_done else set()
     todo = [(case, backend, grid, stack) for case, backend in jobs if (case, backend) not in done]
     results: list[CompileRecord] = []
     if not todo:
         return results
+    started = time.perf_counter()
     context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(max(1, processes), mp_context=context) as pool:
-        futures = [pool.submit(_worker, job) for job in todo]
-        for number, future in enumerate(concurrent.futures.as_completed(futures), start=1):
-            record = future.result()
-            ledger.append(record)
-            results.append(record)
-            if progress:
-                progress(number, len(todo), record)
+    pending = list(reversed(todo))
+    workers = max(1, processes)
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        running: set[concurrent.futures.Future[CompileRecord]] = set()
+        while pending or running:
+            within_budget = budget_s is None or time.perf_counter() - started < budget_s
+            while pending and len(running) < workers and within_budget:
+                running.add(pool.submit(_worker, pending.pop()))
+            if not running:
+                break
+            finished, running = concurrent.futures.wait(
+                running, return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            for future in finished:
+                record = future.result()
+                ledger.append(record)
+                results.append(record)
+                if progress:
+                    progress(len(results), len(todo), record)
     return results
 
 

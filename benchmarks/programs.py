@@ -1,0 +1,142 @@
+r"""The asv suite: every catalog program × backend × grid preset, generated, not hand-written.
+
+One class, :class:`Programs`, parameterised by ``program`` (catalog case id
+``name[variant]``), ``backend`` and ``grid``; select with asv's regex, e.g.
+``asv run --bench "Programs.time_device\\(.*compute_tangential_wind.*gtfn_cpu"``, and narrow
+the parameter space with ``ICONBENCH_BACKENDS``/``ICONBENCH_GRID``/``ICONBENCH_PROGRAMS``/
+``ICONBENCH_SHARD`` (see :mod:`iconbench.suite`). Import is cheap: nothing is generated or
+compiled until ``setup`` of a selected combination runs; compile first with
+``iconbench run --precompile-only`` so that setup only loads from the persistent cache.
+
+Benchmarks per combination:
+
+- ``time_host``: seconds per call including synchronisation (what a Python driver waits);
+- ``time_device``: seconds per call on the device (CUDA events on GPU; gt4py's ``compute``
+  metric on compiled CPU backends; the host time on embedded), stored by asv as samples
+  through the ``timer`` attribute (a counter advanced only by device time);
+- ``track_call_overhead``: median(host − device) of paired calls (seconds);
+- ``track_bandwidth`` (GB/s) and ``track_bandwidth_fraction`` (of a device-to-device copy
+  measured in the same process): minimum bytes moved over the device median;
+- ``track_compile_cold`` (first compile of this stack, from the compile ledger) and
+  ``track_compile_cached`` (loading from the persistent cache in this process), seconds;
+- ``track_codegen_fingerprint``: the first 12 hex digits of the generated-code hash as an
+  integer, so that ``asv compare`` flags a change in generated code.
+"""
+
+import math
+import os
+import pathlib
+import sys
+import warnings
+
+try:
+    import iconbench  # noqa: F401
+except ImportError:  # asv's "existing" environment without iconbench installed: use this checkout
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "src"))
+
+from iconbench import buildcache
+
+buildcache.configure(os.environ.get("ICONBENCH_STACK", "default"))
+
+from iconbench import suite  # noqa: E402
+from iconbench.timing import bandwidth, clocks, measurement  # noqa: E402
+from iconbench.timing.compilation import CompileLedger  # noqa: E402
+
+warnings.filterwarnings("ignore", message="Field View Program")
+warnings.filterwarnings("ignore", message="Python is not running in optimized mode")
+
+_DEVICE_SECONDS = [0.0]
+_CLOCKS: dict[str, clocks.Clock] = {}
+_COPY_PEAK: dict[bool, float] = {}
+
+
+def device_timer() -> float:
+    """The asv ``timer`` for ``time_device``: advances only by the device time of timed calls."""
+    return _DEVICE_SECONDS[0]
+
+
+def compile_ledger() -> CompileLedger:
+    """The compile ledger the precompile step appends to (``ICONBENCH_COMPILE_LEDGER``)."""
+    default = buildcache.cache_root() / "compile-ledger.jsonl"
+    return CompileLedger(os.environ.get("ICONBENCH_COMPILE_LEDGER", str(default)))
+
+
+def _quick_measurement(case: suite.PreparedCase) -> measurement.Measurement:
+    call = case.call_and_sync() if case.backend == "embedded" else case
+    return measurement.measure(
+        call, _CLOCKS[case.backend], samples=50, max_s=2.0, warmup_s=0.05, gt4py_calls=0
+    )
+
+
+class Programs:
+    """Every (program, backend, grid) combination; see the module docstring for the kinds."""
+
+    params = (suite.case_ids(), suite.selected_backends(), suite.selected_grids())
+    param_names = ("program", "backend", "grid")
+    timeout = 1800
+    warmup_time = 0.2
+    # asv re-runs setup (a dict lookup here) before every sample, so each sample is one call:
+    # at least 10 and at most 200 samples, stopping after 10 s.
+    repeat = (10, 200, 10.0)
+
+    def setup(self, program, backend, grid):
+        if suite.is_gpu_backend(backend):
+            try:
+                import cupy  # noqa: F401
+            except ImportError:
+                raise NotImplementedError(f"{backend} needs cupy and a GPU") from None
+        self.case = suite.prepare(program, backend, grid)
+        if backend not in _CLOCKS:
+            _CLOCKS[backend] = clocks.clock_for(backend)
+        self.clock = _CLOCKS[backend]
+        self.call = self.case.call_and_sync()
+
+    def time_host(self, program, backend, grid):
+        self.call()
+
+    def time_device(self, program, backend, grid):
+        level = 10 if self.clock.device_source == "gt4py-compute" else 0
+        with clocks.gt4py_metrics_level(level):
+            timing = self.clock.time_call(self.case)
+        _DEVICE_SECONDS[0] += timing.device_s if timing.device_s is not None else timing.host_s
+
+    time_device.timer = device_timer
+
+    def track_call_overhead(self, program, backend, grid):
+        overhead = _quick_measurement(self.case).overhead_median
+        return math.nan if overhead is None else overhead
+
+    track_call_overhead.unit = "seconds"
+
+    def track_bandwidth(self, program, backend, grid):
+        m = _quick_measurement(self.case)
+        seconds = m.device_median or m.host_median
+        return bandwidth.achieved_bandwidth(self.case.bytes_moved, seconds) / 1e9
+
+    track_bandwidth.unit = "GB/s"
+
+    def track_bandwidth_fraction(self, program, backend, grid):
+        on_gpu = self.case.on_gpu
+        if on_gpu not in _COPY_PEAK:
+            _COPY_PEAK[on_gpu] = bandwidth.measure_copy_peak(on_gpu=on_gpu).bytes_per_s
+        return self.track_bandwidth(program, backend, grid) * 1e9 / _COPY_PEAK[on_gpu]
+
+    track_bandwidth_fraction.unit = "fraction of copy peak"
+
+    def track_compile_cold(self, program, backend, grid):
+        stack = os.environ.get("ICONBENCH_STACK", "default")
+        cold = compile_ledger().cold_seconds(program, backend, stack)
+        return math.nan if cold is None else cold
+
+    track_compile_cold.unit = "seconds"
+
+    def track_compile_cached(self, program, backend, grid):
+        return self.case.load_s
+
+    track_compile_cached.unit = "seconds"
+
+    def track_codegen_fingerprint(self, program, backend, grid):
+        fingerprint = suite.codegen_fingerprint(program, backend)
+        return math.nan if fingerprint is None else int(fingerprint[:12], 16)
+
+    track_codegen_fingerprint.unit = "fingerprint"

@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""The full GPU suite on one machine, in resumable steps that each fit a 10-minute limit.
+
+Steps (each re-runnable; finished work is never redone):
+
+  precompile  compile every catalog program for the backends in a process pool into the
+              persistent gt4py cache (ICONBENCH_CACHE_DIR), appending to <out>/work/compile.jsonl
+  measure     generate the grid once, then time every compiled program in this process
+              (CUDA events, host timer, gt4py metrics), appending to <out>/work/session.jsonl
+  crosscheck  re-time N programs per backend with cupyx.profiler.benchmark and print the
+              ratios harness/cupyx (also <out>/crosscheck.json)
+  asv         write <out>/asv/ (asv results format: benchmarks.json, machine.json, one result
+              file) and <out>/summary.json from the ledgers
+  all         precompile, measure, asv in one go (stops at --budget, rerun to continue)
+
+Usage on the GPU runner (see docs/timing.md):
+  source ci/gpu-env.sh
+  python ci/gpu_suite.py precompile --out results/h100 --budget 480
+  python ci/gpu_suite.py measure    --out results/h100 --budget 480
+  python ci/gpu_suite.py crosscheck --out results/h100
+  python ci/gpu_suite.py asv        --out results/h100
+  python ci/gpu_report.py results/h100 > docs/results-h100.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+
+def _log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def _phase(out: pathlib.Path, name: str, seconds: float, **extra) -> None:
+    """Append the wall time of one step to <out>/work/phases.jsonl (for the report)."""
+    path = out / "work" / "phases.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps({"phase": name, "seconds": seconds, "at": time.time(), **extra})
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(line + "\n")
+
+
+def _setup_environment(args: argparse.Namespace) -> None:
+    os.environ.setdefault("PYTHONOPTIMIZE", "2")
+    os.environ["ICONBENCH_BACKENDS"] = ",".join(args.backends)
+    os.environ["ICONBENCH_GRID"] = args.grid
+    if args.programs:
+        os.environ["ICONBENCH_PROGRAMS"] = args.programs
+    from iconbench import buildcache
+
+    buildcache.configure(args.stack, jobs=args.build_jobs)
+
+
+def _jobs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    from iconbench import suite
+    from iconbench.timing.compilation import jobs_for
+    from iconbench.timing.sharding import parse_shard
+
+    shard = parse_shard(args.shard) if args.shard else None
+    cases = suite.case_ids(args.programs or "", shard, one_variant=args.one_variant)
+    return jobs_for(cases, args.backends)
+
+
+def step_precompile(args: argparse.Namespace) -> None:
+    """Compile all selected (program, backend) pairs into the persistent cache."""
+    from iconbench.timing import compilation
+
+    jobs = [(case, backend) for case, backend in _jobs(args) if backend != "embedded"]
+    ledger = compilation.CompileLedger(args.out / "work" / "compile.jsonl")
+    _log(
+        f"precompile: {len(jobs)} (program, backend) pairs, {args.processes} processes, "
+        f"{os.environ['GT4PY_BUILD_JOBS']} build jobs each, "
+        f"cache {os.environ['GT4PY_BUILD_CACHE_DIR']}"
+    )
+    start = time.perf_counter()
+    records = compilation.precompile(
+        jobs,
+        grid=args.compile_grid,
+        stack=args.stack,
+        ledger=ledger,
+        processes=args.processes,
+        progress=compilation.print_progress,
+        budget_s=args.budget,
+    )
+    elapsed = time.perf_counter() - start
+    _phase(args.out, "precompile", elapsed, compiled=len(records))
+    left = len(jobs) - len(ledger.compiled(args.stack) & set(jobs))
+    failed = sum(1 for r in records if r.error)
+    _log(
+        f"precompile: {len(records)} compiled in {elapsed:.0f}s ({failed} failed); "
+        f"{left} pairs not compiled yet" + (" -> run precompile again" if left else "")
+    )
+
+
+def step_measure(args: argparse.Namespace) -> None:
+    """Time every selected compiled program on the measurement grid."""
+    from iconbench import suite
+    from iconbench.timing import bandwidth, compilation, session
+
+    jobs = _jobs(args)
+    compile_ledger = compilation.CompileLedger(args.out / "work" / "compile.jsonl")
+    compiled = compile_ledger.compiled(args.stack)
+    failed_compiles = {(r.case, r.backend) for r in compile_ledger.records() if r.error}
+    jobs = [j for j in jobs if j in compiled or j not in failed_compiles]
+    ledger = session.SessionLedger(args.out / "work" / "session.jsonl")
+    start = time.perf_counter()
+    _log(f"measure: generating grid {args.grid} ...")
+    suite.generated_grid(args.grid)
+    _log(f"measure: grid ready after {time.perf_counter() - start:.0f}s")
+    peaks_path = args.out / "work" / "copy-peak.jsonl"
+    on_gpu = any(suite.is_gpu_backend(b) for b in args.backends)
+    peak = bandwidth.measure_copy_peak(on_gpu=on_gpu)
+    with peaks_path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(peak.as_dict()) + "\n")
+    datasheet = bandwidth.datasheet_peak(peak.device)
+    _log(
+        f"measure: copy peak {peak.bytes_per_s / 1e12:.3f} TB/s on {peak.device} "
+        f"(datasheet {datasheet and datasheet / 1e12} TB/s)"
+    )
+    remaining = None if args.budget is None else args.budget - (time.perf_counter() - start)
+    new = session.run_cases(
+        jobs,
+        grid=args.grid,
+        ledger=ledger,
+        prepare=suite.prepare,
+        release=suite.forget,
+        cold_compile_s=lambda c, b: compile_ledger.cold_seconds(c, b, args.stack),
+        fingerprint=suite.codegen_fingerprint,
+        copy_peak=lambda _b: peak.bytes_per_s,
+        datasheet=lambda _b: datasheet,
+        budget_s=remaining,
+        retry_failed=args.retry_failed,
+        measure_options={"samples": args.samples, "max_s": args.max_s},
+    )
+    elapsed = time.perf_counter() - start
+    _phase(args.out, "measure", elapsed, measured=len(new))
+    left = len({(c, b) for c, b in jobs} - {(r.case, r.backend) for r in ledger.results()})
+    _log(
+        f"measure: {len(new)} cases in {elapsed:.0f}s; {left} left"
+        + (" -> run measure again" if left else "")
+    )
+
+
+def step_crosscheck(args: argparse.Namespace) -> None:
+    """Harness device time vs cupyx.profiler.benchmark on the same compiled call."""
+    import statistics
+
+    import cupyx.profiler
+
+    from iconbench import suite
+    from iconbench.timing import session
+
+    ledger = session.SessionLedger(args.out / "work" / "session.jsonl")
+    measured = [
+        r
+        for r in ledger.results()
+        if r.error is None and r.measurement and r.measurement.device_s and r.grid == args.grid
+    ]
+    rows = []
+    suite.generated_grid(args.grid)
+    for backend in args.backends:
+        mine = sorted(
+            (r for r in measured if r.backend == backend),
+            key=lambda r: r.measurement.device_median,
+            reverse=True,
+        )
+        # spread over the range: the slowest, and every k-th down to short programs
+        step = max(1, len(mine) // args.crosscheck)
+        chosen = mine[::step][: args.crosscheck]
+        for record in chosen:
+            prepared = suite.prepare(record.case, backend, args.grid)
+            result = cupyx.profiler.benchmark(prepared, n_repeat=args.samples, n_warmup=10)
+            cupyx_s = float(statistics.median(result.gpu_times[0]))
+            harness_s = record.measurement.device_median
+            rows.append(
+                {
+                    "case": record.case,
+                    "backend": backend,
+                    "harness_s": harness_s,
+                    "cupyx_s": cupyx_s,
+                    "ratio": harness_s / cupyx_s,
+                }
+            )
+            suite.forget(record.case, backend, args.grid)
+            print(
+                f"{backend:<9} {record.case:<60} harness {harness_s * 1e6:10.1f} us  "
+                f"cupyx {cupyx_s * 1e6:10.1f} us  ratio {harness_s / cupyx_s:.4f}",
+                flush=True,
+            )
+    path = args.out / "crosscheck.json"
+    _write_new_or_suffixed(path, json.dumps(rows, indent=1))
+    within = sum(1 for r in rows if abs(r["ratio"] - 1) <= 0.05)
+    print(f"{within}/{len(rows)} within 5% of cupyx.profiler.benchmark", flush=True)
+    print(
+        "independent check with Nsight Compute (kernel durations of one case):\n  ncu "
+        "--metrics gpu__time_duration.sum --csv python ci/gpu_suite.py ncu-target "
+        f"--case '<case>' --backends {args.backends[0]} --grid {args.grid}"
+    )
+
+
+def step_ncu_target(args: argparse.Namespace) -> None:
+    """Call one prepared case a few times (a target for ncu), printing the harness time."""
+    from iconbench import suite
+    from iconbench.timing import clocks, measurement
+
+    prepared = suite.prepare(args.case, args.backends[0], args.grid)
+    m = measurement.measure(
+        prepared,
+        clocks.clock_for(args.backends[0]),
+        samples=5,
+        warmup_calls=2,
+        warmup_s=0.0,
+        gt4py_calls=0,
+    )
+    print(f"harness device median {m.device_median * 1e6:.2f} us over {len(m.device_s)} calls")
+
+
+def _write_new_or_suffixed(path: pathlib.Path, text: str) -> pathlib.Path:
+    """Write ``text`` to ``path``, or to ``path.N`` if it exists (results are append-only)."""
+    target, number = path, 1
+    while target.exists():
+        target = path.with_name(f"{path.stem}.{number}{path.suffix}")
+        number += 1
+    tmp = target.with_suffix(target.suffix + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, target)
+    return target
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return os.environ.get("ICONBENCH_COMMIT", "0" * 40)
+
+
+def step_asv(args: argparse.Namespace) -> None:
+    """Write asv-format results and summary.json from the ledgers."""
+    from iconbench import provenance, results
+    from iconbench.timing import session
+    from iconbench.timing.statistics import summarize
+
+    records = [
+        r
+        for r in session.SessionLedger(args.out / "work" / "session.jsonl").results()
+        if r.grid == args.grid
+    ]
+    values: dict[str, dict] = {k: {} for k in (*results.TIME_KINDS, *results.TRACK_KINDS)}
+    for r in records:
+        key = (r.case, r.backend, r.grid)
+        m = r.measurement
+        if m is None:
+            continue
+        values["time_host"][key] = (m.host_median, m.host_s)
+        if m.device_s:
+            values["time_device"][key] = (m.device_median, m.device_s)
+            values["track_call_overhead"][key] = (m.overhead_median, None)
+        if r.bandwidth_bytes_per_s:
+            values["track_bandwidth"][key] = (r.bandwidth_bytes_per_s / 1e9, None)
+            values["track_bandwidth_fraction"][key] = (r.fraction_of(r.copy_peak_bytes_per_s), None)
+        if r.cold_compile_s is not None:
+            values["track_compile_cold"][key] = (r.cold_compile_s, None)
+        values["track_compile_cached"][key] = (r.load_s, None)
+        if r.fingerprint:
+            values["track_codegen_fingerprint"][key] = (int(r.fingerprint[:12], 16), None)
+    benchmarks = results.discover_benchmarks(ROOT / "benchmarks")
+    info = provenance.collect()
+    gpu = info.gpu.name if info.gpu else "none"
+    machine = {
+        "machine": args.machine,
+        "arch": "x86_64",
+        "cpu": f"{os.cpu_count()} cores",
+        "num_cpu": str(os.cpu_count()),
+        "os": info.platform,
+        "ram": "",
+        "gpu": gpu,
+    }
+    env_name = f"existing-py{info.python}-{args.stack}-{args.grid}"
+    path = results.write_asv(
+        args.out / "asv",
+        benchmarks,
+        values,
+        machine=machine,
+        commit=_commit(),
+        env_name=env_name,
+        python=info.python[:4],
+    )
+    _log(f"asv: wrote {path}")
+    summary = {
+        "grid": args.grid,
+        "backends": args.backends,
+        "stack": args.stack,
+        "provenance": info.as_dict(),
+        "environment": provenance.environment_flags(),
+        "phases": [
+            json.loads(line)
+            for line in (args.out / "work" / "phases.jsonl").read_text().splitlines()
+        ]
+        if (args.out / "work" / "phases.jsonl").exists()
+        else [],
+        "cases": [],
+    }
+    for r in sorted(records, key=lambda r: (r.backend, r.case)):
+        entry = {
+            "case": r.case,
+            "backend": r.backend,
+            "error": r.error,
+            "load_s": r.load_s,
+            "cold_compile_s": r.cold_compile_s,
+            "fingerprint": r.fingerprint,
+            "bytes_moved": r.bytes_moved,
+            "duration_s": r.duration_s,
+        }
+        if r.measurement is not None:
+            m = r.measurement
+            host = summarize(m.host_s)
+            entry |= {
+                "host_median_s": host.median,
+                "host_cv": host.cv,
+                "device_source": m.device_source,
+                "python_optimize": m.python_optimize,
+                "gt4py_compute_median_s": summarize(m.gt4py_compute_s).median
+                if m.gt4py_compute_s
+                else None,
+                "gt4py_total_median_s": summarize(m.gt4py_total_s).median
+                if m.gt4py_total_s
+                else None,
+            }
+            if m.device_s:
+                device = summarize(m.device_s)
+                entry |= {
+                    "device_median_s": device.median,
+                    "device_cv": device.cv,
+                    "device_iqr_rel": device.iqr_relative,
+                    "samples": device.n,
+                    "overhead_median_s": m.overhead_median,
+                    "bandwidth_bytes_per_s": r.bandwidth_bytes_per_s,
+                    "fraction_of_copy_peak": r.fraction_of(r.copy_peak_bytes_per_s),
+                    "fraction_of_datasheet": r.fraction_of(r.datasheet_bytes_per_s),
+                    "copy_peak_bytes_per_s": r.copy_peak_bytes_per_s,
+                    "datasheet_bytes_per_s": r.datasheet_bytes_per_s,
+                }
+        summary["cases"].append(entry)
+    compile_path = args.out / "work" / "compile.jsonl"
+    if compile_path.exists():
+        summary["compile"] = [
+            json.loads(line) for line in compile_path.read_text().splitlines() if line.strip()
+        ]
+        for entry in summary["compile"]:
+            entry.pop("error", None) if entry.get("error") is None else None
+    target = _write_new_or_suffixed(args.out / "summary.json", json.dumps(summary, indent=1))
+    _log(f"summary: wrote {target} ({len(summary['cases'])} cases)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the step and its options and run it."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "step", choices=["precompile", "measure", "crosscheck", "asv", "all", "ncu-target"]
+    )
+    parser.add_argument("--out", type=pathlib.Path, default=ROOT / "results" / "h100")
+    parser.add_argument("--backends", type=lambda s: s.split(","), default=["gtfn_gpu", "dace_gpu"])
+    parser.add_argument("--grid", default="gpu_1m", help="grid preset to measure on")
+    parser.add_argument(
+        "--compile-grid",
+        default="tiny",
+        help="grid preset the compile workers build inputs on: generated code depends on the "
+        "connectivity types, not the sizes, so a tiny grid keeps 8 workers off the GPU memory",
+    )
+    parser.add_argument("--programs", default="", help="regex on case ids")
+    parser.add_argument("--shard", default="", help="i/n: this runner's share of the cases")
+    parser.add_argument("--stack", default=os.environ.get("ICONBENCH_STACK", "default"))
+    parser.add_argument("--processes", type=int, default=8, help="compile worker processes")
+    parser.add_argument("--build-jobs", type=int, default=2, help="GT4PY_BUILD_JOBS per worker")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=480.0,
+        help="seconds after which no new compile/measurement starts",
+    )
+    parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--max-s", type=float, default=5.0, help="max sampling seconds per case")
+    parser.add_argument("--crosscheck", type=int, default=3, help="programs per backend")
+    parser.add_argument("--retry-failed", action="store_true")
+    parser.add_argument(
+        "--one-variant", action="store_true", help="only the first variant of each program"
+    )
+    parser.add_argument("--machine", default="h100")
+    parser.add_argument("--case", default="", help="ncu-target: the case id")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("GT4PY_BUILD_JOBS", str(args.build_jobs))
+    _setup_environment(args)
+    steps = {
+        "precompile": step_precompile,
+        "measure": step_measure,
+        "crosscheck": step_crosscheck,
+        "asv": step_asv,
+        "ncu-target": step_ncu_target,
+    }
+    if args.step == "all":
+        step_precompile(args)
+        step_measure(args)
+        step_asv(args)
+    else:
+        steps[args.step](args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
