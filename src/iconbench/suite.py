@@ -57,11 +57,35 @@ def all_case_ids() -> tuple[str, ...]:
     return FALLBACK_CASES
 
 
-def case_ids(pattern: str | None = None, shard: tuple[int, int] | None = None) -> list[str]:
+def first_variants(cases: list[str]) -> list[str]:
+    """One case per program: its first variant (a quick cross-section of the catalog).
+
+    >>> first_variants(["a[x]", "a[y]", "b[default]"])
+    ['a[x]', 'b[default]']
+    """
+    seen: set[str] = set()
+    chosen = []
+    for case in cases:
+        program, _ = split_case(case)
+        if program not in seen:
+            seen.add(program)
+            chosen.append(case)
+    return chosen
+
+
+def case_ids(
+    pattern: str | None = None,
+    shard: tuple[int, int] | None = None,
+    *,
+    one_variant: bool | None = None,
+) -> list[str]:
     """Case ids matching ``pattern`` (regex search), restricted to ``shard``.
 
-    Defaults come from ``ICONBENCH_PROGRAMS`` and ``ICONBENCH_SHARD``.
+    Defaults come from ``ICONBENCH_PROGRAMS``, ``ICONBENCH_SHARD`` and
+    ``ICONBENCH_ONE_VARIANT=1`` (first variant of each program only).
     """
+    if one_variant is None:
+        one_variant = os.environ.get("ICONBENCH_ONE_VARIANT", "") not in ("", "0")
     pattern = pattern if pattern is not None else os.environ.get("ICONBENCH_PROGRAMS", "")
     if shard is None and os.environ.get("ICONBENCH_SHARD"):
         shard = parse_shard(os.environ["ICONBENCH_SHARD"])
