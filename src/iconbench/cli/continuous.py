@@ -1,4 +1,4 @@
-"""``iconbench continuous``: is my branch of gt4py, dace or icon4py slower than main?"""
+"""``iconbench continuous``: is my branch of gt4py, dace or icon4py slower than main."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class Continuous(Command):
     summary = "compare two commits of a gt4py, dace, icon4py (or iconbench) checkout with asv"
     examples = (
         "iconbench continuous main HEAD --repo ../gt4py",
-        "iconbench continuous main HEAD --repo . --bench 'diffusion' --backend gtfn_cpu --grid tiny",
+        "iconbench continuous main HEAD --repo . --bench diffusion --backend gtfn_cpu --grid tiny",
         "iconbench continuous main main --existing --repo ../gt4py   # store main, current env",
         "iconbench continuous origin/main HEAD --repo ../icon4py --json report.json",
     )
@@ -62,7 +62,8 @@ class Continuous(Command):
             "--asv-dir",
             type=pathlib.Path,
             default=None,
-            help="where configs, environments, results and provenance go (default: .asv/ of iconbench; CI: a kept directory)",
+            help="where configs, environments, results and provenance go "
+            "(default: .asv/ of iconbench; CI: a directory the job keeps)",
         )
         parser.add_argument(
             "--asv-arg",

@@ -18,7 +18,7 @@ class StackCommand(Command):
     examples = (
         "iconbench stack show",
         "iconbench stack resolve gt4py=../gt4py@my-branch",
-        "iconbench stack resolve gt4py=https://github.com/GridTools/gt4py.git@main dace==2.0.0b1 --json",
+        "iconbench stack resolve gt4py=https://github.com/GridTools/gt4py.git@main dace==2.0.0b1",
     )
 
     @classmethod

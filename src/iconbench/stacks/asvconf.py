@@ -41,8 +41,9 @@ def config(
     # the environment holds the commit's iconbench, which may predate the tool.
     tool = f"{root}/src/iconbench/stacks/install.py"
     tool = tool if os.path.isabs(root) else f"{{conf_dir}}/{tool}"
-    build = f"python {tool} build --component {name} --source {{build_dir}} --out {{build_cache_dir}} --commit {{commit}}"
-    install = f"python {tool} install --component {name} --out {{build_cache_dir}} --commit {{commit}} --repo {repo}"
+    common = f"--component {name} --out {{build_cache_dir}} --commit {{commit}}"
+    build = f"python {tool} build {common} --source {{build_dir}}"
+    install = f"python {tool} install {common} --repo {repo}"
     url = COMPONENTS[component].default_url.removesuffix(".git") if component else "#"
     conf: dict[str, Any] = {
         "version": 1,

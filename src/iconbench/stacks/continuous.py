@@ -17,7 +17,6 @@ import pathlib
 import subprocess
 import sys
 import tomllib
-from collections.abc import Sequence
 from typing import Any
 
 from iconbench.errors import IconbenchError
@@ -56,7 +55,7 @@ class Change:
 
     @property
     def ratio(self) -> float | None:
-        """head / base (> 1 is slower), when both ran."""
+        """Head / base (> 1 is slower), when both ran."""
         if self.base is None or self.head is None or not self.base:
             return None
         return self.head / self.base
@@ -136,7 +135,7 @@ def _load(
 
 
 def compare(
-    results_dir: pathlib.Path, machine: str, base: str, head: str, factor: float, component: str
+    results_dir: pathlib.Path, machine: str, base: str, head: str, *, factor: float, component: str
 ) -> Report:
     """Compare the stored results of two commits with asv's rule (factor + statistics)."""
     from asv.commands.compare import _is_result_better
@@ -144,7 +143,8 @@ def compare(
     old, new = _load(results_dir, machine, base), _load(results_dir, machine, head)
     if not new:
         raise IconbenchError(
-            f"{component}: no results for head {head[:12]} in {results_dir / machine}; see asv's output above"
+            f"{component}: no results for head {head[:12]} in {results_dir / machine}; "
+            "see asv's output above"
         )
     changes = []
     for name in sorted(set(old) | set(new)):
@@ -237,13 +237,13 @@ def run(options: Options, echo: bool = True) -> Report:
                 head,
             ]
         ]
-        if not list((options.asv_root / "results" / machine).glob(f"{base[:8]}-existing*.json")):
-            if base != head:
-                raise IconbenchError(
-                    f"{label}: no stored results of base {options.base} ({base[:12]}) for the current "
-                    f"environment; check out {options.base}, install it and run "
-                    f"'iconbench continuous {options.base} {options.base} --existing' first"
-                )
+        stored = (options.asv_root / "results" / machine).glob(f"{base[:8]}-existing*.json")
+        if base != head and not list(stored):
+            raise IconbenchError(
+                f"{label}: no stored results of base {options.base} ({base[:12]}) for the "
+                f"current environment; check out {options.base}, install it and run "
+                f"'iconbench continuous {options.base} {options.base} --existing' first"
+            )
     else:
         commands = [[*asv, "continuous", *common, "--factor", str(options.factor), base, head]]
     for command in commands:
@@ -257,7 +257,7 @@ def run(options: Options, echo: bool = True) -> Report:
             stderr=None if echo else subprocess.DEVNULL,
         )
     results_dir = options.asv_root / "results"
-    report = compare(results_dir, machine, base, head, options.factor, label)
+    report = compare(results_dir, machine, base, head, factor=options.factor, component=label)
     _store_provenance(options, machine, report, run_options)
     return report
 

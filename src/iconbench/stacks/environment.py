@@ -35,7 +35,7 @@ class IconbenchUv(environment.Environment):
 
     tool_name = TOOL_NAME
 
-    def __init__(self, conf, python, requirements, tagged_env_vars):  # noqa: ANN001
+    def __init__(self, conf, python, requirements, tagged_env_vars):
         self._python = python
         self._requirements = requirements
         self._tagged_env_vars = tagged_env_vars
@@ -53,7 +53,7 @@ class IconbenchUv(environment.Environment):
 
     @property
     def name(self) -> str:
-        """asv's name plus the lock digest: a changed pin gets a new environment."""
+        """Asv's name plus the lock digest: a changed pin gets a new environment."""
         base = environment.get_env_name(
             self.tool_name, self._python, self._requirements, self._tagged_env_vars
         )
@@ -64,7 +64,7 @@ class IconbenchUv(environment.Environment):
         return hashlib.md5(self.name.encode()).hexdigest()
 
     def _interpreter(self) -> str:
-        """This interpreter when its version is the one asked for (no download), else the version."""
+        """The running interpreter if its version is the one asked for (no download)."""
         if f"{sys.version_info[0]}.{sys.version_info[1]}" == self._python:
             return sys.executable
         return self._python
@@ -75,7 +75,8 @@ class IconbenchUv(environment.Environment):
         out = subprocess.run(command, capture_output=True, text=True, check=False)
         if out.returncode != 0:
             raise util.UserError(
-                f"iconbench: {what} failed (component under test: {self._component or 'iconbench'}):\n"
+                f"iconbench: {what} failed "
+                f"(component under test: {self._component or 'iconbench'}):\n"
                 f"{out.stderr.strip()[-3000:]}"
             )
 
@@ -88,11 +89,13 @@ class IconbenchUv(environment.Environment):
         python = os.path.join(self._path, "bin", "python")
         log.info(f"Installing the locked stack into {self.name}")
         self._uv(
-            ["pip", "install", "--quiet", "--python", python, "-r", requirements],
+            # --no-deps: the export is the complete, resolved stack; resolving again would pull
+            # the component under test back in as a dependency of the others.
+            ["pip", "install", "--quiet", "--no-deps", "--python", python, "-r", requirements],
             "installing the locked stack",
         )
         if self._component is not None:
-            # The suite imports iconbench; it comes from this checkout, not from the repo under test.
+            # The suite imports iconbench: from this checkout, not from the repo under test.
             self._uv(
                 [
                     "pip",
@@ -108,7 +111,7 @@ class IconbenchUv(environment.Environment):
             )
 
     def check_presence(self) -> bool:
-        """asv's check without requiring pip (uv environments have none)."""
+        """Asv's check without requiring pip (uv environments have none)."""
         try:
             info = self.load_info_file(self._path)
         except (util.UserError, OSError):
@@ -127,11 +130,11 @@ class IconbenchUv(environment.Environment):
             return False
         return True
 
-    def run(self, args, **kwargs):  # noqa: ANN001, ANN201
+    def run(self, args, **kwargs):
         log.debug(f"Running '{' '.join(args)}' in {self.name}")
         return self.run_executable("python", args, **kwargs)
 
 
 def setup() -> None:
-    """asv plugin hook: make the uv binary known to commands run inside environments."""
+    """Asv plugin hook: make the uv binary known to commands run inside environments."""
     os.environ.setdefault("ICONBENCH_UV", uv_executable())

@@ -43,7 +43,8 @@ def build(
         project = source / subdir
         if not (project / "pyproject.toml").exists() and not (project / "setup.py").exists():
             raise SystemExit(
-                f"iconbench: {component} at {commit[:12]}: {project} has no pyproject.toml; is this a {component} repository?"
+                f"iconbench: {component} at {commit[:12]}: {project} has no pyproject.toml; "
+                f"is this a {component} repository?"
             )
         _run(
             [
@@ -89,6 +90,7 @@ def install(component: str, out: pathlib.Path, commit: str, repo: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point for asv's build and install commands."""
     parser = argparse.ArgumentParser(prog="python -m iconbench.stacks.install")
     parser.add_argument("action", choices=("build", "install"))
     parser.add_argument("--component", required=True, choices=(*COMPONENTS, "iconbench"))

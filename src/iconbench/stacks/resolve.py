@@ -95,7 +95,8 @@ def commit_of(component: str, repo: str, ref: str) -> str:
     if out.returncode != 0:
         reason = (out.stderr.strip().splitlines() or ["unknown error"])[-1]
         raise IconbenchError(
-            f"{component}: repository {repo} is unreachable ({reason}); check the URL and the network"
+            f"{component}: repository {repo} is unreachable ({reason}); "
+            "check the URL and the network"
         )
     lines = [line.split() for line in out.stdout.splitlines() if line.strip()]
     if not lines:
@@ -107,9 +108,10 @@ def commit_of(component: str, repo: str, ref: str) -> str:
 
 
 def resolve_component(ref: ComponentRef) -> ResolvedComponent:
-    """Pin one component: its commit for a git ref, its version otherwise (the lock's by default)."""
+    """Pin one component: a git ref to its commit, else its version (default: the lock's)."""
     if ref.is_git:
-        assert ref.repo is not None and ref.ref is not None
+        assert ref.repo is not None
+        assert ref.ref is not None
         repo = str(pathlib.Path(ref.repo).resolve()) if is_local_repo(ref.repo) else ref.repo
         return ResolvedComponent(
             ref.component,
