@@ -1,0 +1,133 @@
+"""Turning measured cases into the numbers a reader wants, and rendering them with jinja2.
+
+The report answers, per backend: how much of the catalog ran (coverage), what the run cost
+(wall time, and the share that was compilation), which programs dominate (the 10 slowest by
+device median), how close to the hardware they are (median fraction of the copy peak and of
+the datasheet bandwidth), and whether the numbers can be trusted (coefficient of variation of
+the device samples of every program slower than 100 µs; the goal is below 1 %).
+Templates live in the top-level ``reporting/`` directory.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import statistics
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from iconbench.buildcache import REPO_ROOT
+
+TEMPLATES = REPO_ROOT / "reporting"
+
+#: Programs faster than this are dominated by launch jitter; their CV is not held to 1 %.
+CV_THRESHOLD_S = 100e-6
+
+
+#: Keys of a ``summary.json`` case entry; absent ones (no device clock, failed) become None.
+CASE_KEYS = (
+    "case",
+    "backend",
+    "error",
+    "host_median_s",
+    "host_cv",
+    "device_median_s",
+    "device_cv",
+    "overhead_median_s",
+    "bandwidth_bytes_per_s",
+    "fraction_of_copy_peak",
+    "fraction_of_datasheet",
+    "load_s",
+    "cold_compile_s",
+    "fingerprint",
+)
+
+
+def _median(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None
+
+
+def backend_summary(cases: Sequence[dict[str, Any]], backend: str, expected: int) -> dict:
+    """Coverage, slowest programs, bandwidth fraction and CV for one backend.
+
+    ``cases`` are the entries of ``summary.json`` (see ``ci/gpu_suite.py asv``).
+
+    >>> rows = [{"case": "a[default]", "backend": "b", "device_median_s": 2e-4,
+    ...          "device_cv": 0.004, "fraction_of_copy_peak": 0.8, "error": None},
+    ...         {"case": "c[default]", "backend": "b", "device_median_s": 5e-5,
+    ...          "device_cv": 0.03, "fraction_of_copy_peak": 0.4, "error": None}]
+    >>> s = backend_summary(rows, "b", expected=3)
+    >>> s["measured"], s["coverage"], s["median_fraction_of_copy_peak"], s["cv_count"]
+    (2, 0.6666666666666666, 0.6000000000000001, 1)
+    """
+    mine = [dict.fromkeys(CASE_KEYS) | c for c in cases if c["backend"] == backend]
+    ok = [c for c in mine if c.get("error") is None and c.get("host_median_s") is not None]
+    timed = [c for c in ok if c.get("device_median_s") is not None] or ok
+    key = "device_median_s" if any(c.get("device_median_s") for c in ok) else "host_median_s"
+    slowest = sorted(timed, key=lambda c: c.get(key) or 0.0, reverse=True)[:10]
+    long = [c for c in timed if (c.get("device_median_s") or 0.0) > CV_THRESHOLD_S]
+    cvs = [c["device_cv"] for c in long if c.get("device_cv") is not None]
+    return {
+        "backend": backend,
+        "expected": expected,
+        "measured": len(ok),
+        "failed": [c for c in mine if c.get("error")],
+        "coverage": len(ok) / expected if expected else 0.0,
+        "time_key": key,
+        "slowest": slowest,
+        "total_device_s": sum(c.get(key) or 0.0 for c in timed),
+        "median_fraction_of_copy_peak": _median(c.get("fraction_of_copy_peak") for c in ok),
+        "median_fraction_of_datasheet": _median(c.get("fraction_of_datasheet") for c in ok),
+        "median_overhead_s": _median(c.get("overhead_median_s") for c in ok),
+        "cv_count": len(cvs),
+        "cv_median": _median(cvs),
+        "cv_max": max(cvs) if cvs else None,
+        "cv_below_1pct": sum(1 for v in cvs if v < 0.01),
+    }
+
+
+def suite_context(
+    summary: dict[str, Any], crosscheck: Sequence[dict[str, Any]], expected_cases: int
+) -> dict[str, Any]:
+    """Everything the ``gpu_suite.md.j2`` template shows, from ``summary.json``."""
+    phases = summary.get("phases", [])
+    compile_s = sum(p["seconds"] for p in phases if p["phase"] == "precompile")
+    total_s = sum(p["seconds"] for p in phases)
+    compile_cpu_s = sum(c.get("seconds", 0.0) for c in summary.get("compile", []))
+    return {
+        "summary": summary,
+        "backends": [
+            backend_summary(summary["cases"], b, expected_cases) for b in summary["backends"]
+        ],
+        "total_s": total_s,
+        "compile_s": compile_s,
+        "compile_share": compile_s / total_s if total_s else None,
+        "compile_worker_s": compile_cpu_s,
+        "crosscheck": list(crosscheck),
+        "crosscheck_within_5pct": sum(1 for r in crosscheck if abs(r["ratio"] - 1) <= 0.05),
+    }
+
+
+def _us(seconds: float | None) -> str:
+    return "–" if seconds is None else f"{seconds * 1e6:,.1f}"
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f} %"
+
+
+def render(template: str, context: dict[str, Any], directory: pathlib.Path = TEMPLATES) -> str:
+    """Render ``reporting/<template>`` with ``us``/``pct``/``gbs`` formatting filters."""
+    import jinja2
+
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(directory)),
+        autoescape=jinja2.select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    environment.filters["us"] = _us
+    environment.filters["pct"] = _pct
+    environment.filters["gbs"] = lambda v: "–" if v is None else f"{v / 1e9:,.1f}"
+    return environment.get_template(template).render(**context)
