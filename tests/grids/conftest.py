@@ -12,7 +12,8 @@ def tiny() -> grids.GeneratedGrid:
 
 @pytest.fixture(scope="session")
 def tiny_lam() -> grids.GeneratedGrid:
-    return grids.generate("tiny_lam")
+    """Keeps the -1 of missing boundary neighbours, so tests can see where they are."""
+    return grids.generate("tiny_lam", keep_skip_values=True)
 
 
 def tables(generated: grids.GeneratedGrid) -> dict:

@@ -70,9 +70,10 @@ def test_lam_boundary_neighbours_are_missing_only_on_the_rim(tiny_lam):
 
 
 def test_presets_named_in_the_contract_exist_with_their_sizes():
-    assert {"tiny", "tiny_lam", "small", "gpu_1m", "ch1_medium", "ch2", "r02b04"} <= set(
-        grids.PRESETS
-    )
+    assert {
+        "tiny", "tiny_lam", "small", "gpu_1m", "ch1_medium", "ch2", "icon_global",
+        "icon_benchmark_global", "icon_benchmark_regional",
+    } <= set(grids.PRESETS)  # fmt: skip
     assert 200 <= grids.PRESETS["tiny"].num_cells <= 999
     assert grids.PRESETS["tiny"].num_levels == 10
     assert abs(grids.PRESETS["small"].num_cells - 20_000) < 400
@@ -84,8 +85,13 @@ def test_presets_named_in_the_contract_exist_with_their_sizes():
     assert abs(grids.PRESETS["ch2"].num_cells - 283_876) < 0.01 * 283_876
     assert grids.PRESETS["ch1_medium"].limited_area
     assert grids.PRESETS["ch2"].limited_area
-    # Global RnBk grids have 20 n^2 4^k cells: R02B04 = 20 480.
-    assert abs(grids.PRESETS["r02b04"].num_cells - 20_480) < 0.01 * 20_480
+    # Global RnBk grids have 20 n^2 4^k cells: R02B04 = 20 480, R02B06 = 327 680; icon4py
+    # runs its stencil tests with 40 levels and its benchmarks with 80.
+    assert abs(grids.PRESETS["icon_global"].num_cells - 20_480) < 0.01 * 20_480
+    assert grids.PRESETS["icon_global"].num_levels == 40
+    benchmark = grids.PRESETS["icon_benchmark_global"]
+    assert abs(benchmark.num_cells - 327_680) < 0.01 * 327_680
+    assert benchmark.num_levels == 80
 
 
 def test_spec_for_any_size_and_overrides():
@@ -148,3 +154,15 @@ def test_cli_unknown_preset_is_a_one_line_error(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "choose one of: tiny" in err
+
+
+def test_default_lam_replaces_missing_neighbours_like_icon4py_benchmarks(tiny_lam):
+    replaced = grids.generate("tiny_lam")
+    for name, connectivity in tiny_lam.grid.connectivities.items():
+        kept, new = connectivity.asnumpy(), replaced.grid.connectivities[name].asnumpy()
+        assert (new >= 0).all(), name
+        valid = kept >= 0
+        assert np.array_equal(new[valid], kept[valid]), name
+        # A replaced entry repeats a real neighbour of the same row.
+        rows, cols = np.nonzero(~valid)
+        assert all(new[r, c] in kept[r][kept[r] >= 0] for r, c in zip(rows, cols, strict=True))

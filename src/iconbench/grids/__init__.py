@@ -7,6 +7,7 @@
 """
 
 from iconbench.grids.generator import GeneratedGrid, generate, zone_bounds
+from iconbench.grids.gridfile import load_grid_file, write_grid_file
 from iconbench.grids.presets import PRESETS, GridSpec, spec_for
 
 __all__ = [
@@ -16,12 +17,6 @@ __all__ = [
     "generate",
     "load_grid_file",
     "spec_for",
+    "write_grid_file",
     "zone_bounds",
 ]
-
-
-def load_grid_file(path, *, num_levels: int = 65, allocator=None):
-    """Load a real ICON grid NetCDF file through icon4py's grid manager (see gridfile)."""
-    from iconbench.grids.gridfile import load_grid_file as load
-
-    return load(path, num_levels=num_levels, allocator=allocator)

@@ -64,14 +64,15 @@ def generate(
     spec: GridSpec | str,
     *,
     allocator: gtx_typing.Allocator | None = None,
-    keep_skip_values: bool = True,
+    keep_skip_values: bool = False,
 ) -> GeneratedGrid:
     """Generate the grid of ``spec`` (a :class:`GridSpec` or a preset name); deterministic.
 
     ``allocator`` places the connectivities (None: numpy on the host; a cupy allocator: on
-    the GPU). On a limited-area grid ``keep_skip_values`` keeps the ``-1`` of missing
-    boundary neighbours (as ICON does); ``False`` replaces them like icon4py's
-    ``_replace_skip_values``. Geometry stays numpy, ``allocator``-independent.
+    the GPU). On a limited-area grid the ``-1`` of missing boundary neighbours are replaced
+    by a valid neighbour, as in icon4py's test and benchmark grids (which all use
+    ``keep_skip_values=False``); ``keep_skip_values=True`` keeps them, as ICON's file has them.
+    Geometry stays numpy, ``allocator``-independent.
     """
     if isinstance(spec, str):
         spec = spec_for(spec, None, None)

@@ -141,7 +141,7 @@ def load_grid_file(
     *,
     num_levels: int = 65,
     allocator: gtx_typing.Allocator | None = None,
-    keep_skip_values: bool = True,
+    keep_skip_values: bool = False,
 ) -> GeneratedGrid:
     """Read an ICON grid file with icon4py's ``GridManager`` into a :class:`GeneratedGrid`.
 

@@ -1,15 +1,20 @@
 """Named grid sizes, from "CI tiny" to "fills a GPU", and the spec of any other size.
 
 A :class:`GridSpec` fixes the lattice exactly (``nx`` x ``ny`` vertices), so a preset always
-generates identical arrays. Sizes of real grids are matched in number of cells and levels:
+generates identical arrays. Presets of real grids match their number of cells (to within the
+1 % a near-square lattice allows) and levels:
 
-* ``r02b04`` .. ``r02b07``: icon4py's global test/benchmark grids (``icon4py.model.testing.
-  definitions.Grids``); a global ICON grid RnBk has ``20 n^2 4^k`` cells (Wan et al. 2013,
-  GMD 6, 735), e.g. R02B04 = 20 480.
-* ``ch1_medium``: the ICON-CH1(-EPS) domain of MeteoSwiss, ~1 km, 80 levels (opendatadocs.
-  meteoswiss.ch, "Numerical weather forecasting model ICON-CH1/2-EPS"), 1 147 980 cells
-  (R19B08, icon4py ``Grids.MCH_OPR_R19B08_DOMAIN01`` "suitable for single GPU benchmarks").
-* ``ch2``: ICON-CH2(-EPS), ~2.1 km, 80 levels, 283 876 cells (R19B07, icon4py
+* ``icon_global``, ``icon_benchmark_global``, ``icon_benchmark_regional``: the grids behind
+  icon4py's own ``--grid`` presets ``icon_global`` (R02B04, 40 levels = its
+  ``DEFAULT_NUM_LEVELS``), ``icon_benchmark_global`` (R02B06, 80 levels =
+  ``BENCHMARK_DEFAULT_LEVELS``) and ``icon_benchmark_regional`` (``mch_opr_R19B08_DOM01``, 80
+  levels), see ``icon4py.model.testing.fixtures.stencil_tests``. A global ICON grid RnBk has
+  ``20 n^2 4^k`` cells (Wan et al. 2013, GMD 6, 735): R02B04 = 20 480, R02B06 = 327 680,
+  R02B07 = 1 310 720. The regional benchmark domain is the MeteoSwiss R19B08 (1 km) domain;
+  its size is taken as ICON-CH1's.
+* ``ch1_medium``: MeteoSwiss ICON-CH1(-EPS), ~1 km, 80 levels (opendatadocs.meteoswiss.ch,
+  "Numerical weather forecasting model ICON-CH1/2-EPS"), 1 147 980 cells.
+* ``ch2``: MeteoSwiss ICON-CH2(-EPS), ~2.1 km, 80 levels, 283 876 cells (R19B07, icon4py
   ``Grids.R19_B07_MCH_LOCAL``, "the full icon-ch2 operational setup").
 
 >>> spec_for("tiny", None, None).num_cells
@@ -100,68 +105,39 @@ def lattice_for_cells(num_cells: int, limited_area: bool) -> tuple[int, int]:
     return nx, ny
 
 
+CH1_CELLS, CH2_CELLS = 1_147_980, 283_876
+
 PRESETS: dict[str, GridSpec] = {
     spec.name: spec
     for spec in (
         GridSpec("tiny", 0, 10, description="CI: every test, seconds", nx=16, ny=16),
         GridSpec("tiny_lam", 0, 10, True, description="CI: limited area", nx=32, ny=32),
         GridSpec("small", 20_000, 65, description="laptop-size torus"),
+        GridSpec("small_lam", 20_000, 65, True, description="laptop-size limited area"),
+        GridSpec("icon_global", 20_480, 40, description="icon4py icon_global (R02B04) size"),
         GridSpec(
-            "small_lam", 20_000, 65, description="laptop-size limited area", limited_area=True
+            "icon_benchmark_global", 327_680, 80, edge_length=60e3,
+            description="icon4py icon_benchmark_global (R02B06) size",
         ),
         GridSpec(
-            "r02b04",
-            20_480,
-            65,
-            description="size of icon4py's R02B04 global grid",
-            edge_length=240e3,
+            "icon_benchmark_regional", CH1_CELLS, 80, True, edge_length=1100.0,
+            description="icon4py icon_benchmark_regional (R19B08 LAM) size",
         ),
         GridSpec(
-            "r02b06",
-            327_680,
-            65,
-            description="size of icon4py's R02B06 global grid",
-            edge_length=60e3,
+            "r02b07", 1_310_720, 80, edge_length=30e3, description="global R02B07 size (~20 km)"
         ),
         GridSpec(
-            "r02b07",
-            1_310_720,
-            80,
-            description="size of icon4py's R02B07 global grid",
-            edge_length=30e3,
+            "ch2", CH2_CELLS, 80, True, edge_length=2200.0,
+            description="MeteoSwiss ICON-CH2 size (R19B07, 2.1 km)",
         ),
         GridSpec(
-            "ch2",
-            283_876,
-            80,
-            description="size of MeteoSwiss ICON-CH2 (R19B07)",
-            limited_area=True,
-            edge_length=2200.0,
+            "ch1_medium", CH1_CELLS, 80, True, edge_length=1100.0,
+            description="MeteoSwiss ICON-CH1 size (R19B08, 1 km)",
         ),
-        GridSpec(
-            "ch1_medium",
-            1_147_980,
-            80,
-            description="size of MeteoSwiss ICON-CH1 (R19B08)",
-            limited_area=True,
-            edge_length=1100.0,
-        ),
-        GridSpec(
-            "gpu_1m",
-            1_000_000,
-            80,
-            description="one GPU's worth: ~1M cells x 80 levels",
-            edge_length=1000.0,
-        ),
-        GridSpec(
-            "gpu_4m",
-            4_000_000,
-            80,
-            description="fills an H100/H200 with the dycore",
-            edge_length=500.0,
-        ),
+        GridSpec("gpu_1m", 1_000_000, 80, description="~1M cells x 80 levels", edge_length=1e3),
+        GridSpec("gpu_4m", 4_000_000, 80, description="fills an H100/H200", edge_length=500.0),
     )
-}
+}  # fmt: skip
 
 
 def spec_for(
