@@ -166,3 +166,16 @@ def test_default_lam_replaces_missing_neighbours_like_icon4py_benchmarks(tiny_la
         # A replaced entry repeats a real neighbour of the same row.
         rows, cols = np.nonzero(~valid)
         assert all(new[r, c] in kept[r][kept[r] >= 0] for r, c in zip(rows, cols, strict=True))
+
+
+@pytest.mark.parametrize(("cells", "limited_area"), [(24, False), (1047, True)])
+def test_smallest_accepted_sizes_make_consistent_grids(cells, limited_area):
+    from iconbench.grids import checks
+
+    spec = grids.spec_for(None, cells, 5, limited_area)
+    generated = grids.generate(spec)
+    assert generated.grid.limited_area == limited_area
+    assert checks.check(generated) == []
+    for dim in DIMS:
+        start, end = bounds(generated.grid, dim, h_grid.Zone.INTERIOR)
+        assert end > start

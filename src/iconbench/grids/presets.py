@@ -173,13 +173,14 @@ def spec_for(
         raise IconbenchError(
             f"give a grid preset ({', '.join(PRESETS)}) or a size with --cells N --levels K"
         )
-    nx, ny = lattice_for_cells(cells, limited_area)
     low_nx, low_ny = MIN_LAM if limited_area else MIN_TORUS
-    if cells > MAX_CELLS or nx < low_nx or ny < low_ny:
-        smallest = lattice_cell_count(low_nx, low_ny, limited_area)
+    smallest = lattice_cell_count(low_nx, low_ny, limited_area)
+    if not smallest <= cells <= MAX_CELLS:
         kind = "limited-area grid" if limited_area else "torus"
         raise IconbenchError(
             f"cannot make a {kind} with {cells} cells; use {smallest} to {MAX_CELLS} cells"
         )
+    nx, ny = lattice_for_cells(cells, limited_area)
+    nx, ny = max(nx, low_nx), max(ny, low_ny)
     name = f"{'lam' if limited_area else 'torus'}_{cells}c_{levels or 65}l"
-    return GridSpec(name, cells, levels or 65, limited_area)
+    return GridSpec(name, 0, levels or 65, limited_area, nx=nx, ny=ny)
