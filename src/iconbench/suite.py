@@ -39,7 +39,13 @@ FALLBACK_CASES: tuple[str, ...] = ("compute_tangential_wind[default]",)
 
 @functools.cache
 def _has_catalog() -> bool:
-    """Whether the catalog, input builder and backend registry are all importable."""
+    """Whether the catalog, input builder and backend registry are all importable.
+
+    ``ICONBENCH_CATALOG=0`` forces the built-in reference program (tests of the harness that
+    must not depend on the catalog).
+    """
+    if os.environ.get("ICONBENCH_CATALOG") == "0":
+        return False
     try:
         from iconbench.programs import backends, catalog, inputs  # noqa: F401
     except ImportError:
@@ -161,7 +167,7 @@ def generated_grid(name: str) -> Any:
             raise IconbenchError(
                 f"grid preset {name!r} needs iconbench.grids, which is not available yet"
             ) from None
-        return None  # fallback: icon4py's simple grid, made per allocator in _fallback_call
+        return None  # fallback: icon4py's simple grid, made per allocator in reference_call
 
 
 @dataclasses.dataclass
@@ -202,8 +208,12 @@ class PreparedCase:
         return call
 
 
-def _fallback_call(program_name: str, backend_obj: Any) -> tuple[Any, dict, dict, dict, int]:
-    """Inputs for the fallback program on icon4py's simple grid (until the catalog lands)."""
+def reference_call(program_name: str, backend_obj: Any) -> tuple[Any, dict, dict, dict, int]:
+    """The reference program (compute_tangential_wind) on icon4py's simple grid.
+
+    Independent of the catalog: used when it is absent and by the harness's own tests.
+    Returns (program, kwargs, static args, offset provider, bytes moved).
+    """
     import gt4py.next as gtx
     from icon4py.model.atmosphere.dycore.stencils import compute_tangential_wind as module
     from icon4py.model.common import dimension as dims
@@ -246,7 +256,7 @@ def _build(case: str, backend: str, grid: str) -> tuple[Any, dict, dict, dict, i
     else:
         if grid != DEFAULT_GRID:
             raise IconbenchError(f"grid {grid!r} needs the program catalog (not available yet)")
-        program, kwargs, static, offsets, nbytes = _fallback_call(program_name, backend_obj)
+        program, kwargs, static, offsets, nbytes = reference_call(program_name, backend_obj)
     program = program.with_backend(backend_obj)
     return program, kwargs, static, offsets, nbytes
 

@@ -1,0 +1,60 @@
+import statistics
+
+from iconbench.timing import clocks, measurement
+
+
+def test_host_clock_times_real_work():
+    work = list(range(20_000))
+    m = measurement.measure(
+        lambda: sorted(work, reverse=True),
+        clocks.HostClock(),
+        samples=20,
+        warmup_calls=2,
+        warmup_s=0.0,
+        gt4py_calls=0,
+    )
+    assert len(m.host_s) == 20
+    assert m.device_s == []
+    assert m.device_source == "none"
+    assert m.overhead_median is None
+    assert all(h > 0 for h in m.host_s)
+    assert m.warmup_calls == 2
+
+
+def test_gtfn_cpu_compute_time_lies_inside_the_host_interval(gtfn_cpu_case):
+    """gt4py's compute metric is measured inside the call, so device <= host per call."""
+    clock = clocks.clock_for("gtfn_cpu")
+    m = measurement.measure(gtfn_cpu_case, clock, samples=40, gt4py_calls=5)
+    assert m.device_source == "gt4py-compute"
+    assert len(m.device_s) == len(m.host_s) == 40
+    assert all(0 < d <= h for d, h in zip(m.device_s, m.host_s, strict=True))
+    assert all(o >= 0 for o in m.overhead_s)
+    assert m.overhead_median == statistics.median(m.overhead_s)
+    # the cross-check pass collected gt4py's own samples too
+    assert len(m.gt4py_compute_s) == 5
+    assert len(m.gt4py_total_s) == 5
+    assert all(t >= c for t, c in zip(m.gt4py_total_s, m.gt4py_compute_s, strict=True))
+    # the clock's running total (asv's timer for time_device) advanced by the device samples
+    assert clock.device_counter() >= sum(m.device_s)
+
+
+def test_embedded_has_host_time_only(embedded_case):
+    m = measurement.measure(
+        embedded_case.call_and_sync(), clocks.clock_for("embedded"), samples=10, gt4py_calls=2
+    )
+    assert len(m.host_s) == 10
+    assert m.device_s == []
+    assert m.gt4py_compute_s == []
+
+
+def test_the_call_computes_the_right_result(gtfn_cpu_case):
+    """The harness times the real program: its output equals a numpy evaluation."""
+    import numpy as np
+
+    gtfn_cpu_case()
+    kwargs = gtfn_cpu_case.kwargs
+    e2c2e = gtfn_cpu_case.offset_provider["E2C2E"].ndarray
+    vn = kwargs["vn"].asnumpy()
+    rbf = kwargs["rbf_vec_coeff_e"].asnumpy()
+    expected = np.sum(rbf[:, :, None] * vn[e2c2e], axis=1)
+    np.testing.assert_allclose(kwargs["vt"].asnumpy(), expected, rtol=1e-12)
