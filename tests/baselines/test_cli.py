@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from gt4py.next.instrumentation import metrics
 
 from iconbench import cli
@@ -112,3 +113,68 @@ def test_speedup_table_and_estimate(tmp_path, capsys, rng):
     assert row["timer"] == "nh_hdiff_run"
     assert backend["estimate"]["value"] == row["speedup"]
     assert np.isfinite(backend["estimate"]["ci"]).all()
+
+
+MEASURED = DATA / "measured" / "diffusion_gtfn_gpu_small_h100.json"
+SEED = "mch-r04b09/unknown_unknown_2024-05"
+
+
+def _expected_granule(dump: dict, metric: str) -> float:
+    """sum(calls x median) over the nh_hdiff_run programs, first sample dropped."""
+    by_name = {v["metadata"]["name"]: v["metrics"] for v in dump.values()}
+    return sum(
+        ref.calls * float(np.median(by_name[ref.program][metric][1:]))
+        for ref in mapping.load().timers["nh_hdiff_run"].programs
+    )
+
+
+def test_seed_004_against_measured_gtfn_gpu_run(capsys):
+    """The Done-when run: seed 004's OpenACC nh_hdiff_run vs a real gtfn_gpu metrics dump."""
+    args = ["speedup", str(MEASURED), "--baseline", SEED, "--grid", "small", "--gpu", "H100"]
+    assert cli.main(args) == 2  # other grid and GPU: refused
+    capsys.readouterr()
+    assert cli.main([*args, "--force", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert len(report["forced"]) == 2
+    (backend,) = report["backends"]
+    assert backend["backend"] == "gtfn_gpu"
+    (row,) = backend["rows"]
+    dump = json.loads(MEASURED.read_text())
+    gt4py = _expected_granule(dump, "compute")
+    assert row["gt4py_s"] == pytest.approx(gt4py)
+    assert row["speedup"] == pytest.approx(0.00178 / gt4py)
+    assert row["ci"][0] <= row["speedup"] <= row["ci"][1]
+    (granule,) = backend["granules"]
+    direct = float(np.median(dump["diffusion_granule<gtfn_gpu>"]["metrics"]["total"][1:]))
+    assert granule["direct_s"] == pytest.approx(direct)
+    assert granule["overhead_s"] == pytest.approx(direct - gt4py)
+    assert backend["estimate"]["coverage"] == pytest.approx(6 * 0.00178 / (6 * 0.00178 + 0.00198))
+
+
+@pytest.mark.gpu
+def test_run_script_produces_a_dump_that_compares(tmp_path, capsys):
+    """On a GPU runner: run the diffusion programs for real and compare the fresh dump."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    dump = tmp_path / "metrics.json"
+    env = {
+        **os.environ,
+        "GT4PY_COLLECT_METRICS_LEVEL": "10",
+        "GT4PY_DUMP_METRICS_AT_EXIT": str(dump),
+    }
+    script = Path(__file__).parent / "run_diffusion_programs.py"
+    subprocess.run(
+        [sys.executable, str(script), "--grid", "tiny", "--backend", "gtfn_gpu", "--calls", "5"],
+        env=env,
+        check=True,
+    )
+    assert (
+        cli.main(
+            ["speedup", str(dump), "--baseline", SEED, "--grid", "tiny", "--gpu", "H100", "--force"]
+        )
+        == 0
+    )
+    assert "integrate_nh estimate:" in capsys.readouterr().out

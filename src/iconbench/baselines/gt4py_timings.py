@@ -86,6 +86,18 @@ def parse_variant(name: str) -> dict[str, Any]:
     return result
 
 
+def backend_name(name: str) -> str:
+    """The backend as users and the asv suite name it: gt4py's ``run_`` prefix dropped.
+
+    gt4py records its backend objects' names (``run_gtfn_gpu``); icon4py, blueline and
+    iconbench call the same backend ``gtfn_gpu``.
+
+    >>> backend_name("run_gtfn_gpu"), backend_name("dace_gpu"), backend_name("embedded")
+    ('gtfn_gpu', 'dace_gpu', 'embedded')
+    """
+    return name.removeprefix("run_")
+
+
 def _samples(origin: str, key: str, values: Any) -> tuple[float, ...]:
     if not isinstance(values, list) or not all(
         isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
@@ -135,7 +147,7 @@ def from_metrics_dump(
         ident = (
             str(metadata.get("name") or match["name"]),
             tuple(sorted(static_args.items())),
-            str(metadata.get("backend") or match["backend"]),
+            backend_name(str(metadata.get("backend") or match["backend"])),
             chosen,
         )
         pooled.setdefault(ident, []).extend(samples[1:] if len(samples) > 1 else samples)

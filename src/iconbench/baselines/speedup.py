@@ -207,7 +207,10 @@ def _step_time(baseline: Baseline, mapping: TimerProgramMapping) -> tuple[float,
         if (timer := baseline.timer(name)) is not None:
             return timer.time_s, name
     parts = [t.time_s for t in baseline.timers if t.name not in mapping.enclosing]
-    return sum(parts), "sum of all non-enclosing timers"
+    return sum(parts), (
+        f"no {' / '.join(mapping.reference_timers)} timer in this baseline: share of the "
+        "baseline's own timers, not of the whole step"
+    )
 
 
 def _row(

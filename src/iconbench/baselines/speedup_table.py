@@ -50,7 +50,7 @@ def _backend(report: BackendReport) -> list[str]:
             "",
             f"  integrate_nh estimate: {est.value:.3g}x, 95% CI {_ci(est.ci)} "
             f"(sum calls x OpenACC {est.openacc_s:.4g} s / sum calls x GT4Py {est.gt4py_s:.4g} s)",
-            f"  coverage: {est.coverage:.1%} of OpenACC step time ({est.reference})",
+            f"  coverage: {est.coverage:.1%} of OpenACC time ({est.reference})",
             f"  goal {GOAL}x: distance {est.distance_to_goal:+.3g}x; {verdict}",
         ]
     else:
@@ -77,7 +77,7 @@ def render(report: Report) -> str:
     for backend in report.backends:
         lines += ["", *_backend(backend)]
     if report.unmapped:
-        lines += ["", "unmapped OpenACC timers (share of step time, reason):"]
+        lines += ["", "unmapped OpenACC timers (share of OpenACC time, reason):"]
         lines += [f"  {name:<48} {share:>6.1%}  {why}" for name, share, why in report.unmapped]
     return "\n".join(lines)
 
