@@ -41,6 +41,9 @@ class Continuous(Command):
         parser.add_argument("--backend", help="gt4py backend the suite uses (ICONBENCH_BACKEND)")
         parser.add_argument("--grid", help="grid preset the suite uses (ICONBENCH_GRID), e.g. tiny")
         parser.add_argument(
+            "--programs", metavar="REGEX", help="only these programs (ICONBENCH_PROGRAMS)"
+        )
+        parser.add_argument(
             "--existing",
             action="store_true",
             help="measure the current environment as HEAD, no rebuild (quick local iteration)",
@@ -87,6 +90,7 @@ class Continuous(Command):
                 bench=args.bench,
                 backend=args.backend,
                 grid=args.grid,
+                programs=args.programs,
                 existing=args.existing,
                 quick=args.quick,
                 factor=args.factor,

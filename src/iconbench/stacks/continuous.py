@@ -24,6 +24,14 @@ from iconbench.stacks import asvconf, provenance, resolve
 from iconbench.stacks.spec import COMPONENTS
 from iconbench.stacks.uvtool import uv_executable
 
+#: The environment variables by which the suite (:mod:`iconbench.suite`) takes options.
+SUITE_VARIABLES = {
+    "backend": "ICONBENCH_BACKENDS",
+    "grid": "ICONBENCH_GRID",
+    "programs": "ICONBENCH_PROGRAMS",
+    "shard": "ICONBENCH_SHARD",
+}
+
 #: Verdicts that make ``iconbench continuous`` exit non-zero.
 BAD_VERDICTS = frozenset({"regressed", "failed"})
 
@@ -84,12 +92,12 @@ class Report:
                 else ("n/a" if math.isnan(value) else f"{value * 1e3:.3f} ms")
             )
 
-        rows = [f"{'benchmark':<60} {'base':>12} {'head':>12} {'ratio':>7}  verdict"]
+        width = max([9, *(len(c.benchmark) for c in self.changes)])
+        rows = [f"{'benchmark':<{width}} {'base':>12} {'head':>12} {'ratio':>7}  verdict"]
         for c in self.changes:
             ratio = "" if c.ratio is None else f"{c.ratio:.2f}"
-            rows.append(
-                f"{c.benchmark:<60} {fmt(c.base):>12} {fmt(c.head):>12} {ratio:>7}  {c.verdict}"
-            )
+            numbers = f"{fmt(c.base):>12} {fmt(c.head):>12} {ratio:>7}"
+            rows.append(f"{c.benchmark:<{width}} {numbers}  {c.verdict}")
         head = f"{self.component}: {self.base_commit[:12]} (base) -> {self.head_commit[:12]} (head)"
         summary = (
             f"{len(self.bad)} of {len(self.changes)} benchmarks regressed or failed"
@@ -195,6 +203,7 @@ class Options:
     bench: str | None = None
     backend: str | None = None
     grid: str | None = None
+    programs: str | None = None
     existing: bool = False
     quick: bool = False
     factor: float = 1.1
@@ -221,10 +230,11 @@ def run(options: Options, echo: bool = True) -> Report:
         common.append("--quick")
     common += list(options.asv_args)
     env = dict(os.environ, ICONBENCH_UV=uv_executable())
-    run_options = {"backend": options.backend, "grid": options.grid}
-    for key, value in run_options.items():
-        if value:
-            env["ICONBENCH_BACKENDS" if key == "backend" else f"ICONBENCH_{key.upper()}"] = value
+    chosen = {SUITE_VARIABLES["backend"]: options.backend, SUITE_VARIABLES["grid"]: options.grid}
+    chosen[SUITE_VARIABLES["programs"]] = options.programs
+    env.update({name: value for name, value in chosen.items() if value})
+    # what the suite will see (exported values count too): part of every result's provenance
+    run_options = {key: env.get(name, "suite default") for key, name in SUITE_VARIABLES.items()}
     if options.existing:
         commands = [
             [
@@ -277,7 +287,7 @@ def _store_provenance(
                 data = provenance.from_environments(options.asv_root / "env", commit, env_name)
             if data is None:
                 continue
-            data["options"] = {k: v for k, v in run_options.items() if v}
+            data["options"] = run_options
             data["component_under_test"] = report.component
             if report.component == "iconbench":
                 data["iconbench_commit"] = commit

@@ -131,8 +131,31 @@ class IconbenchUv(environment.Environment):
         return True
 
     def run(self, args, **kwargs):
+        """Run Python in the environment, telling the suite its stack key (``ICONBENCH_STACK``).
+
+        The suite keys gt4py's build cache with ``ICONBENCH_STACK``; asv gives every commit
+        the same process environment, so the key of the installed commit is added here.
+        """
+        env = kwargs.get("env")
+        if env is not None and "ICONBENCH_STACK" not in env:
+            key = self._stack_key()
+            if key:
+                kwargs["env"] = dict(env, ICONBENCH_STACK=key)
         log.debug(f"Running '{' '.join(args)}' in {self.name}")
         return self.run_executable("python", args, **kwargs)
+
+    def _stack_key(self) -> str | None:
+        """:func:`iconbench.stacks.identity.stack_key` as the environment computes it."""
+        commit = self._get_installed_commit_hash()
+        keys: dict[str | None, str | None] = self.__dict__.setdefault("_stack_keys", {})
+        if commit not in keys:
+            code = "from iconbench.stacks.identity import stack_key; print(stack_key())"
+            try:
+                out = self.run_executable("python", ["-c", code], timeout=120)
+                keys[commit] = out.strip().splitlines()[-1]
+            except (util.ProcessError, OSError, IndexError):
+                keys[commit] = None  # an iconbench commit that predates stacks: suite default
+        return keys[commit]
 
 
 def setup() -> None:
