@@ -42,7 +42,6 @@ class Grid(Command):
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench import grids
-        from iconbench.grids import checks
 
         if args.preset is None and args.cells is None and args.grid_file is None:
             print(
@@ -56,6 +55,8 @@ class Grid(Command):
                     f"{spec.num_vertices:>10} {spec.num_levels:>6}  {spec.description}"
                 )
             return 0
+        from iconbench.grids import checks
+
         start = time.perf_counter()
         if args.grid_file is not None:
             generated = grids.load_grid_file(args.grid_file, num_levels=args.levels or 65)
