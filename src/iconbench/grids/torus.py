@@ -7,9 +7,9 @@ directions only when ``ny`` is even. Everything else (edges, neighbour tables, z
 from these two arrays by :mod:`iconbench.grids.connectivity`, for the torus and the limited-area
 patch alike, so there is one code path to trust.
 
->>> lattice = torus_lattice(4, 2, edge_length=1.0)
+>>> lattice = torus_lattice(4, 4, edge_length=1.0)
 >>> lattice.vertex_x.size, lattice.cell_vertices.shape
-(8, (16, 3))
+(16, (32, 3))
 """
 
 from __future__ import annotations
@@ -44,8 +44,9 @@ def torus_lattice(nx: int, ny: int, *, edge_length: float) -> Lattice:
     Cells are numbered row by row, alternating up and down triangles, which is the
     locality an unordered ICON grid has (neighbours are close in memory, but not adjacent).
     """
-    if ny % 2 or nx < 2 or ny < 2:
-        raise ValueError(f"torus needs nx >= 2 and an even ny >= 2, got {nx=} {ny=}")
+    if ny % 2 or nx < 3 or ny < 4:
+        # Smaller tori connect a vertex to the same neighbour twice (repeated table entries).
+        raise ValueError(f"torus needs nx >= 3 and an even ny >= 4, got {nx=} {ny=}")
     return _lattice(nx, ny, edge_length=edge_length, periodic=True)
 
 
