@@ -7,7 +7,7 @@ are not called by the granules directly and are skipped). Programs are re-export
 modules (``solve_nonhydro`` imports most stencils), so they are deduplicated by their Python
 definition (module + qualified name of the decorated function).
 
-Signatures come from the program's type hints; outputs and the domain a program runs on come
+Signatures come from the program's typed parameters; outputs and the domain a program runs on come
 from its parsed program AST (PAST): every ``out=`` of a field-operator call is an output, and
 the ``domain=`` dictionaries name the start/end parameters per dimension.
 """
@@ -20,7 +20,6 @@ import importlib
 import itertools
 import pkgutil
 import re
-import typing
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -44,6 +43,8 @@ class Param:
     name: str
     dims: tuple[str, ...]
     dtype: str
+    #: The gt4py ``Dimension`` objects of ``dims`` (for allocation).
+    dimensions: tuple[Any, ...] = dataclasses.field(default=(), compare=False, repr=False)
 
     @property
     def is_field(self) -> bool:
@@ -108,8 +109,14 @@ class ProgramSpec:
     outputs: tuple[str, ...]
     static_params: tuple[str, ...]
     variants: tuple[Variant, ...]
-    #: Per dimension, the bounds of the calls' ``domain=`` (first call that names the dim).
+    #: The distinct bounds of the calls' ``domain=`` (a dimension may have several).
     domain_bounds: tuple[DomainBound, ...]
+    #: Parameters read by some call (an output that is also read is updated in place).
+    reads: frozenset[str] = frozenset()
+    #: Per output, the ``domain=`` of each call writing it (``()``: the whole field).
+    output_domains: dict[str, tuple[tuple[DomainBound, ...], ...]] = dataclasses.field(
+        default_factory=dict, compare=False
+    )
 
     @property
     def param(self) -> dict[str, Param]:
@@ -137,23 +144,16 @@ class ProgramSpec:
         return f"{self.name}[{variant.name}]"
 
 
-def _dtype_name(type_: Any) -> str:
-    if type_ is bool:
-        return "bool"
-    return getattr(type_, "__name__", str(type_))
+def _param_of(symbol: Any) -> Param:
+    """A :class:`Param` from a typed PAST parameter symbol."""
+    from gt4py.next.type_system import type_specifications as ts
 
-
-def _param_of(name: str, hint: Any) -> Param:
-    args = typing.get_args(hint)
-    if (args and hasattr(args[0], "__args__")) or (args and len(args) == 2 and _is_dims(args[0])):
-        dims_type, dtype = args
-        dims = tuple(d.value for d in typing.get_args(dims_type))
-        return Param(name, dims, _dtype_name(dtype))
-    return Param(name, (), _dtype_name(hint))
-
-
-def _is_dims(obj: Any) -> bool:
-    return "Dims" in getattr(obj, "__name__", "") or "Dims" in str(obj)
+    type_ = symbol.type
+    if isinstance(type_, ts.FieldType):
+        dims = tuple(type_.dims)
+        dtype = type_.dtype.kind.name.lower()
+        return Param(str(symbol.id), tuple(d.value for d in dims), dtype, dims)
+    return Param(str(symbol.id), (), type_.kind.name.lower())
 
 
 def _past_names(node: Any) -> list[str]:
@@ -173,6 +173,8 @@ def _past_text(node: Any) -> str:
         return str(node.id)
     if kind == "Constant":
         return str(node.value)
+    if kind == "Call":
+        return "?"  # a builtin such as maximum(...): not evaluated, the whole extent is checked
     if kind == "BinOp":
         op = {"plus": "+", "minus": "-", "multiplies": "*", "divide": "/"}.get(
             str(node.op.value), str(node.op.value)
@@ -181,22 +183,80 @@ def _past_text(node: Any) -> str:
     return kind
 
 
-def _outputs_and_domain(program: Any) -> tuple[tuple[str, ...], tuple[DomainBound, ...]]:
+@dataclasses.dataclass(frozen=True)
+class _Analysis:
+    outputs: tuple[str, ...]
+    reads: frozenset[str]
+    bounds: tuple[DomainBound, ...]
+    output_domains: dict[str, tuple[tuple[DomainBound, ...], ...]]
+
+
+def _analyse(program: Any) -> _Analysis:
+    """Outputs, parameters read, and the ``domain=`` of every field-operator call."""
     past = program.past_stage.past_node
     outputs: list[str] = []
-    bounds: dict[str, DomainBound] = {}
+    reads: set[str] = set()
+    bounds: dict[tuple[str, str, str], DomainBound] = {}
+    output_domains: dict[str, list[tuple[DomainBound, ...]]] = {}
     for stmt in past.body:
-        kwargs = getattr(stmt, "kwargs", {}) or {}
-        if "out" in kwargs:
-            outputs.extend(_past_names(kwargs["out"]))
-        domain = kwargs.get("domain")
+        kwargs = dict(getattr(stmt, "kwargs", {}) or {})
+        written = _past_names(kwargs.pop("out")) if "out" in kwargs else []
+        domain = kwargs.pop("domain", None)
+        for arg in [*getattr(stmt, "args", []), *kwargs.values()]:
+            reads.update(_referenced(arg))
+        call_bounds: list[DomainBound] = []
         for entry in _domain_dicts(domain):
             for key, value in zip(entry.keys_, entry.values_, strict=True):
-                dim = key.type.dim.value
-                if dim not in bounds and type(value).__name__ == "TupleExpr":
+                if type(value).__name__ == "TupleExpr":
                     start, end = value.elts
-                    bounds[dim] = DomainBound(dim, _past_text(start), _past_text(end))
-    return tuple(dict.fromkeys(outputs)), tuple(bounds.values())
+                    bound = DomainBound(key.type.dim.value, _past_text(start), _past_text(end))
+                    call_bounds.append(bound)
+                    bounds.setdefault((bound.dim, bound.start, bound.end), bound)
+        outputs.extend(written)
+        sliced = _subscript_bounds(stmt.kwargs["out"]) if "out" in stmt.kwargs else {}
+        for name in written:
+            domain_of_call = sliced.get(name, ()) + tuple(call_bounds)
+            output_domains.setdefault(name, []).append(domain_of_call)
+    return _Analysis(
+        tuple(dict.fromkeys(outputs)),
+        frozenset(reads),
+        tuple(bounds.values()),
+        {k: tuple(v) for k, v in output_domains.items()},
+    )
+
+
+def _subscript_bounds(out: Any) -> dict[str, tuple[DomainBound, ...]]:
+    """Bounds of ``out=field[a:b, c:]`` slices (``""`` for an open end), by output name."""
+    kind = type(out).__name__
+    if kind == "TupleExpr":
+        found: dict[str, tuple[DomainBound, ...]] = {}
+        for element in out.elts:
+            found |= _subscript_bounds(element)
+        return found
+    if kind != "Subscript":
+        return {}
+    slices = out.slice_.elts if type(out.slice_).__name__ == "TupleExpr" else [out.slice_]
+    dims = [d.value for d in out.value.type.dims]
+    bounds = []
+    for dim, part in zip(dims, slices, strict=False):
+        start = _past_text(part.lower) if part.lower is not None else ""
+        end = _past_text(part.upper) if part.upper is not None else ""
+        if start or end:
+            bounds.append(DomainBound(dim, start, end))
+    return {str(out.value.id): tuple(bounds)}
+
+
+def _referenced(node: Any) -> set[str]:
+    """Every name referenced anywhere in a PAST expression."""
+    found: set[str] = set()
+    if type(node).__name__ == "Name":
+        found.add(str(node.id))
+    for value in getattr(node, "__dict__", {}).values():
+        children = value if isinstance(value, list | tuple) else [value]
+        for child in children:
+            if hasattr(child, "location"):
+                found |= _referenced(child)
+    return found
 
 
 def _domain_dicts(domain: Any) -> list[Any]:
@@ -247,16 +307,25 @@ def make_spec(name: str, module: str, program: Any) -> ProgramSpec:
     """The :class:`ProgramSpec` of one program (signature, outputs, domain, variants)."""
     from iconbench.programs import variants as variant_table
 
-    hints = typing.get_type_hints(program.definition_stage.definition)
-    hints.pop("return", None)
-    params = tuple(_param_of(n, h) for n, h in hints.items())
-    outputs, bounds = _outputs_and_domain(program)
+    params = tuple(_param_of(symbol) for symbol in program.past_stage.past_node.params)
+    analysis = _analyse(program)
     short = name.rsplit(".", 1)[-1]
     choices = variant_table.static_choices(short, params)
     static_params = tuple(choices)
     combos = itertools.product(*choices.values())
     variants = tuple(Variant.from_args(dict(zip(choices, c, strict=True))) for c in combos)
-    return ProgramSpec(name, module, program, params, outputs, static_params, variants, bounds)
+    return ProgramSpec(
+        name,
+        module,
+        program,
+        params,
+        analysis.outputs,
+        static_params,
+        variants,
+        analysis.bounds,
+        analysis.reads,
+        analysis.output_domains,
+    )
 
 
 @functools.cache

@@ -1,0 +1,107 @@
+"""Backend names -> gt4py backends, exactly as icon4py builds them.
+
+icon4py's ``model_backends.BACKENDS`` maps names (``gtfn_cpu``, ``dace_gpu``, ...) to backend
+descriptors that ``model_options.customize_backend`` turns into backends, applying the
+per-program options ICON itself uses. Benchmarks must run the same code ICON runs, so this
+module only adds a few named DaCe configurations (:data:`CUSTOM_DACE`, e.g. without
+auto-optimization) for comparing code-generation options.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from iconbench.errors import IconbenchError
+
+#: Extra DaCe configurations: name -> (device, options of ``make_custom_dace_backend``).
+CUSTOM_DACE: dict[str, tuple[str, dict[str, Any]]] = {
+    "dace_cpu_noauto": ("cpu", {"auto_optimize": False}),
+    "dace_gpu_noauto": ("gpu", {"auto_optimize": False}),
+    "dace_gpu_sync": ("gpu", {"async_sdfg_call": False}),
+    "dace_gpu_nometrics": ("gpu", {"use_metrics": False}),
+}
+
+
+def names() -> list[str]:
+    """Every backend name :func:`resolve` accepts."""
+    from icon4py.model.common import model_backends
+
+    return [*model_backends.BACKENDS, *CUSTOM_DACE]
+
+
+def descriptor(name: str) -> dict[str, Any] | None:
+    """icon4py's backend descriptor for ``name`` (``None`` for embedded)."""
+    from icon4py.model.common import model_backends
+
+    if name in model_backends.BACKENDS:
+        like = model_backends.BACKENDS[name]
+        return None if like is None else dict(like)  # type: ignore[arg-type]
+    if name in CUSTOM_DACE:
+        device, options = CUSTOM_DACE[name]
+        return {
+            "backend_factory": model_backends.make_custom_dace_backend,
+            "device": model_backends.GPU if device == "gpu" else model_backends.CPU,
+            **options,
+        }
+    raise IconbenchError(f"unknown backend {name!r}; choose one of: {', '.join(names())}")
+
+
+def resolve(name: str, program: Any = None) -> Any:
+    """The gt4py backend of ``name`` (``None`` for embedded).
+
+    With ``program``, icon4py's per-program options apply (``customize_backend``), as in the
+    granules' ``setup_program``; without, the backend is the descriptor's plain factory.
+    """
+    like = descriptor(name)
+    if like is None:
+        return None
+    if program is not None:
+        from icon4py.model.common import model_options
+
+        return model_options.customize_backend(program, like)
+    return _plain_backend(name)
+
+
+@functools.cache
+def _plain_backend(name: str) -> Any:
+    from icon4py.model.common import model_backends
+
+    like = descriptor(name)
+    assert like is not None
+    factory = like.pop("backend_factory", model_backends.make_custom_dace_backend)
+    return factory(**like)
+
+
+def is_gpu(name: str) -> bool:
+    """Whether ``name`` runs on a GPU.
+
+    >>> is_gpu("gtfn_cpu"), is_gpu("dace_gpu_noauto")
+    (False, True)
+    """
+    if name in CUSTOM_DACE:
+        return CUSTOM_DACE[name][0] == "gpu"
+    return name == "gpu" or name.endswith("_gpu")
+
+
+def available(name: str) -> tuple[bool, str]:
+    """Whether ``name`` can run here, and why not (GPU backends need cupy and a device)."""
+    descriptor(name)  # unknown names raise
+    if not is_gpu(name):
+        return True, ""
+    try:
+        import cupy
+    except ImportError:
+        return False, "cupy is not installed"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:  # any CUDA failure means: no device
+        return False, f"no CUDA device ({error})"
+    return (count > 0, "" if count > 0 else "no CUDA device")
+
+
+def allocator(name: str) -> Any:
+    """The field allocator of ``name`` (numpy for embedded and CPU, cupy for GPU backends)."""
+    from icon4py.model.common import model_backends
+
+    return model_backends.get_allocator(descriptor(name))

@@ -1,0 +1,291 @@
+"""Inputs for one program call, derived from its signature and a generated grid.
+
+Every field gets a value from :func:`field_values` (by name: positive and plausible for
+``rho``/``exner``/``theta_v``/lengths/areas, signed elsewhere; masks with a realistic density,
+vertical offsets that stay inside the column), every scalar from its name (physical constants
+from icon4py, ICON namelist defaults) and every start/end index from the grid's zones as the
+granule that calls the program passes them (:mod:`iconbench.programs.overrides`). Random
+values use a fixed seed per (program, parameter), so two builds are identical.
+
+All fields with a vertical dimension get ``nlev + 1`` levels: ICON keeps half-level fields at
+``nlev + 1`` and full-level fields at ``nlev``, and which is which is not in the signature; a
+program only touches the levels of its ``domain=``, so the extra level is never computed and
+only makes :attr:`ProgramCall.bytes_moved` an upper bound by ``1/nlev``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import zlib
+from typing import Any
+
+import numpy as np
+
+from iconbench.errors import IconbenchError
+from iconbench.programs import backends, overrides
+from iconbench.programs.catalog import DomainBound, Param, ProgramSpec, Variant
+
+
+@dataclasses.dataclass
+class ProgramCall:
+    """Everything needed to call a program: ``spec.program(**kwargs, **static_args, ...)``."""
+
+    program: str
+    variant: str
+    #: Every argument except the static ones (fields allocated with the backend's allocator).
+    kwargs: dict[str, Any]
+    #: The static arguments of the variant (compile-time in icon4py's ``setup_program``).
+    static_args: dict[str, Any]
+    outputs: tuple[str, ...]
+    #: Outputs that are also read (updated in place).
+    in_out: tuple[str, ...]
+    #: Minimum bytes moved: each field read or written once, in-out fields twice.
+    bytes_moved: int
+    offset_provider: dict[str, Any]
+    #: Where each argument's value came from (``override: <call site>`` or ``default``).
+    provenance: dict[str, str]
+    #: Whether the program's index arguments come from a reviewed granule call site.
+    reviewed: bool
+    _initial: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False)
+
+    def arguments(self) -> dict[str, Any]:
+        """All arguments, static ones included (how icon4py's granules call the program)."""
+        return {**self.kwargs, **self.static_args}
+
+    def reset(self) -> None:
+        """Restore every output to its initial value, so repeated calls start alike."""
+        for name, initial in self._initial.items():
+            self.kwargs[name].ndarray[...] = initial
+
+    def copy(self) -> ProgramCall:
+        """An independent call: outputs copied, read-only inputs shared."""
+        kwargs = dict(self.kwargs)
+        for name in self.outputs:
+            field = kwargs[name]
+            kwargs[name] = field.__class__.from_array(field.ndarray.copy(), domain=field.domain)
+        return dataclasses.replace(self, kwargs=kwargs)
+
+    def __call__(self, program: Any) -> None:
+        """Call ``program`` (the spec's program, bound to a backend) with these arguments."""
+        program(**self.arguments(), offset_provider=self.offset_provider)
+
+
+def _rng(program: str, name: str, seed: int) -> np.random.Generator:
+    return np.random.default_rng([seed, zlib.crc32(f"{program}:{name}".encode())])
+
+
+#: Value ranges by parameter name (first match wins): signed perturbations and tendencies
+#: before the positive state variables whose names they contain.
+VALUE_RANGES: tuple[tuple[str, tuple[float, float]], ...] = (
+    (
+        r"(^|_)(pr|perturbed|ddt|tend|incr|increment|grad|gradh|graddiv|dexner|ddz|d2dz2|dwdz)"
+        r"(_|$)|_pr_|_pr$|perturbation|^z_th_ddz|tendency|flux|flx|fl_|_fl|advective",
+        (-1.0, 1.0),
+    ),
+    (r"theta", (250.0, 350.0)),
+    (r"exner", (0.6, 1.0)),
+    (r"rho|airmass", (0.2, 1.3)),
+    (r"area", (1.0e6, 4.0e6)),
+    (r"^inv_|inverse", (5.0e-4, 2.0e-3)),
+    (r"length", (500.0, 2000.0)),
+    (r"ddqz|thickness|dz$", (20.0, 500.0)),
+    (r"wgt|weight|coeff|fac|nudgecoeff|scal", (0.0, 1.0)),
+    (r"^w$|(^|_)w(_|$)|wind|^vn|vt|vn_|vt_", (-10.0, 10.0)),
+)
+
+
+def value_range(name: str) -> tuple[float, float]:
+    """Plausible uniform range of a float field called ``name``.
+
+    >>> value_range("theta_v_now"), value_range("exner_pr")
+    ((250.0, 350.0), (-1.0, 1.0))
+    >>> value_range("rho_ic")
+    (0.2, 1.3)
+    """
+    for pattern, bounds in VALUE_RANGES:
+        if re.search(pattern, name):
+            return bounds
+    return (-1.0, 1.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class Sizes:
+    """Horizontal, vertical and neighbour-table sizes of a grid."""
+
+    horizontal: dict[str, int]
+    num_levels: int
+    local: dict[str, int]
+
+    def shape(self, param: Param) -> tuple[int, ...]:
+        shape = []
+        for dim in param.dims:
+            if dim in self.horizontal:
+                shape.append(self.horizontal[dim])
+            elif dim == "K":
+                shape.append(self.num_levels + 1)
+            elif dim in self.local:
+                shape.append(self.local[dim])
+            else:
+                raise IconbenchError(
+                    f"{param.name}: dimension {dim!r} has no size on this grid; "
+                    "add its connectivity to the grid"
+                )
+        return tuple(shape)
+
+
+def grid_sizes(icon_grid: Any) -> Sizes:
+    """Sizes of ``icon_grid`` by dimension name (local dims from its neighbour tables)."""
+    local = {}
+    for name, connectivity in icon_grid.connectivities.items():
+        table = getattr(connectivity, "ndarray", None)
+        if table is not None and table.ndim == 2:
+            local[name] = int(table.shape[1])
+    return Sizes(
+        {
+            "Cell": icon_grid.num_cells,
+            "Edge": icon_grid.num_edges,
+            "Vertex": icon_grid.num_vertices,
+        },
+        icon_grid.num_levels,
+        local,
+    )
+
+
+def field_values(
+    spec: ProgramSpec, param: Param, shape: tuple[int, ...], context: overrides.Context, seed: int
+) -> tuple[np.ndarray, str]:
+    """Initial host values of field ``param`` and where the rule comes from."""
+    rule = overrides.field_rule(spec.name, param.name)
+    rng = _rng(spec.name, param.name, seed)
+    if rule is not None:
+        return rule.make(shape, rng, context), f"override: {rule.source}"
+    if param.dtype == "bool":
+        return rng.random(shape) < overrides.DEFAULT_MASK_DENSITY, "default: mask, density 0.5"
+    if param.dtype.startswith("int"):
+        return np.zeros(shape, dtype=param.dtype), "default: zero offsets"
+    low, high = value_range(param.name)
+    return rng.uniform(low, high, size=shape).astype(param.dtype), f"default: U({low}, {high})"
+
+
+def _allocate(values: np.ndarray, param: Param, allocator: Any) -> Any:
+    import gt4py.next as gtx
+
+    return gtx.as_field(param.dimensions, values, dtype=values.dtype, allocator=allocator)
+
+
+def build(
+    spec: ProgramSpec,
+    variant: Variant,
+    grid: Any,
+    *,
+    backend: str | None = None,
+    seed: int = 0,
+    poison_outputs: bool = False,
+) -> ProgramCall:
+    """The arguments of ``spec`` for ``variant`` on ``grid`` (a :class:`GeneratedGrid`).
+
+    Fields are allocated with ``backend``'s allocator (cupy for GPU backends). With
+    ``poison_outputs`` the outputs that are not read are filled with NaN, so a check can see
+    which elements a call wrote.
+    """
+    icon_grid = getattr(grid, "grid", grid)
+    sizes = grid_sizes(icon_grid)
+    context = overrides.Context.of(grid)
+    allocator = backends.allocator(backend or "embedded")
+    kwargs: dict[str, Any] = {}
+    provenance: dict[str, str] = {}
+    scalar_values, reviewed = overrides.scalar_values(spec, context)
+    in_out = tuple(o for o in spec.outputs if o in spec.reads)
+    initial: dict[str, Any] = {}
+    nbytes = 0
+    for param in spec.params:
+        if param.name in variant.static_args:
+            continue
+        if param.is_field:
+            shape = sizes.shape(param)
+            values, source = field_values(spec, param, shape, context, seed)
+            if poison_outputs and param.name in spec.outputs and param.name not in in_out:
+                if np.issubdtype(values.dtype, np.floating):
+                    values = np.full(shape, np.nan, dtype=values.dtype)
+            kwargs[param.name] = _allocate(values, param, allocator)
+            provenance[param.name] = source
+            times = 2 if param.name in in_out else 1
+            nbytes += times * values.nbytes
+            if param.name in spec.outputs:
+                initial[param.name] = kwargs[param.name].ndarray.copy()
+        else:
+            value, source = scalar_values[param.name]
+            kwargs[param.name] = value
+            provenance[param.name] = source
+    return ProgramCall(
+        program=spec.name,
+        variant=variant.name,
+        kwargs=kwargs,
+        static_args=dict(variant.static_args),
+        outputs=spec.outputs,
+        in_out=in_out,
+        bytes_moved=nbytes,
+        offset_provider=dict(icon_grid.connectivities),
+        provenance=provenance,
+        reviewed=reviewed,
+        _initial=initial,
+    )
+
+
+def evaluate_bound(expression: str, arguments: dict[str, Any]) -> int:
+    """The integer value of a PAST bound text (``vertical_end - 1``) given the arguments.
+
+    >>> evaluate_bound("vertical_end - 1", {"vertical_end": 11})
+    10
+    """
+    tokens = expression.split()
+    value = _token(tokens[0], arguments)
+    for op, token in zip(tokens[1::2], tokens[2::2], strict=True):
+        operand = _token(token, arguments)
+        value = value + operand if op == "+" else value - operand if op == "-" else math.nan
+    return int(value)
+
+
+def _token(token: str, arguments: dict[str, Any]) -> int:
+    if re.fullmatch(r"-?\d+", token):
+        return int(token)
+    if token not in arguments:
+        raise IconbenchError(f"domain bound {token!r} is not an argument of the program")
+    return int(arguments[token])
+
+
+def written_region(
+    bounds: tuple[DomainBound, ...], dims: tuple[str, ...], arguments: dict[str, Any]
+) -> tuple[slice, ...] | None:
+    """The index region of a field with ``dims`` that one call's ``domain=`` writes.
+
+    An open bound covers the extent; ``None`` when a bound cannot be evaluated (``?``: a
+    builtin call such as ``maximum(...)`` in the program's domain).
+
+    >>> from iconbench.programs.catalog import DomainBound
+    >>> written_region((DomainBound("K", "1", ""),), ("Cell", "K"), {})
+    (slice(None, None, None), slice(1, None, None))
+    """
+    by_dim: dict[str, DomainBound] = {}
+    for bound in bounds:
+        by_dim.setdefault(bound.dim, bound)
+    region = []
+    for dim in dims:
+        bound = by_dim.get(dim)
+        if bound is None:
+            region.append(slice(None))
+            continue
+        if "?" in bound.start or "?" in bound.end:
+            return None
+        start = _bound_or_none(bound.start, arguments)
+        end = _bound_or_none(bound.end, arguments)
+        region.append(slice(start, end))
+    return tuple(region)
+
+
+def _bound_or_none(expression: str, arguments: dict[str, Any]) -> int | None:
+    if not expression:
+        return None
+    return evaluate_bound(expression, arguments)
