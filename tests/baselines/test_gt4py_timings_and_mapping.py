@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import tomllib
 
+import numpy as np
 import pytest
 from gt4py.next.instrumentation import metrics
 
@@ -165,3 +166,52 @@ def test_broken_mapping(edit, match):
     edit(data)
     with pytest.raises(IconbenchError, match=match):
         mapping.from_dict(data, "m.toml")
+
+
+def test_asv_results_directory(tmp_path, rng):
+    """asv results written by iconbench.results (as `asv run` would) become timings."""
+    from iconbench import results
+
+    cases = [
+        "apply_diffusion_to_vn[default]",
+        "vertically_implicit_solver_at_predictor_step[at_first_substep=True]",
+    ]
+    params = [[repr(c) for c in cases], [repr("gtfn_gpu")], [repr("r04b09")]]
+    kinds = ("time_device", "time_host")
+    benchmarks = [
+        {
+            "name": f"programs.Programs.{k}",
+            "params": params,
+            "type": "time",
+            "unit": "seconds",
+            "param_names": ["program", "backend", "grid"],
+            "version": "1",
+        }
+        for k in kinds
+    ]
+    samples = {k: {c: list(lognormal_samples(rng, 1e-4, 10)) for c in cases} for k in kinds}
+    values = {
+        k: {(c, "gtfn_gpu", "r04b09"): (float(np.median(s)), s) for c, s in v.items()}
+        for k, v in samples.items()
+    }
+    machine = {
+        "machine": "h100-ci",
+        "arch": "x86_64",
+        "cpu": "",
+        "num_cpu": "16",
+        "os": "",
+        "ram": "",
+    }
+    results.write_asv(
+        tmp_path, benchmarks, values, machine=machine, commit="a" * 40, env_name="e", python="3.12"
+    )
+    timings = {t.program: t for t in gt4py_timings.load(tmp_path, grid=None, gpu="H100")}
+    solver = timings["vertically_implicit_solver_at_predictor_step"]
+    assert solver.static_args == (("at_first_substep", True),)
+    assert solver.samples_s == tuple(samples["time_device"][cases[1]])
+    assert (solver.metric, solver.grid, solver.gpu) == ("time_device", "r04b09", "H100")
+    host = gt4py_timings.load(tmp_path, grid=None, gpu=None, metric="total")
+    assert {t.metric for t in host} == {"time_host"}
+    assert {t.gpu for t in host} == {"h100-ci"}  # the asv machine when no GPU is given
+    with pytest.raises(IconbenchError, match="no asv time_device/time_host samples on grid"):
+        gt4py_timings.load(tmp_path, grid="ch1_medium", gpu="H100")

@@ -12,8 +12,9 @@
    ``compute`` is the kernel time (what blueline compares with OpenACC), ``total`` the time of
    the whole Python call. Embedded runs have keys ``<program><'embedded'>``, no metadata and
    only ``total``. Such a dump says nothing about grid or GPU: the caller states them.
-2. **asv results** read through :mod:`iconbench.results` (records with program, variant,
-   backend, grid, samples, machine), adapted by :func:`from_records`.
+2. **asv results** read through :func:`iconbench.results.read` (one record per case, backend,
+   grid and benchmark kind), adapted by :func:`from_records`: ``time_device`` samples (the
+   CUDA-event kernel time) stand for ``compute``, ``time_host`` for ``total``.
 
 The first sample of a compiled program includes its compilation and first-touch costs, so it
 is dropped when there are more (icon4py's script replaces it with the median instead; both
@@ -161,22 +162,46 @@ def from_metrics_dump(
     return timings
 
 
-def from_records(records: Iterable[Any], *, gpu: str | None = None) -> list[GT4PyTiming]:
-    """Adapt :mod:`iconbench.results` records (program, variant, backend, grid, samples).
+#: asv benchmark kind per ``--metric``: device clock (kernel time, like gt4py's ``compute``) or
+#: host clock (the whole call incl. synchronisation, like ``total``).
+ASV_KINDS = {"auto": "time_device", "compute": "time_device", "total": "time_host"}
 
-    The GPU is taken from the record (``gpu`` or ``machine``) unless ``gpu`` is given.
+
+def from_records(
+    records: Iterable[Any], *, gpu: str | None = None, metric: str = "auto"
+) -> list[GT4PyTiming]:
+    """Adapt :class:`iconbench.results.ResultRecord` s (asv) to timings.
+
+    Only the ``time_device`` records are kept (``time_host`` for ``metric="total"``); with
+    ``auto``, a (case, backend, grid) without a device time (CPU backends) falls back to its
+    host time. The case id ``program[variant]`` is split into program and static arguments
+    (variant ``default``: none). asv records the machine, not the GPU: the GPU is ``gpu`` if
+    given, else the asv machine name.
     """
-    timings = []
+    wanted = ASV_KINDS[metric]
+    by_case: dict[tuple[str, str, str, str], Any] = {}
     for record in records:
+        if record.kind not in {wanted, "time_host"} or not record.samples:
+            continue
+        if record.kind != wanted and metric != "auto":
+            continue
+        key = (record.program, record.backend, record.grid, record.machine)
+        if key not in by_case or record.kind == wanted:
+            by_case[key] = record
+    timings = []
+    for (case, backend, grid, machine), record in by_case.items():
+        program, _, rest = case.partition("[")
+        variant = rest.removesuffix("]")
+        static = {} if variant in {"", "default"} else parse_variant(variant)
         timings.append(
             GT4PyTiming(
-                program=record.program,
-                static_args=tuple(sorted(parse_variant(record.variant or "").items())),
-                backend=record.backend,
-                grid=record.grid,
-                gpu=gpu or str(getattr(record, "gpu", None) or getattr(record, "machine", "")),
+                program=program,
+                static_args=tuple(sorted(static.items())),
+                backend=backend_name(backend),
+                grid=grid,
+                gpu=gpu or machine,
                 samples_s=tuple(float(s) for s in record.samples),
-                metric="device",
+                metric=record.kind,
             )
         )
     return timings
@@ -185,10 +210,10 @@ def from_records(records: Iterable[Any], *, gpu: str | None = None) -> list[GT4P
 def load(
     path: Path, *, grid: str | None, gpu: str | None, metric: str = "auto"
 ) -> list[GT4PyTiming]:
-    """Timings from ``path``: a gt4py metrics dump (JSON object) or asv results (dir/file).
+    """Timings from ``path``: a gt4py metrics dump (JSON file) or an asv results directory.
 
-    asv results are read by :mod:`iconbench.results`; a metrics dump needs ``grid`` and
-    ``gpu`` because it does not record them.
+    asv results are read by :mod:`iconbench.results` (``grid`` then selects one grid of the
+    suite); a metrics dump needs ``grid`` and ``gpu`` because it does not record them.
     """
     if path.is_file():
         text = path.read_text()
@@ -205,16 +230,20 @@ def load(
                     "pass --grid and --gpu (e.g. --grid R04B09 --gpu A100)"
                 )
             return from_metrics_dump(text, grid=grid, gpu=gpu, metric=metric, origin=str(path))
-    if not path.exists():
-        raise IconbenchError(f"{path}: no such results file or directory")
-    try:
-        from iconbench import results  # the timing engineer's asv reader
-    except ImportError:
+    if not path.is_dir():
         raise IconbenchError(
-            f"{path}: reading asv results needs iconbench.results, not in this checkout; "
-            "pass a gt4py metrics dump (GT4PY_DUMP_METRICS_AT_EXIT) instead"
-        ) from None
-    reader = getattr(results, "load", None) or getattr(results, "read", None)
-    if reader is None:
-        raise IconbenchError(f"{path}: iconbench.results has no load(); update iconbench")
-    return from_records(reader(path), gpu=gpu)
+            f"{path}: not a gt4py metrics dump nor an asv results directory; pass the dump "
+            "(GT4PY_DUMP_METRICS_AT_EXIT) or the asv results_dir"
+        )
+    from iconbench import results
+
+    timings = from_records(results.read(path), gpu=gpu, metric=metric)
+    if grid is not None:
+        timings = [t for t in timings if t.grid == grid]
+    if not timings:
+        raise IconbenchError(
+            f"{path}: no asv time_device/time_host samples"
+            + (f" on grid {grid!r}" if grid else "")
+            + "; run the suite with --record-samples"
+        )
+    return timings
