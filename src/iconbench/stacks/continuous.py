@@ -36,12 +36,26 @@ SUITE_VARIABLES = {
 BAD_VERDICTS = frozenset({"regressed", "failed"})
 
 
-def detect_component(repo: pathlib.Path) -> str | None:
-    """Which component a checkout is, from its ``pyproject.toml`` (``None``: iconbench)."""
-    try:
-        name = tomllib.loads((repo / "pyproject.toml").read_text())["project"]["name"]
-    except (OSError, KeyError, tomllib.TOMLDecodeError):
-        name = None
+def detect_component(repo: pathlib.Path, ref: str | None = None) -> str | None:
+    """Which component a checkout is, from ``pyproject.toml`` at ``ref`` (default: the tree).
+
+    Reading it at the base ref means a branch that breaks its own ``pyproject.toml`` is
+    still recognised (and then reported as a failed build).
+    """
+    name = None
+    for source in (ref, None) if ref else (None,):
+        try:
+            if source is None:
+                text = (repo / "pyproject.toml").read_text()
+            else:
+                text = subprocess.run(
+                    ["git", "show", f"{source}:pyproject.toml"],
+                    cwd=repo, capture_output=True, text=True, check=True, timeout=60,
+                ).stdout  # fmt: skip
+            name = tomllib.loads(text)["project"]["name"]
+            break
+        except (OSError, KeyError, tomllib.TOMLDecodeError, subprocess.SubprocessError):
+            continue
     if name in COMPONENTS:
         return name
     if name == "iconbench":
@@ -214,7 +228,7 @@ class Options:
 
 def run(options: Options, echo: bool = True) -> Report:
     """Resolve both refs, run asv, compare, store provenance; returns the report."""
-    component = options.component if options.component else detect_component(options.repo)
+    component = options.component or detect_component(options.repo, options.base)
     label = component or "iconbench"
     base = resolve.commit_of(label, str(options.repo), options.base)
     head = resolve.commit_of(label, str(options.repo), options.head)
