@@ -1,0 +1,45 @@
+import pathlib
+
+from iconbench.timing import compilation
+
+REFERENCE = "compute_tangential_wind[default]"
+
+
+def test_ledger_is_append_only_and_first_compile_is_cold(tmp_path: pathlib.Path):
+    ledger = compilation.CompileLedger(tmp_path / "compile.jsonl")
+    ledger.append(compilation.CompileRecord("p[a]", "gtfn_cpu", "tiny", "s1", 0.0, error="boom"))
+    ledger.append(compilation.CompileRecord("p[a]", "gtfn_cpu", "tiny", "s1", 42.5, "abc"))
+    ledger.append(compilation.CompileRecord("p[a]", "gtfn_cpu", "tiny", "s1", 0.4, "abc"))
+    ledger.append(compilation.CompileRecord("p[a]", "gtfn_cpu", "tiny", "s2", 39.0, "def"))
+    with ledger.path.open("a") as handle:  # a writer killed mid-line
+        handle.write('{"case": "p[b]", "back')
+    assert len(ledger.records()) == 4
+    assert ledger.cold_seconds("p[a]", "gtfn_cpu", "s1") == 42.5
+    assert ledger.cold_seconds("p[a]", "gtfn_cpu", "s2") == 39.0
+    assert ledger.cold_seconds("p[a]", "dace_cpu", "s1") is None
+    assert ledger.compiled("s1") == {("p[a]", "gtfn_cpu")}
+
+
+def test_precompile_in_a_process_pool_and_resume(tmp_path: pathlib.Path, gtfn_cpu_case):
+    """A spawn worker compiles into the shared persistent cache; a rerun skips done work."""
+    ledger = compilation.CompileLedger(tmp_path / "compile.jsonl")
+    seen = []
+    jobs = [(REFERENCE, "gtfn_cpu"), ("no_such_program[default]", "gtfn_cpu")]
+    records = compilation.precompile(
+        jobs,
+        grid="tiny",
+        stack="default",
+        ledger=ledger,
+        processes=2,
+        progress=lambda n, total, record: seen.append((n, total, record.case)),
+    )
+    by_case = {r.case: r for r in records}
+    assert by_case[REFERENCE].error is None
+    assert by_case[REFERENCE].seconds > 0
+    assert by_case[REFERENCE].fingerprint  # the generated code is in the cache
+    assert "unknown program" in by_case["no_such_program[default]"].error
+    assert sorted(n for n, _, _ in seen) == [1, 2]
+    again = compilation.precompile(
+        jobs[:1], grid="tiny", stack="default", ledger=ledger, processes=1
+    )
+    assert again == []
