@@ -215,3 +215,18 @@ def test_asv_results_directory(tmp_path, rng):
     assert {t.gpu for t in host} == {"h100-ci"}  # the asv machine when no GPU is given
     with pytest.raises(IconbenchError, match="no asv time_device/time_host samples on grid"):
         gt4py_timings.load(tmp_path, grid="ch1_medium", gpu="H100")
+
+
+def test_mapping_agrees_with_the_program_catalog():
+    """Mapped programs are benchmarked by the suite, with the static arguments the mapping names."""
+    from iconbench.programs.catalog import discover
+
+    specs = {spec.name: spec for spec in discover()}
+    for entry in mapping.load().timers.values():
+        for ref in entry.programs:
+            if ref.optional and ref.program not in specs:
+                continue  # utility programs (scale_k) that the suite does not time
+            assert ref.program in specs, (entry.timer, ref.program)
+            variants = [gt4py_timings.parse_variant(v.name) for v in specs[ref.program].variants]
+            for key, value in ref.static_args:
+                assert any(v.get(key) == value for v in variants), (entry.timer, key, value)

@@ -199,3 +199,32 @@ def test_too_few_samples_give_no_interval(bencher_baseline, shipped_mapping):
         bencher_baseline.timer("apply_diffusion_to_vn").t_avg_s / 2e-4
     )
     assert row.ci is None
+
+
+def test_pins_select_the_experiments_configuration(bencher_baseline, rng):
+    """The suite measures every variant; --static pins the experiment's configuration."""
+    m = mapping.load()
+    timings = [
+        timing(
+            "vertically_implicit_solver_at_predictor_step",
+            lognormal_samples(rng, 3e-4 * r),
+            at_first_substep=first,
+            rayleigh_type=r,
+        )
+        for first in (False, True)
+        for r in (1, 2)
+    ]
+    with pytest.raises(IconbenchError, match=r"several variants .* --static KEY=VALUE"):
+        speedup.compare(bencher_baseline, m, timings)
+    report = speedup.compare(bencher_baseline, m, timings, pins={"rayleigh_type": 2})
+    rows = {r.timer: r for r in report.backends[0].rows}
+    chosen = timings[1]  # at_first_substep=False, rayleigh_type=2
+    row = rows["vertically_implicit_solver_at_predictor_step"]
+    assert row.gt4py_s == pytest.approx(np.median(chosen.samples_s))
+
+
+def test_cli_static_pins(capsys):
+    from iconbench import cli
+
+    assert cli.main(["speedup", "x.json", "--baseline", "b", "--static", "oops"]) == 2
+    assert "--static 'oops': expected KEY=VALUE" in capsys.readouterr().err

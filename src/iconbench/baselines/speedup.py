@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -161,17 +162,34 @@ def check_comparable(baseline: Baseline, timings: Sequence[GT4PyTiming], force: 
     return mismatches
 
 
+def pinned(timing: GT4PyTiming, pins: Mapping[str, Any]) -> bool:
+    """Whether every static argument of ``timing`` that is pinned has the pinned value.
+
+    Pins state the experiment's configuration (``rayleigh_type=2``) once for all programs,
+    where the mapping names only the arguments that tell ICON's timers apart.
+    """
+    return all(pins.get(k, v) == v for k, v in timing.static_args)
+
+
 def _find(
-    ref: ProgramRef, backend: str, timings: Sequence[GT4PyTiming], timer: str
+    ref: ProgramRef,
+    backend: str,
+    timings: Sequence[GT4PyTiming],
+    timer: str,
+    pins: Mapping[str, Any],
 ) -> GT4PyTiming | None:
     found = [
-        t for t in timings if t.backend == backend and ref.matches(t.program, dict(t.static_args))
+        t
+        for t in timings
+        if t.backend == backend and ref.matches(t.program, dict(t.static_args)) and pinned(t, pins)
     ]
     if len(found) > 1:
-        variants = ", ".join(repr(t.variant) for t in found)
+        variants = ", ".join(repr(t.variant) for t in found[:4])
+        more = f" and {len(found) - 4} more" if len(found) > 4 else ""
         raise IconbenchError(
             f"mapping timer {timer!r}: program {ref.program!r} matches several variants in the "
-            f"results ({variants}); add static_args to that entry of the mapping"
+            f"results ({variants}{more}); pin the experiment's configuration with "
+            "--static KEY=VALUE (e.g. --static rayleigh_type=2) or add static_args to the mapping"
         )
     return found[0] if found else None
 
@@ -221,6 +239,7 @@ def _row(
     backend: str,
     timings: Sequence[GT4PyTiming],
     step_s: float,
+    pins: Mapping[str, Any],
 ) -> tuple[Row, list[tuple[ProgramRef, GT4PyTiming]]]:
     common = dict(
         timer=timer.name,
@@ -231,7 +250,7 @@ def _row(
         openacc_max_s=timer.t_max_s,
         share=timer.time_s / step_s if step_s else 0.0,
     )
-    found = [(r, _find(r, backend, timings, timer.name)) for r in entry.programs]
+    found = [(r, _find(r, backend, timings, timer.name, pins)) for r in entry.programs]
     missing = tuple(r.label for r, t in found if t is None)
     if any(t is None and not r.optional for r, t in found):
         return Row(**common, status="not measured", missing=missing), []
@@ -332,8 +351,12 @@ def compare(
     *,
     force: bool = False,
     backends: Sequence[str] | None = None,
+    pins: Mapping[str, Any] | None = None,
 ) -> Report:
-    """The full report: refuses other grids/GPUs unless ``force`` (then says so)."""
+    """The full report: refuses other grids/GPUs unless ``force`` (then says so).
+
+    ``pins`` fixes static arguments for every program (see :func:`pinned`).
+    """
     if not timings:
         raise IconbenchError("no GT4Py timings to compare; check the RESULTS input")
     forced = check_comparable(baseline, timings, force)
@@ -351,7 +374,13 @@ def compare(
             if (entry := mapping.timers.get(timer.name)) is None:
                 continue
             row, measured = _row(
-                timer, entry, baseline=baseline, backend=backend, timings=timings, step_s=step[0]
+                timer,
+                entry,
+                baseline=baseline,
+                backend=backend,
+                timings=timings,
+                step_s=step[0],
+                pins=pins or {},
             )
             rows.append(row)
             used[timer.name] = measured

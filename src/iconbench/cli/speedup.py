@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from iconbench.baselines import gt4py_timings, mapping, speedup, speedup_table, store
 from iconbench.cli.command import Command
+from iconbench.errors import IconbenchError
+
+
+def _pins(items: list[str]) -> dict[str, Any]:
+    """``["rayleigh_type=2", "lprep_adv=True"]`` -> ``{"rayleigh_type": 2, "lprep_adv": True}``."""
+    pins: dict[str, Any] = {}
+    for item in items:
+        key, sep, _ = item.partition("=")
+        if not sep or not key:
+            raise IconbenchError(f"--static {item!r}: expected KEY=VALUE, e.g. rayleigh_type=2")
+        pins |= gt4py_timings.parse_variant(item)
+    return pins
 
 
 class Speedup(Command):
@@ -19,8 +32,6 @@ class Speedup(Command):
         "--grid R04B09 --gpu A100",
         "iconbench speedup .asv/results --baseline mch-r04b09/unknown_unknown_2024-05 "
         "--backend gtfn_gpu",
-        "iconbench speedup metrics.json --baseline mch-r04b09/unknown_unknown_2024-05 "
-        "--grid tiny --gpu none --force --json",
     )
 
     @classmethod
@@ -28,7 +39,7 @@ class Speedup(Command):
         parser.add_argument(
             "results",
             type=Path,
-            help="gt4py metrics dump (GT4PY_DUMP_METRICS_AT_EXIT) or asv results file/directory",
+            help="gt4py metrics dump (GT4PY_DUMP_METRICS_AT_EXIT) or asv results directory",
         )
         parser.add_argument("--baseline", required=True, help="stored baseline name or file")
         parser.add_argument("--store", type=Path, default=None, help="baselines directory")
@@ -38,8 +49,12 @@ class Speedup(Command):
             default=mapping.DEFAULT_FILE,
             help="timer->program mapping (default: baselines/mapping/...toml)",
         )
-        parser.add_argument("--grid", help="grid of a metrics dump (it does not record it)")
-        parser.add_argument("--gpu", help="GPU of a metrics dump (it does not record it)")
+        parser.add_argument(
+            "--grid", help="grid of a metrics dump (it does not record it); selects one in asv"
+        )
+        parser.add_argument(
+            "--gpu", help="GPU of the GT4Py run (dumps do not record it; asv: machine name)"
+        )
         parser.add_argument(
             "--metric",
             choices=("auto", "compute", "total"),
@@ -52,6 +67,13 @@ class Speedup(Command):
             help="only this backend (repeatable; default: all in RESULTS)",
         )
         parser.add_argument(
+            "--static",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="pin a static argument for all programs (the experiment's configuration)",
+        )
+        parser.add_argument(
             "--force",
             action="store_true",
             help="compare across grids/GPUs anyway (the report says so)",
@@ -60,10 +82,16 @@ class Speedup(Command):
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
+        pins = _pins(args.static)
         baseline = store.load(args.store or store.default_root(), args.baseline)
         timings = gt4py_timings.load(args.results, grid=args.grid, gpu=args.gpu, metric=args.metric)
         report = speedup.compare(
-            baseline, mapping.load(args.mapping), timings, force=args.force, backends=args.backend
+            baseline,
+            mapping.load(args.mapping),
+            timings,
+            force=args.force,
+            backends=args.backend,
+            pins=pins,
         )
         print(speedup_table.to_json(report) if args.json else speedup_table.render(report))
         return 0
