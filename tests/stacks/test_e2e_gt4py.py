@@ -171,7 +171,9 @@ def test_unchanged_gt4py_commit_is_not_reported(gt4py_repo, tmp_path_factory, tm
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     (change,) = report["changes"]
     assert change["verdict"] == "unchanged"
-    assert 0.7 < change["ratio"] < 1.4
+    # asv's statistics decide "unchanged"; on 2 shared cores single ratios wander, but
+    # never to the ~9x of the slow branch
+    assert 0.3 < change["ratio"] < 2
     # the gt4py build cache is keyed by commit: main (twice), slow and same -> three keys
     keys = sorted(p.name for p in (work / "cache" / "gt4py").iterdir())
     assert len(keys) == 3, keys

@@ -41,6 +41,11 @@ class Continuous(Command):
         parser.add_argument("--backend", help="gt4py backend the suite uses (ICONBENCH_BACKEND)")
         parser.add_argument("--grid", help="grid preset the suite uses (ICONBENCH_GRID), e.g. tiny")
         parser.add_argument(
+            "--stack",
+            metavar="NAME",
+            help="take the other two components from this stored stack (default: the lock)",
+        )
+        parser.add_argument(
             "--programs", metavar="REGEX", help="only these programs (ICONBENCH_PROGRAMS)"
         )
         parser.add_argument(
@@ -91,6 +96,7 @@ class Continuous(Command):
                 backend=args.backend,
                 grid=args.grid,
                 programs=args.programs,
+                stack=args.stack,
                 existing=args.existing,
                 quick=args.quick,
                 factor=args.factor,

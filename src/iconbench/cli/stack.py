@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from iconbench.cli.command import Command
-from iconbench.stacks import identity, lockpins, resolve
+from iconbench.stacks import identity, lockpins, resolve, stored
 from iconbench.stacks.spec import Stack
 
 
@@ -19,6 +20,8 @@ class StackCommand(Command):
         "iconbench stack show",
         "iconbench stack resolve gt4py=../gt4py@my-branch",
         "iconbench stack resolve gt4py=https://github.com/GridTools/gt4py.git@main dace==2.0.0b1",
+        "iconbench stack resolve dace=../dace@fix-maps --save dace-fix-maps   # store, by name",
+        "iconbench stack show dace-fix-maps",
     )
 
     @classmethod
@@ -26,18 +29,24 @@ class StackCommand(Command):
         parser.add_argument(
             "action",
             choices=("show", "resolve"),
-            help="show: this environment; resolve: the given refs",
+            help="show: this environment (or the stored stack NAME); resolve: the given refs",
         )
         parser.add_argument(
             "refs",
             nargs="*",
             metavar="COMPONENT",
-            help="NAME, NAME==VERSION or NAME=REPO@REF; others: the lock's pins",
+            help="resolve: NAME, NAME==VERSION or NAME=REPO@REF (others: the lock's pins); "
+            "show: the name of a stored stack",
+        )
+        parser.add_argument(
+            "--save", metavar="NAME", help="resolve: store the resolved stack under NAME"
         )
         parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
+        if args.action == "show" and args.refs:
+            return cls._print(stored.load(args.refs[0]), args.json)
         if args.action == "show":
             stack = identity.environment_stack()
             data = {
@@ -59,7 +68,14 @@ class StackCommand(Command):
                 print(f"{'pins':<10} {line}")
             return 0
         resolved = resolve.resolve(Stack.parse(args.refs))
-        if args.json:
+        if args.save:
+            path = stored.save(args.save, resolved)
+            print(f"stored as {args.save!r}: {path}", file=sys.stderr)
+        return cls._print(resolved, args.json)
+
+    @staticmethod
+    def _print(resolved: list[resolve.ResolvedComponent], as_json: bool) -> int:
+        if as_json:
             print(json.dumps([r.as_dict() for r in resolved], indent=2))
             return 0
         for r in resolved:

@@ -93,6 +93,7 @@ def write_for_checkout(
     repo: pathlib.Path,
     asv_root: pathlib.Path = ASV_ROOT,
     benchmark_dir: pathlib.Path | None = None,
+    pins: dict[str, list[str]] | None = None,
 ) -> pathlib.Path:
     """Write a config for a local checkout under ``asv_root/configs`` and return its path.
 
@@ -105,6 +106,9 @@ def write_for_checkout(
     conf["html_dir"] = str(asv_root / "html")
     if benchmark_dir is not None:
         conf["benchmark_dir"] = str(benchmark_dir.resolve())
+    if pins:
+        # the other components from a stored stack instead of the lock (see stacks.stored)
+        conf["iconbench_pins"] = {k: v for k, v in pins.items() if k != component}
     digest = hashlib.sha256(dumps(conf).encode()).hexdigest()[:8]
     return write_atomically(
         asv_root / "configs" / f"{component or 'iconbench'}-{digest}.json", dumps(conf)

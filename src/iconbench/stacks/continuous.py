@@ -20,7 +20,7 @@ import tomllib
 from typing import Any
 
 from iconbench.errors import IconbenchError
-from iconbench.stacks import asvconf, provenance, resolve
+from iconbench.stacks import asvconf, provenance, resolve, stored
 from iconbench.stacks.spec import COMPONENTS
 from iconbench.stacks.uvtool import uv_executable
 
@@ -218,6 +218,7 @@ class Options:
     backend: str | None = None
     grid: str | None = None
     programs: str | None = None
+    stack: str | None = None  # a stored stack for the other components (default: the lock)
     existing: bool = False
     quick: bool = False
     factor: float = 1.1
@@ -232,8 +233,9 @@ def run(options: Options, echo: bool = True) -> Report:
     label = component or "iconbench"
     base = resolve.commit_of(label, str(options.repo), options.base)
     head = resolve.commit_of(label, str(options.repo), options.head)
+    pins = stored.pins(options.stack) if options.stack else None
     config = asvconf.write_for_checkout(
-        component, options.repo, options.asv_root, options.benchmark_dir
+        component, options.repo, options.asv_root, options.benchmark_dir, pins
     )
     asv = [sys.executable, "-m", "asv"]
     machine = machine_name(asv, config)
@@ -261,8 +263,8 @@ def run(options: Options, echo: bool = True) -> Report:
                 head,
             ]
         ]
-        stored = (options.asv_root / "results" / machine).glob(f"{base[:8]}-existing*.json")
-        if base != head and not list(stored):
+        base_results = (options.asv_root / "results" / machine).glob(f"{base[:8]}-existing*.json")
+        if base != head and not list(base_results):
             raise IconbenchError(
                 f"{label}: no stored results of base {options.base} ({base[:12]}) for the "
                 f"current environment; check out {options.base}, install it and run "

@@ -40,7 +40,8 @@ class IconbenchUv(environment.Environment):
         self._requirements = requirements
         self._tagged_env_vars = tagged_env_vars
         self._component = getattr(conf, "iconbench_component", None)
-        self._locked = lockpins.locked_requirements(exclude=self._component)
+        pins = getattr(conf, "iconbench_pins", None)
+        self._locked = lockpins.locked_requirements(exclude=self._component, pins=pins)
         self._pins_digest = hashlib.sha256(self._locked.encode()).hexdigest()[:8]
         super().__init__(conf, python, requirements, tagged_env_vars)
         # asv adds the build backend of the project in the cwd (iconbench's hatchling) and

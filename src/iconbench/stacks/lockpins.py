@@ -62,15 +62,22 @@ def icon4py_requirements() -> list[str]:
     return found
 
 
-def locked_requirements(exclude: str | None = None, lock_file: pathlib.Path = LOCK_FILE) -> str:
+def locked_requirements(
+    exclude: str | None = None,
+    lock_file: pathlib.Path = LOCK_FILE,
+    pins: dict[str, list[str]] | None = None,
+) -> str:
     """The lock as a requirements file (``uv export``), without component ``exclude``.
 
     The component under test is left out so that asv installs it from the commit instead.
-    ``uv`` itself is left out: it is the tool, not part of the stack.
+    ``uv`` itself is left out: it is the tool, not part of the stack. ``pins`` replaces the
+    lock's lines of other components (a stored stack: another release or a git commit).
     """
+    pins = {name: lines for name, lines in (pins or {}).items() if name != exclude}
     from iconbench.stacks.uvtool import uv_executable
 
     leave_out = ["uv", *(component(exclude).distributions if exclude else ())]
+    leave_out += [dist for name in pins for dist in component(name).distributions]
     command = [
         uv_executable(),
         "export",
@@ -87,4 +94,5 @@ def locked_requirements(exclude: str | None = None, lock_file: pathlib.Path = LO
     out = subprocess.run(command, capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise IconbenchError(f"uv export of {lock_file} failed: {out.stderr.strip()}")
-    return out.stdout
+    extra = [line for name in sorted(pins) for line in pins[name]]
+    return out.stdout + "".join(f"{line}\n" for line in extra)

@@ -15,7 +15,7 @@ from typing import Any
 
 from iconbench.errors import IconbenchError
 from iconbench.stacks import lockpins
-from iconbench.stacks.spec import ComponentRef, Stack
+from iconbench.stacks.spec import COMPONENTS, ComponentRef, Stack
 
 #: Seconds to wait for a remote repository before calling it unreachable.
 REMOTE_TIMEOUT_S = 60
@@ -36,6 +36,23 @@ class ResolvedComponent:
     def identity(self) -> str:
         """What makes two builds of this component the same: the commit, else the version."""
         return f"git:{self.commit}" if self.commit else f"release:{self.version}"
+
+    def requirements(self) -> list[str]:
+        """Requirement lines that install exactly this (uv installs ``git+`` URLs itself).
+
+        >>> ResolvedComponent("dace", "release", version="2.0.0b1").requirements()
+        ['dace==2.0.0b1']
+        >>> ResolvedComponent("gt4py", "git", repo="/src/gt4py", commit="ab12").requirements()
+        ['gt4py @ git+file:///src/gt4py@ab12']
+        """
+        comp = COMPONENTS[self.component]
+        if self.commit is None:
+            return [f"{dist}=={self.version}" for dist in comp.distributions]
+        url = f"file://{self.repo}" if self.repo and self.repo.startswith("/") else self.repo
+        return [
+            f"{dist} @ git+{url}@{self.commit}" + ("" if sub == "." else f"#subdirectory={sub}")
+            for dist, sub in zip(comp.distributions, comp.subdirs, strict=True)
+        ]
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
