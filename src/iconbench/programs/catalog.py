@@ -204,19 +204,20 @@ def _analyse(program: Any) -> _Analysis:
         domain = kwargs.pop("domain", None)
         for arg in [*getattr(stmt, "args", []), *kwargs.values()]:
             reads.update(_referenced(arg))
-        call_bounds: list[DomainBound] = []
-        for entry in _domain_dicts(domain):
-            for key, value in zip(entry.keys_, entry.values_, strict=True):
-                if type(value).__name__ == "TupleExpr":
-                    start, end = value.elts
-                    bound = DomainBound(key.type.dim.value, _past_text(start), _past_text(end))
-                    call_bounds.append(bound)
-                    bounds.setdefault((bound.dim, bound.start, bound.end), bound)
+        out = stmt.kwargs.get("out")
+        per_output = _per_output_domains(out, domain)
+        for name, domain_dicts in per_output.items():
+            call_bounds: list[DomainBound] = []
+            for entry in domain_dicts:
+                for key, value in zip(entry.keys_, entry.values_, strict=True):
+                    if type(value).__name__ == "TupleExpr":
+                        start, end = value.elts
+                        bound = DomainBound(key.type.dim.value, _past_text(start), _past_text(end))
+                        call_bounds.append(bound)
+                        bounds.setdefault((bound.dim, bound.start, bound.end), bound)
+            sliced = _subscript_bounds(out).get(name, ()) if out is not None else ()
+            output_domains.setdefault(name, []).append(sliced + tuple(call_bounds))
         outputs.extend(written)
-        sliced = _subscript_bounds(stmt.kwargs["out"]) if "out" in stmt.kwargs else {}
-        for name in written:
-            domain_of_call = sliced.get(name, ()) + tuple(call_bounds)
-            output_domains.setdefault(name, []).append(domain_of_call)
     return _Analysis(
         tuple(dict.fromkeys(outputs)),
         frozenset(reads),
@@ -257,6 +258,23 @@ def _referenced(node: Any) -> set[str]:
             if hasattr(child, "location"):
                 found |= _referenced(child)
     return found
+
+
+def _per_output_domains(out: Any, domain: Any) -> dict[str, list[Any]]:
+    """The ``domain=`` dictionaries that apply to each output of one call.
+
+    ``out=(a, b)`` with ``domain=(da, db)`` pairs them; one dictionary applies to all.
+    """
+    if out is None:
+        return {}
+    elements = out.elts if type(out).__name__ == "TupleExpr" else [out]
+    if type(domain).__name__ == "TupleExpr" and len(domain.elts) == len(elements):
+        return {
+            name: _domain_dicts(d)
+            for element, d in zip(elements, domain.elts, strict=True)
+            for name in _past_names(element)
+        }
+    return {name: _domain_dicts(domain) for name in _past_names(out)}
 
 
 def _domain_dicts(domain: Any) -> list[Any]:

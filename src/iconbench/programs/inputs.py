@@ -118,13 +118,14 @@ class Sizes:
     num_levels: int
     local: dict[str, int]
 
-    def shape(self, param: Param) -> tuple[int, ...]:
+    def shape(self, param: Param, *, full_levels: bool = False) -> tuple[int, ...]:
+        """The allocation shape: ``nlev + 1`` levels (``nlev`` with ``full_levels``)."""
         shape = []
         for dim in param.dims:
             if dim in self.horizontal:
                 shape.append(self.horizontal[dim])
             elif dim == "K":
-                shape.append(self.num_levels + 1)
+                shape.append(self.num_levels + (0 if full_levels else 1))
             elif dim in self.local:
                 shape.append(self.local[dim])
             else:
@@ -204,11 +205,12 @@ def build(
         if param.name in variant.static_args:
             continue
         if param.is_field:
-            shape = sizes.shape(param)
+            full = param.name in overrides.FULL_LEVEL_FIELDS.get(spec.name, ())
+            shape = sizes.shape(param, full_levels=full)
             values, source = field_values(spec, param, shape, context, seed)
-            if poison_outputs and param.name in spec.outputs and param.name not in in_out:
-                if np.issubdtype(values.dtype, np.floating):
-                    values = np.full(shape, np.nan, dtype=values.dtype)
+            pure_output = param.name in spec.outputs and param.name not in in_out
+            if poison_outputs and pure_output and np.issubdtype(values.dtype, np.floating):
+                values = np.full(shape, np.nan, dtype=values.dtype)
             kwargs[param.name] = _allocate(values, param, allocator)
             provenance[param.name] = source
             times = 2 if param.name in in_out else 1

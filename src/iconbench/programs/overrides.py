@@ -489,7 +489,7 @@ SCALARS: dict[str, tuple[Callable[[Context], Any], str]] = {
 
 
 def scalar_values(spec: Any, context: Context) -> tuple[dict[str, tuple[Any, str]], bool]:
-    """``{scalar: (value, source)}`` of every scalar of ``spec``; and whether a call site covers it."""
+    """``{scalar: (value, source)}`` of each scalar of ``spec``; whether a call site covers it."""
     import gt4py.next as gtx
 
     site = CALL_SITES.get(spec.name)
@@ -611,6 +611,19 @@ FIELDS: dict[str, FieldRule] = {
     ),
     "tangent_orientation": FieldRule(
         _geometry("edge_orientation", (-1.0, 1.0)), "grid geometry edge_orientation"
+    ),
+}
+
+#: Fields with ``nlev`` levels instead of ``nlev + 1``, for programs without a vertical
+#: ``domain=`` (they compute the whole field, so its size is the range): as the granule
+#: allocates them.
+FULL_LEVEL_FIELDS: dict[str, tuple[str, ...]] = {
+    # diffusion.py _allocate_local_fields: zero_field(grid, dims.KDim) (nlev levels); the
+    # program reads physical_heights (nlev + 1 interfaces) at k and k + 1.
+    "init_diffusion_local_fields_for_regular_timestep": (
+        "diff_multfac_vn",
+        "smag_limit",
+        "enh_smag_fac",
     ),
 }
 

@@ -1,0 +1,89 @@
+"""``iconbench verify``: every program and variant on a backend against the embedded backend."""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+
+from iconbench.cli.command import Command
+
+
+class Verify(Command):
+    """Compare each program's outputs on the given backends with the reference; write a table."""
+
+    name = "verify"
+    summary = "check each backend computes what the embedded backend computes (exit 1 on mismatch)"
+    examples = (
+        "iconbench verify --backend gtfn_cpu --grid tiny --program compute_tangential_wind",
+        "iconbench verify --backend gtfn_cpu --backend dace_cpu --grid tiny_lam "
+        "--out docs/verification/cpu.md",
+        "iconbench verify --backend gtfn_gpu --backend dace_gpu --grid tiny_lam --jobs 8 "
+        "--out docs/verification/gpu.md",
+    )
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--backend",
+            action="append",
+            required=True,
+            help="backend to verify (repeatable): embedded, gtfn_cpu, dace_gpu, dace_gpu_noauto…",
+        )
+        parser.add_argument("--grid", default="tiny", help="grid preset (default: tiny)")
+        parser.add_argument("--program", metavar="REGEX", help="only cases matching REGEX")
+        parser.add_argument("--out", type=pathlib.Path, help="write FILE.md and FILE.json")
+        parser.add_argument(
+            "--jobs",
+            type=int,
+            default=0,
+            help="precompile in N processes first (0: no precompile; compile on first call)",
+        )
+        parser.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
+
+    @classmethod
+    def run(cls, args: argparse.Namespace) -> int:
+        from iconbench import buildcache
+
+        buildcache.configure()
+        from iconbench import verification
+
+        compiled = [b for b in args.backend if b != "embedded"]
+        references = [r for r in ("gtfn_cpu",) if r not in compiled]
+        if args.jobs and compiled:
+            _precompile(args, [*compiled, *references], verification)
+        report = verification.verify(
+            args.backend,
+            args.grid,
+            pattern=args.program,
+            seed=args.seed,
+            progress=verification.print_progress,
+        )
+        for line in verification.summary_lines(report):
+            print(line)
+        for result in report.results:
+            if result.status != "pass":
+                print(f"{result.status:<12} {result.backend:<9} {result.case}: {result.detail}")
+        if args.out:
+            markdown, data = report.write(args.out)
+            print(f"wrote {markdown} and {data}", file=sys.stderr)
+        return 0 if report.ok else 1
+
+
+def _precompile(args: argparse.Namespace, backends: list[str], verification: object) -> None:
+    """Compile every selected case for ``backends`` in a process pool (persistent cache)."""
+    from iconbench import buildcache
+    from iconbench.stacks.identity import stack_key
+    from iconbench.timing import compilation
+
+    stack = stack_key()
+    cases = verification.cases_for_precompile(args.program)  # type: ignore[attr-defined]
+    ledger = compilation.CompileLedger(buildcache.cache_root() / "compile-ledger.jsonl")
+    compilation.precompile(
+        compilation.jobs_for(cases, backends),
+        grid=args.grid,
+        stack=stack,
+        ledger=ledger,
+        processes=args.jobs,
+        progress=compilation.print_progress,
+    )

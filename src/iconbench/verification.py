@@ -1,0 +1,446 @@
+"""Each backend computes what the embedded backend computes, before any time is reported.
+
+For every program and static variant, the same inputs (fixed seed, :mod:`iconbench.programs.
+inputs`) are run on the backend under test and on a reference, and every output is compared
+with a dtype-appropriate tolerance. The reference is the embedded backend (plain Python, the
+definition of the program's meaning); where embedded cannot run a program (gt4py 1.2's
+embedded ``concat_where`` limits, the same programs upstream marks ``uses_concat_where``) the
+reference is ``gtfn_cpu``, then ``dace_cpu``, and the table says so. Outputs that are not also
+inputs start as NaN, so an element a backend forgets to write is a mismatch, not a pass.
+
+A program that cannot run on a backend is a row with ``status = error`` and the error, never a
+silent skip.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import os
+import pathlib
+import re
+import time
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from iconbench.errors import IconbenchError
+
+#: (rtol, atol) per dtype: float64 allows reassociated sums over neighbours and levels.
+TOLERANCES: dict[str, tuple[float, float]] = {
+    "float64": (1e-9, 1e-12),
+    "float32": (1e-4, 1e-6),
+}
+
+#: Errors by which the embedded backend says it cannot run a program (not a wrong result).
+EMBEDDED_LIMITATIONS: tuple[tuple[str, str], ...] = (
+    ("NotImplementedError", "concat_where"),
+    ("ValueError", "open 'UnitRange'"),
+)
+
+#: References in order of preference.
+REFERENCES: tuple[str, ...] = ("embedded", "gtfn_cpu", "dace_cpu")
+
+STATUSES: tuple[str, ...] = ("pass", "fail", "error", "no-reference")
+
+
+@dataclasses.dataclass
+class CaseResult:
+    """The verdict for one case on one backend."""
+
+    case: str
+    backend: str
+    reference: str
+    status: str
+    #: Largest ``|actual - expected| / (atol + rtol * |expected|)`` over all outputs (<= 1 passes).
+    worst_ratio: float | None = None
+    worst_output: str | None = None
+    detail: str = ""
+    reference_note: str = ""
+    seconds: float = 0.0
+
+
+def is_embedded_limitation(error: BaseException) -> bool:
+    """Whether ``error`` is embedded gt4py declining a program (not a wrong program).
+
+    >>> is_embedded_limitation(ValueError("Cannot compute length of open 'UnitRange'."))
+    True
+    >>> is_embedded_limitation(ValueError("x"))
+    False
+    """
+    text = str(error)
+    return any(type(error).__name__ == kind and part in text for kind, part in EMBEDDED_LIMITATIONS)
+
+
+def one_line(error: BaseException) -> str:
+    """The last line of an exception, shortened for a table cell."""
+    text = "".join(traceback.format_exception_only(error)).strip().splitlines()[-1]
+    return text[:300]
+
+
+def host(array: Any) -> np.ndarray:
+    """A numpy copy of a numpy or cupy array."""
+    if hasattr(array, "get"):
+        return array.get()
+    return np.array(array, copy=True)
+
+
+def run_case(
+    spec: Any, variant: Any, generated_grid: Any, backend: str, *, seed: int = 0
+) -> dict[str, np.ndarray]:
+    """Run one case on ``backend``; host copies of its outputs (NaN where not written)."""
+    from iconbench.programs import backends, inputs
+
+    call = inputs.build(
+        spec, variant, generated_grid, backend=backend, seed=seed, poison_outputs=True
+    )
+    program = spec.program.with_backend(backends.resolve(backend))
+    call(program)
+    if backends.is_gpu(backend):
+        import cupy
+
+        cupy.cuda.runtime.deviceSynchronize()
+    return {name: host(call.kwargs[name].ndarray) for name in call.outputs}
+
+
+def compare(
+    expected: dict[str, np.ndarray], actual: dict[str, np.ndarray]
+) -> tuple[bool, float, str | None, str]:
+    """(all close, worst ratio, worst output, detail) of ``actual`` against ``expected``.
+
+    >>> a = {"x": np.array([1.0, np.nan])}
+    >>> compare(a, {"x": np.array([1.0 + 1e-13, np.nan])})[0]
+    True
+    >>> ok, ratio, name, detail = compare(a, {"x": np.array([1.1, np.nan])})
+    >>> ok, name, detail
+    (False, 'x', 'x: 1 of 2 differ')
+    """
+    worst, worst_name, details = 0.0, None, []
+    for name, want in expected.items():
+        got = actual[name]
+        if want.shape != got.shape:
+            details.append(f"{name}: shape {got.shape} != {want.shape}")
+            worst, worst_name = float("inf"), name
+            continue
+        if want.dtype.kind in "biu":
+            bad = int(np.count_nonzero(want != got))
+            ratio = float("inf") if bad else 0.0
+        else:
+            rtol, atol = TOLERANCES.get(want.dtype.name, TOLERANCES["float64"])
+            both_nan = np.isnan(want) & np.isnan(got)
+            with np.errstate(invalid="ignore"):
+                scaled = np.abs(got - want) / (atol + rtol * np.abs(want))
+            scaled = np.where(both_nan, 0.0, np.nan_to_num(scaled, nan=np.inf))
+            ratio = float(scaled.max()) if scaled.size else 0.0
+            bad = int(np.count_nonzero(scaled > 1.0))
+        if bad:
+            details.append(f"{name}: {bad} of {want.size} differ")
+        if ratio > worst or worst_name is None:
+            worst, worst_name = ratio, name
+    return not details, worst, worst_name, "; ".join(details)
+
+
+def written_problems(spec: Any, call: Any) -> list[str]:
+    """Outputs not finite, or not written, in the domain their program writes (empty: fine).
+
+    ``call`` must come from ``build(..., poison_outputs=True)`` and have been run: outputs
+    that are not read start as NaN, so a non-finite element in the domain is either not
+    written or computed as NaN/Inf. In-out outputs must change somewhere in their domain.
+    """
+    from iconbench.programs import inputs
+
+    problems = []
+    arguments = call.arguments()
+    for name in call.outputs:
+        array = host(call.kwargs[name].ndarray)
+        initial = call._initial.get(name)
+        changed = False
+        for domain in spec.output_domains.get(name, ((),)):
+            region = inputs.written_region(domain, spec.param[name].dims, arguments)
+            if region is None:
+                continue
+            part = array[region]
+            if part.size == 0:
+                continue
+            if part.dtype.kind == "f" and not np.all(np.isfinite(part)):
+                count = int(np.count_nonzero(~np.isfinite(part)))
+                problems.append(f"{name}: {count} of {part.size} not finite in {region}")
+            if initial is not None and not np.array_equal(
+                part, host(initial)[region], equal_nan=part.dtype.kind == "f"
+            ):
+                changed = True
+        if name in call.in_out and not changed and _domain_size(spec, call, name) > 0:
+            problems.append(f"{name}: left at its initial value in its whole domain")
+    return problems
+
+
+def _domain_size(spec: Any, call: Any, name: str) -> int:
+    from iconbench.programs import inputs
+
+    total = 0
+    array = call.kwargs[name].ndarray
+    for domain in spec.output_domains.get(name, ((),)):
+        region = inputs.written_region(domain, spec.param[name].dims, call.arguments())
+        if region is not None:
+            total += int(np.empty(array.shape, dtype=bool)[region].size)
+    return total
+
+
+def reference_outputs(
+    spec: Any, variant: Any, host_grid: Any, backend: str, *, seed: int = 0
+) -> tuple[str, dict[str, np.ndarray] | None, str]:
+    """(reference name, its outputs or None, note) for a case verified on ``backend``."""
+    notes = []
+    for reference in REFERENCES:
+        if reference == backend:
+            continue
+        try:
+            outputs = run_case(spec, variant, host_grid, reference, seed=seed)
+        except Exception as error:
+            kind = "limitation" if is_embedded_limitation(error) else "error"
+            notes.append(f"{reference} cannot run it ({kind}): {one_line(error)}")
+            continue
+        return reference, outputs, "; ".join(notes)
+    return "none", None, "; ".join(notes)
+
+
+def verify_case(
+    spec: Any,
+    variant: Any,
+    backend: str,
+    *,
+    host_grid: Any,
+    device_grid: Any | None = None,
+    seed: int = 0,
+) -> CaseResult:
+    """Verify one case on ``backend`` (``device_grid``: the grid with the backend's allocator)."""
+    case = spec.case_id(variant)
+    start = time.perf_counter()
+    reference, expected, note = reference_outputs(spec, variant, host_grid, backend, seed=seed)
+    if expected is None:
+        return CaseResult(case, backend, reference, "no-reference", detail=note)
+    try:
+        actual = run_case(spec, variant, device_grid or host_grid, backend, seed=seed)
+    except Exception as error:
+        return CaseResult(
+            case,
+            backend,
+            reference,
+            "error",
+            detail=one_line(error),
+            reference_note=note,
+            seconds=time.perf_counter() - start,
+        )
+    ok, ratio, worst, detail = compare(expected, actual)
+    return CaseResult(
+        case,
+        backend,
+        reference,
+        "pass" if ok else "fail",
+        worst_ratio=ratio,
+        worst_output=worst,
+        detail=detail,
+        reference_note=note,
+        seconds=time.perf_counter() - start,
+    )
+
+
+@dataclasses.dataclass
+class Report:
+    """A verification table: results plus what was run where."""
+
+    grid: str
+    backends: list[str]
+    results: list[CaseResult]
+    provenance: dict[str, Any]
+    programs: int
+    created: str = dataclasses.field(
+        default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    )
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Per backend: cases, and each status's count."""
+        table: dict[str, dict[str, int]] = {}
+        for result in self.results:
+            row = table.setdefault(result.backend, {"cases": 0, **dict.fromkeys(STATUSES, 0)})
+            row["cases"] += 1
+            row[result.status] += 1
+        return table
+
+    @property
+    def ok(self) -> bool:
+        return all(r.status == "pass" for r in self.results)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "grid": self.grid,
+                "backends": self.backends,
+                "created": self.created,
+                "programs": self.programs,
+                "counts": self.counts(),
+                "provenance": self.provenance,
+                "results": [dataclasses.asdict(r) for r in self.results],
+            },
+            indent=1,
+            default=str,
+        )
+
+    def to_markdown(self) -> str:
+        lines = [
+            f"# Verification on grid `{self.grid}` ({self.created})",
+            "",
+            f"Programs: {self.programs}; cases (program x static variant): "
+            f"{len({r.case for r in self.results})}.",
+            "",
+            "| backend | cases | pass | fail | error | no-reference |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for backend, row in self.counts().items():
+            lines.append(
+                f"| {backend} | {row['cases']} | {row['pass']} | {row['fail']} | "
+                f"{row['error']} | {row['no-reference']} |"
+            )
+        lines += ["", "## Stack", ""]
+        for key, value in self.provenance.items():
+            lines.append(f"- {key}: {value}")
+        not_embedded = sorted({r.case for r in self.results if r.reference != "embedded"})
+        if not_embedded:
+            lines += [
+                "",
+                "## Cases verified against a compiled reference (embedded cannot run them)",
+                "",
+            ]
+            lines += [f"- `{c}`" for c in not_embedded]
+        lines += [
+            "",
+            "## Results",
+            "",
+            "| case | backend | reference | status | worst err/tol | detail |",
+            "| --- | --- | --- | --- | ---: | --- |",
+        ]
+        for r in self.results:
+            ratio = "" if r.worst_ratio is None else f"{r.worst_ratio:.2g}"
+            detail = (r.detail or "").replace("|", "\\|")
+            lines.append(
+                f"| `{r.case}` | {r.backend} | {r.reference} | {r.status} | {ratio} | {detail} |"
+            )
+        return "\n".join(lines) + "\n"
+
+    def write(self, path: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
+        """Write ``path`` (markdown) and ``path`` with ``.json`` beside it, atomically."""
+        path = pathlib.Path(path)
+        markdown = path if path.suffix == ".md" else path.with_suffix(".md")
+        data = markdown.with_suffix(".json")
+        for target, text in ((markdown, self.to_markdown()), (data, self.to_json())):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            temporary.write_text(text)
+            os.replace(temporary, target)
+        return markdown, data
+
+
+def select(pattern: str | None) -> list[tuple[Any, Any]]:
+    """(spec, variant) of every case whose id matches ``pattern`` (regex search)."""
+    from iconbench.programs import catalog
+
+    specs = catalog.discover()
+    chosen = [
+        (spec, variant)
+        for spec in specs
+        for variant in spec.variants
+        if not pattern or re.search(pattern, spec.case_id(variant))
+    ]
+    if not chosen:
+        raise IconbenchError(
+            f"no program matches {pattern!r}; run 'iconbench programs' to list them"
+        )
+    return chosen
+
+
+def stack_provenance() -> dict[str, Any]:
+    """GPU, driver and package versions for the table (``iconbench.provenance.collect``)."""
+    from iconbench import provenance
+
+    info = provenance.collect()
+    stack: dict[str, Any] = {"python": info.python, "platform": info.platform}
+    stack.update(info.packages)
+    if info.gpu is not None:
+        stack["gpu"] = f"{info.gpu.name} ({info.gpu.memory_gib} GiB)"
+        stack["cuda runtime / driver"] = f"{info.gpu.cuda_runtime} / {info.gpu.cuda_driver}"
+        stack["nvidia driver"] = provenance.nvidia_driver_version() or "unknown"
+    else:
+        stack["gpu"] = "none"
+    return stack
+
+
+def verify(
+    backends_: Sequence[str],
+    grid: str,
+    *,
+    pattern: str | None = None,
+    seed: int = 0,
+    progress: Callable[[int, int, CaseResult], None] | None = None,
+) -> Report:
+    """Verify every case matching ``pattern`` on each backend of ``backends_`` on ``grid``."""
+    from iconbench import grids
+    from iconbench.programs import backends
+
+    for name in backends_:
+        usable, why = backends.available(name)
+        if not usable:
+            raise IconbenchError(f"backend {name!r} cannot run here: {why}")
+    cases = select(pattern)
+    host_grid = grids.generate(grid)
+    results: list[CaseResult] = []
+    total = len(cases) * len(backends_)
+    for name in backends_:
+        device_grid = (
+            grids.generate(grid, allocator=backends.allocator(name))
+            if backends.is_gpu(name)
+            else host_grid
+        )
+        for spec, variant in cases:
+            result = verify_case(
+                spec, variant, name, host_grid=host_grid, device_grid=device_grid, seed=seed
+            )
+            results.append(result)
+            if progress:
+                progress(len(results), total, result)
+    return Report(
+        grid,
+        list(backends_),
+        results,
+        stack_provenance(),
+        programs=len({spec.name for spec, _ in cases}),
+    )
+
+
+def print_progress(number: int, total: int, result: CaseResult) -> None:
+    """One line per verified case on stderr."""
+    import sys
+
+    print(
+        f"[{number:>4}/{total}] {result.backend:<9} {result.status:<12} {result.case}"
+        + (f"  ({result.detail[:120]})" if result.status != "pass" and result.detail else ""),
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def cases_for_precompile(pattern: str | None) -> list[str]:
+    """Case ids to compile before verifying (the same selection as :func:`select`)."""
+    return [spec.case_id(variant) for spec, variant in select(pattern)]
+
+
+def summary_lines(report: Report) -> Iterable[str]:
+    """The counts table as plain text lines (for the terminal)."""
+    yield f"{'backend':<18} {'cases':>6} {'pass':>6} {'fail':>6} {'error':>6} {'no-ref':>6}"
+    for backend, row in report.counts().items():
+        yield (
+            f"{backend:<18} {row['cases']:>6} {row['pass']:>6} {row['fail']:>6} "
+            f"{row['error']:>6} {row['no-reference']:>6}"
+        )
