@@ -55,7 +55,9 @@ class Row:
 
     timer: str
     programs: tuple[str, ...]
+    #: OpenACC calls in the run, and per timestep (the weight of the timer in the estimate).
     calls: int
+    calls_per_step: float
     openacc_s: float
     openacc_min_s: float
     openacc_max_s: float
@@ -157,7 +159,8 @@ def check_comparable(baseline: Baseline, timings: Sequence[GT4PyTiming], force: 
     if mismatches and not force:
         raise IconbenchError(
             f"{'; '.join(mismatches)}; speed-ups across grids or GPUs are meaningless - "
-            "measure on the baseline's grid and GPU, or pass --force to compare anyway"
+            "measure on the baseline's grid and GPU (select it with --grid/--gpu), "
+            "or pass --force to compare anyway"
         )
     return mismatches
 
@@ -245,6 +248,7 @@ def _row(
         timer=timer.name,
         programs=tuple(r.label for r in entry.programs),
         calls=timer.calls,
+        calls_per_step=timer.calls / baseline.timesteps,
         openacc_s=timer.t_avg_s,
         openacc_min_s=timer.t_min_s,
         openacc_max_s=timer.t_max_s,

@@ -23,7 +23,7 @@ def _ci(ci: tuple[float, float] | None) -> str:
 def _backend(report: BackendReport) -> list[str]:
     lines = [f"backend {report.backend}"]
     header = (
-        f"  {'ICON timer':<48} {'share':>6} {'calls':>6} {'OpenACC ms':>11} "
+        f"  {'ICON timer':<48} {'share':>6} {'calls':>6} {'/step':>6} {'OpenACC ms':>11} "
         f"{'GT4Py ms':>10} {'speed-up':>9} {'95% CI':>18} {'OpenACC min..max':>17}  status"
     )
     lines += [header, "  " + "-" * (len(header) - 2)]
@@ -35,7 +35,8 @@ def _backend(report: BackendReport) -> list[str]:
         )
         status = row.status + (f" (missing: {', '.join(row.missing)})" if row.missing else "")
         lines.append(
-            f"  {row.timer:<48} {row.share:>6.1%} {row.calls:>6} {_ms(row.openacc_s):>11} "
+            f"  {row.timer:<48} {row.share:>6.1%} {row.calls:>6} {row.calls_per_step:>6.3g} "
+            f"{_ms(row.openacc_s):>11} "
             f"{_ms(row.gt4py_s):>10} {_x(row.speedup):>9} {_ci(row.ci):>18} {spread:>17}  "
             f"{status}"
         )
@@ -59,7 +60,8 @@ def _backend(report: BackendReport) -> list[str]:
         lines.append(
             f"  granule {g.timer}: measured directly by '{g.benchmark}' {_ms(g.direct_s)} ms -> "
             f"{g.direct_speedup:.3g}x {_ci(g.direct_ci)}; sum of programs {_ms(g.programs_s)} ms;"
-            f" difference (Python overhead) {_ms(g.overhead_s)} ms per call"
+            f" difference (Python overhead) {_ms(g.overhead_s)} ms per call; direct vs goal "
+            f"{GOAL}x: distance {g.direct_speedup - GOAL:+.3g}x"
         )
     return lines
 
