@@ -383,15 +383,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--programs", default="", help="regex on case ids")
     parser.add_argument("--shard", default="", help="i/n: this runner's share of the cases")
     parser.add_argument("--stack", default=os.environ.get("ICONBENCH_STACK", "default"))
-    parser.add_argument("--processes", type=int, default=8, help="compile worker processes")
-    parser.add_argument("--build-jobs", type=int, default=2, help="GT4PY_BUILD_JOBS per worker")
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=max(1, (os.cpu_count() or 2) - 2),
+        help="compile worker processes",
+    )
+    parser.add_argument("--build-jobs", type=int, default=1, help="GT4PY_BUILD_JOBS per worker")
     parser.add_argument(
         "--budget",
         type=float,
         default=480.0,
         help="seconds after which no new compile/measurement starts",
     )
-    parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--samples", type=int, default=100, help="timed calls per case")
     parser.add_argument("--max-s", type=float, default=5.0, help="max sampling seconds per case")
     parser.add_argument("--crosscheck", type=int, default=3, help="programs per backend")
     parser.add_argument("--retry-failed", action="store_true")
@@ -402,7 +407,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--case", default="", help="ncu-target: the case id")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("GT4PY_BUILD_JOBS", str(args.build_jobs))
+    # one program per worker at a time: parallelism comes from the workers (--processes)
+    os.environ["GT4PY_BUILD_JOBS"] = str(args.build_jobs)
     _setup_environment(args)
     steps = {
         "precompile": step_precompile,

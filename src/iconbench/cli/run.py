@@ -120,6 +120,13 @@ class Run(Command):
             command.append("--quick")
         if args.machine:
             command += ["--machine", args.machine]
+        # asv refuses to run on a machine it has no description of; record one (idempotent).
+        machine = ["--machine", args.machine] if args.machine else []
+        subprocess.run(
+            [asv, "machine", "--yes", "--config", args.config, *machine],
+            check=False,
+            stdout=subprocess.DEVNULL,
+        )
         extra = [a for a in args.asv_args if a != "--"]
         print("running:", " ".join(command[:3]), "…", " ".join(extra), flush=True)
         return subprocess.call([*command, *extra])
