@@ -23,7 +23,7 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from iconbench.errors import IconbenchError
 
@@ -144,7 +144,7 @@ class _Reader:
             self.fail(f"expected an object, got {type(data).__name__}")
         self.data: dict[str, Any] = data
 
-    def fail(self, what: str, key: str | None = None) -> None:
+    def fail(self, what: str, key: str | None = None) -> NoReturn:
         where = key if key is not None else (self.key or "<top level>")
         raise IconbenchError(
             f"{self.origin}: key '{where}': {what}; fix the baseline file "
