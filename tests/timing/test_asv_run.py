@@ -1,0 +1,63 @@
+"""The CI criterion: ``iconbench run --quick`` produces asv results that ``asv publish`` takes."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_iconbench_run_quick_then_asv_publish(tmp_path):
+    conf = {
+        "version": 1,
+        "project": "iconbench",
+        "repo": str(REPO),
+        "branches": ["main"],
+        "benchmark_dir": str(REPO / "benchmarks"),
+        "environment_type": "existing",
+        "results_dir": str(tmp_path / "results"),
+        "html_dir": str(tmp_path / "html"),
+    }
+    config = tmp_path / "asv.conf.json"
+    config.write_text(json.dumps(conf))
+    env = {**os.environ, "ICONBENCH_CATALOG": "0", "GT4PY_BUILD_JOBS": "1"}
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "iconbench",
+            "run",
+            "--quick",
+            "--programs",
+            "tangential",
+            "--backends",
+            "embedded,gtfn_cpu",
+            "--kinds",
+            "time_host,time_device",
+            "--config",
+            str(config),
+            "--machine",
+            "iconbench-ci-test",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=1400,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    files = [p for p in (tmp_path / "results").glob("*/*.json") if p.name != "machine.json"]
+    assert len(files) == 1
+    data = json.loads(files[0].read_text())
+    assert "programs.Programs.time_device" in data["results"]
+    asv = pathlib.Path(sys.executable).parent / "asv"
+    publish = subprocess.run(
+        [str(asv), "publish", "--config", str(config)], capture_output=True, text=True, check=False
+    )
+    assert publish.returncode == 0, publish.stdout + publish.stderr
+    assert (tmp_path / "html" / "index.json").exists()
