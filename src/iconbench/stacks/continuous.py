@@ -20,7 +20,7 @@ import tomllib
 from typing import Any
 
 from iconbench.errors import IconbenchError
-from iconbench.stacks import asvconf, provenance, resolve, stored
+from iconbench.stacks import asvconf, identity, provenance, resolve, stored
 from iconbench.stacks.spec import COMPONENTS
 from iconbench.stacks.uvtool import uv_executable
 
@@ -252,6 +252,9 @@ def run(options: Options, echo: bool = True) -> Report:
     # what the suite will see (exported values count too): part of every result's provenance
     run_options = {key: env.get(name, "suite default") for key, name in SUITE_VARIABLES.items()}
     if options.existing:
+        # the measured environment is this one: its stack (editable checkouts by commit and
+        # diff) keys the build cache, as the env plugin does for built environments
+        env.setdefault("ICONBENCH_STACK", identity.stack_key())
         commands = [
             [
                 *asv,
