@@ -229,11 +229,23 @@ def build(
         outputs=spec.outputs,
         in_out=in_out,
         bytes_moved=nbytes,
-        offset_provider=dict(icon_grid.connectivities),
+        offset_provider=_offset_provider(spec, icon_grid),
         provenance=provenance,
         reviewed=reviewed,
         _initial=initial,
     )
+
+
+def _offset_provider(spec: ProgramSpec, icon_grid: Any) -> dict[str, Any]:
+    """The grid's connectivities; none for a program without horizontal fields.
+
+    gtfn treats a program on ``K`` only as a cartesian one and rejects neighbour tables, and
+    the granules pass ``offset_provider={}`` there (``diffusion.py``).
+    """
+    horizontal = {"Cell", "Edge", "Vertex"}
+    if not any(horizontal & set(p.dims) for p in spec.params):
+        return {}
+    return dict(icon_grid.connectivities)
 
 
 def evaluate_bound(expression: str, arguments: dict[str, Any]) -> int:

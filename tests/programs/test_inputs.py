@@ -1,0 +1,130 @@
+"""Every program and variant runs on the embedded backend with realistic, reproducible inputs.
+
+This is the CI breadth check of the catalog: on ``tiny`` (torus) and ``tiny_lam`` (limited
+area, where the lateral-boundary zones are not empty) each case is built, run on embedded and
+its outputs are checked finite and written in the domain the program writes. Cases that the
+embedded backend declines (``concat_where`` limits, upstream's ``uses_concat_where``) must fail
+with exactly such an error; ``test_verification`` covers them on gtfn_cpu.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from iconbench import verification
+from iconbench.programs import catalog, inputs, overrides
+
+CASES = catalog.case_ids(catalog.discover())
+
+
+def _run_embedded(case, grid):
+    spec, variant = catalog.lookup(case)
+    call = inputs.build(spec, variant, grid, poison_outputs=True)
+    try:
+        call(spec.program)
+    except Exception as error:
+        assert verification.is_embedded_limitation(error), f"{case}: {error!r}"
+        pytest.xfail(f"embedded cannot run {spec.name}: {verification.one_line(error)}")
+    return spec, call
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("grid_name", ["tiny", "tiny_lam"])
+def test_every_case_runs_on_embedded_and_writes_finite_outputs(case, grid_name, request):
+    grid = request.getfixturevalue(grid_name)
+    spec, call = _run_embedded(case, grid)
+    assert verification.written_problems(spec, call) == []
+
+
+def test_only_halo_and_damping_layer_programs_have_an_empty_domain(tiny_lam):
+    """On tiny_lam every program writes something, unless its range is absent from the grid.
+
+    Generated grids have no halo, and a 10-level grid has no level in the damping layer.
+    """
+    for spec in catalog.discover():
+        call = inputs.build(spec, spec.variants[0], tiny_lam)
+        arguments = call.arguments()
+        sizes = []
+        for name in spec.outputs:
+            for domain in spec.output_domains.get(name, ((),)):
+                region = inputs.written_region(domain, spec.param[name].dims, arguments)
+                if region is not None:
+                    sizes.append(np.empty(call.kwargs[name].ndarray.shape)[region].size)
+        if not sizes or max(sizes) > 0:
+            continue
+        sources = " ".join(call.provenance.values())
+        in_halo = "start_index(Cell, HALO)" in sources
+        empty_damping = "end_index_of_damping_layer" in sources and (
+            arguments["vertical_end"] <= arguments["vertical_start"]
+        )
+        assert in_halo or empty_damping, spec.name
+
+
+def test_horizontal_indices_come_from_the_granule_zones(tiny_lam):
+    from icon4py.model.common import dimension as dims
+    from icon4py.model.common.grid import horizontal as h_grid
+
+    spec, variant = catalog.lookup("apply_divergence_damping_and_update_vn")
+    call = inputs.build(spec, variant, tiny_lam)
+    edge = h_grid.domain(dims.EdgeDim)
+    assert call.kwargs["horizontal_start"] == tiny_lam.grid.start_index(
+        edge(h_grid.Zone.NUDGING_LEVEL_2)
+    )
+    assert call.kwargs["horizontal_end"] == tiny_lam.grid.end_index(edge(h_grid.Zone.LOCAL))
+    assert 0 < call.kwargs["horizontal_start"] < call.kwargs["horizontal_end"]
+    assert call.reviewed and "solve_nonhydro" in call.provenance["horizontal_start"]
+
+
+def test_vertical_indices_follow_the_call_site(tiny):
+    spec, variant = catalog.lookup("compute_hydrostatic_correction_term")
+    call = inputs.build(spec, variant, tiny)
+    nlev = tiny.grid.num_levels
+    assert (call.kwargs["vertical_start"], call.kwargs["vertical_end"]) == (nlev - 1, nlev)
+
+
+def test_inputs_are_reproducible_and_seeded(tiny):
+    spec, variant = catalog.lookup("compute_tangential_wind")
+    first = inputs.build(spec, variant, tiny, seed=0)
+    again = inputs.build(spec, variant, tiny, seed=0)
+    other = inputs.build(spec, variant, tiny, seed=1)
+    vn = [c.kwargs["vn"].asnumpy() for c in (first, again, other)]
+    assert np.array_equal(vn[0], vn[1]) and not np.array_equal(vn[0], vn[2])
+
+
+def test_thermodynamic_state_is_positive_and_finite(tiny):
+    spec, variant = catalog.lookup("compute_results_for_thermodynamic_variables")
+    call = inputs.build(spec, variant, tiny)
+    for name in ("rho_now", "exner_now", "theta_v_now"):
+        values = call.kwargs[name].asnumpy()
+        assert np.all(np.isfinite(values)) and values.min() > 0, name
+    assert 250 <= call.kwargs["theta_v_now"].asnumpy().min()
+
+
+def test_bytes_moved_counts_each_field_once_and_in_out_fields_twice(tiny):
+    spec, variant = catalog.lookup("update_theta_and_exner")
+    call = inputs.build(spec, variant, tiny)
+    assert set(call.in_out) == {"theta_v", "exner"}
+    fields = {n: v for n, v in call.kwargs.items() if hasattr(v, "ndarray")}
+    expected = sum(v.ndarray.nbytes for v in fields.values()) + sum(
+        fields[n].ndarray.nbytes for n in call.in_out
+    )
+    assert call.bytes_moved == expected
+
+
+def test_reset_restores_outputs_after_a_call(tiny):
+    spec, variant = catalog.lookup("update_theta_and_exner")
+    call = inputs.build(spec, variant, tiny)
+    before = call.kwargs["theta_v"].asnumpy().copy()
+    call(spec.program)
+    assert not np.array_equal(call.kwargs["theta_v"].asnumpy(), before)
+    call.reset()
+    assert np.array_equal(call.kwargs["theta_v"].asnumpy(), before)
+
+
+def test_copy_is_independent(tiny):
+    spec, variant = catalog.lookup("update_theta_and_exner")
+    call = inputs.build(spec, variant, tiny)
+    twin = call.copy()
+    twin(spec.program)
+    assert not np.array_equal(twin.kwargs["theta_v"].asnumpy(), call.kwargs["theta_v"].asnumpy())
