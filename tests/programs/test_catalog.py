@@ -35,7 +35,8 @@ def test_every_program_once_sorted():
     assert definitions == _programs_by_walking(catalog.PACKAGES)
     assert len(specs) == len(definitions)
     names = [s.name for s in specs]
-    assert names == sorted(names) and len(set(names)) == len(names)
+    assert names == sorted(names)
+    assert len(set(names)) == len(names)
 
 
 def test_programs_of_the_granule_modules_are_included():
@@ -80,8 +81,10 @@ def test_rayleigh_and_divdamp_types_are_icon4py_enums():
 
 def test_signature_outputs_and_domain():
     spec, variant = catalog.lookup("compute_tangential_wind")
-    assert variant.name == "default" and spec.static_params == ()
-    assert spec.param["vn"].dims == ("Edge", "K") and spec.param["vn"].dtype == "float64"
+    assert variant.name == "default"
+    assert spec.static_params == ()
+    assert spec.param["vn"].dims == ("Edge", "K")
+    assert spec.param["vn"].dtype == "float64"
     assert spec.outputs == ("vt",)
     assert spec.domain == "Edge[horizontal_start:horizontal_end] K[vertical_start:vertical_end]"
 
@@ -95,7 +98,7 @@ def test_case_ids_round_trip_and_unknown_ids_fail():
         assert spec.case_id(variant) == case
     with pytest.raises(IconbenchError, match="unknown program 'no_such_program'"):
         catalog.lookup("no_such_program[default]")
-    with pytest.raises(IconbenchError, match="unknown variant 'x=1'.*choose one of"):
+    with pytest.raises(IconbenchError, match=r"unknown variant 'x=1'.*choose one of"):
         catalog.lookup("compute_averaged_vn_and_fluxes[x=1]")
 
 

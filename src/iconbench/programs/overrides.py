@@ -627,8 +627,30 @@ FULL_LEVEL_FIELDS: dict[str, tuple[str, ...]] = {
     ),
 }
 
+
+def _uniform(low: float, high: float) -> Callable[..., np.ndarray]:
+    return lambda shape, rng, context: rng.uniform(low, high, size=shape)
+
+
+#: Contravariant vertical wind near the CFL limit: ICON only calls the "approaching CFL"
+#: stencils on levels where ``|w_con| * dtime / dz > cfl_w_limit`` somewhere
+#: (velocity_advection: levelmask / cfl_clipping), so a few points must exceed it.
+_NEAR_CFL = FieldRule(
+    _uniform(-40.0, 40.0), "w_con up to 40 m/s: some points exceed cfl_w_limit * dz / dtime"
+)
+
 #: Rules for one program's field (``{program: {field: rule}}``), overriding :data:`FIELDS`.
-PROGRAM_FIELDS: dict[str, dict[str, FieldRule]] = {}
+PROGRAM_FIELDS: dict[str, dict[str, FieldRule]] = {
+    "add_extra_diffusion_for_normal_wind_tendency_approaching_cfl": {
+        "z_w_con_c_full": _NEAR_CFL,
+        "levelmask": FieldRule(_constant_fill(True, bool), "levels flagged by the CFL check"),
+    },
+    "compute_maximum_cfl_and_clip_contravariant_vertical_velocity": {"z_w_con_c": _NEAR_CFL},
+    "add_extra_diffusion_for_w_con_approaching_cfl": {
+        "z_w_con_c": _NEAR_CFL,
+        "levelmask": FieldRule(_constant_fill(True, bool), "levels flagged by the CFL check"),
+    },
+}
 
 
 def field_rule(program: str, name: str) -> FieldRule | None:
