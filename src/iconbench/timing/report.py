@@ -53,9 +53,9 @@ def backend_summary(cases: Sequence[dict[str, Any]], backend: str, expected: int
     ``cases`` are the entries of ``summary.json`` (see ``ci/gpu_suite.py asv``).
 
     >>> rows = [{"case": "a[default]", "backend": "b", "device_median_s": 2e-4,
-    ...          "device_cv": 0.004, "fraction_of_copy_peak": 0.8, "error": None},
+    ...          "host_median_s": 3e-4, "device_cv": 0.004, "fraction_of_copy_peak": 0.8},
     ...         {"case": "c[default]", "backend": "b", "device_median_s": 5e-5,
-    ...          "device_cv": 0.03, "fraction_of_copy_peak": 0.4, "error": None}]
+    ...          "host_median_s": 9e-5, "device_cv": 0.03, "fraction_of_copy_peak": 0.4}]
     >>> s = backend_summary(rows, "b", expected=3)
     >>> s["measured"], s["coverage"], s["median_fraction_of_copy_peak"], s["cv_count"]
     (2, 0.6666666666666666, 0.6000000000000001, 1)
