@@ -179,7 +179,10 @@ def run_cases(
         ledger.append(result)
         new.append(result)
         timed = f"{result.timed_s * 1e6:10.1f} us" if result.timed_s else "    FAILED"
-        progress(f"[{number:>4}/{len(todo)}] {backend:<9} {case:<60} {timed}")
+        progress(
+            f"[{number:>4}/{len(todo)}] {backend:<9} {case:<60} {timed}"
+            f"  (load {result.load_s:.1f}s)"
+        )
         if result.error:
             progress(f"           {result.error.splitlines()[-1]}")
     return new
