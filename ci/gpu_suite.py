@@ -56,11 +56,8 @@ def _ensure_optimized(args: argparse.Namespace, argv: list[str]) -> None:
     The flag is fixed at interpreter start; compile workers inherit it through the environment.
     Every measurement records ``python_optimize``.
     """
-    if args.no_optimize:
-        os.environ["PYTHONOPTIMIZE"] = ""
-        return
-    os.environ["PYTHONOPTIMIZE"] = "2"
-    if not sys.flags.optimize:
+    os.environ["PYTHONOPTIMIZE"] = "" if args.no_optimize else "2"
+    if bool(sys.flags.optimize) == args.no_optimize:
         sys.stdout.flush()
         os.execv(sys.executable, [sys.executable, str(pathlib.Path(__file__).resolve()), *argv])
 
