@@ -69,11 +69,12 @@ def test_horizontal_indices_come_from_the_granule_zones(tiny_lam):
     spec, variant = catalog.lookup("apply_divergence_damping_and_update_vn")
     call = inputs.build(spec, variant, tiny_lam)
     edge = h_grid.domain(dims.EdgeDim)
-    assert call.kwargs["horizontal_start"] == tiny_lam.grid.start_index(
+    arguments = call.arguments()
+    assert arguments["horizontal_start"] == tiny_lam.grid.start_index(
         edge(h_grid.Zone.NUDGING_LEVEL_2)
     )
-    assert call.kwargs["horizontal_end"] == tiny_lam.grid.end_index(edge(h_grid.Zone.LOCAL))
-    assert 0 < call.kwargs["horizontal_start"] < call.kwargs["horizontal_end"]
+    assert arguments["horizontal_end"] == tiny_lam.grid.end_index(edge(h_grid.Zone.LOCAL))
+    assert 0 < arguments["horizontal_start"] < arguments["horizontal_end"]
     assert call.reviewed
     assert "solve_nonhydro" in call.provenance["horizontal_start"]
 
@@ -82,7 +83,26 @@ def test_vertical_indices_follow_the_call_site(tiny):
     spec, variant = catalog.lookup("compute_hydrostatic_correction_term")
     call = inputs.build(spec, variant, tiny)
     nlev = tiny.grid.num_levels
-    assert (call.kwargs["vertical_start"], call.kwargs["vertical_end"]) == (nlev - 1, nlev)
+    assert (call.static_args["vertical_start"], call.static_args["vertical_end"]) == (
+        nlev - 1,
+        nlev,
+    )
+
+
+def test_granule_programs_compile_indices_and_constants_in_like_icon(tiny_lam):
+    spec, variant = catalog.lookup("compute_exner_from_rhotheta")
+    call = inputs.build(spec, variant, tiny_lam)
+    assert set(call.static_args) == {
+        "rd_o_cvd",
+        "rd_o_p0ref",
+        "horizontal_start",
+        "horizontal_end",
+        "vertical_start",
+        "vertical_end",
+    }
+    assert not set(call.static_args) & set(call.kwargs)
+    legacy, default = catalog.lookup("compute_tangential_wind")
+    assert inputs.build(legacy, default, tiny_lam).static_args == {}
 
 
 def test_inputs_are_reproducible_and_seeded(tiny):

@@ -36,7 +36,8 @@ class ProgramCall:
     variant: str
     #: Every argument except the static ones (fields allocated with the backend's allocator).
     kwargs: dict[str, Any]
-    #: The static arguments of the variant (compile-time in icon4py's ``setup_program``).
+    #: Compile-time arguments: the variant's, and for programs a granule calls also the domain
+    #: bounds and constant scalars it passes (``setup_program`` compiles all of them in).
     static_args: dict[str, Any]
     outputs: tuple[str, ...]
     #: Outputs that are also read (updated in place).
@@ -197,7 +198,8 @@ def build(
     allocator = backends.allocator(backend or "embedded")
     kwargs: dict[str, Any] = {}
     provenance: dict[str, str] = {}
-    scalar_values, reviewed = overrides.scalar_values(spec, context)
+    scalar_values, reviewed, compile_time = overrides.scalar_values_and_static(spec, context)
+    static_args = dict(variant.static_args)
     in_out = tuple(o for o in spec.outputs if o in spec.reads)
     initial: dict[str, Any] = {}
     nbytes = 0
@@ -219,13 +221,16 @@ def build(
                 initial[param.name] = kwargs[param.name].ndarray.copy()
         else:
             value, source = scalar_values[param.name]
-            kwargs[param.name] = value
             provenance[param.name] = source
+            if param.name in compile_time:
+                static_args[param.name] = value
+            else:
+                kwargs[param.name] = value
     return ProgramCall(
         program=spec.name,
         variant=variant.name,
         kwargs=kwargs,
-        static_args=dict(variant.static_args),
+        static_args=static_args,
         outputs=spec.outputs,
         in_out=in_out,
         bytes_moved=nbytes,

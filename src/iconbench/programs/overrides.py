@@ -426,6 +426,34 @@ LEVELS_BY_NAME: dict[str, Level] = {
 # ---------------------------------------------------------------------------------------------
 # Scalars
 
+#: Scalars the granules pass in ``constant_args`` (``setup_program`` compiles every scalar
+#: constant in, next to ``horizontal_sizes``/``vertical_sizes``): compile-time for the
+#: programs of :data:`CALL_SITES`, exactly as in ICON.
+ICON_STATIC_SCALARS: frozenset[str] = frozenset(
+    {
+        "rd_o_cvd",
+        "rd_o_p0ref",
+        "grav_o_cpd",
+        "dbl_eps",
+        "smallest_vpfloat",
+        "divdamp_order",
+        "igradp_method",
+        "max_nudging_coefficient",
+        "mean_cell_area",
+        "advection_explicit_weight_parameter",
+        "advection_implicit_weight_parameter",
+        "rhotheta_explicit_weight_parameter",
+        "rhotheta_implicit_weight_parameter",
+        "nudgezone_diff",
+        "fac_bdydiff_v",
+        "diff_multfac_w",
+        "type_shear",
+        "thresh_tdiff",
+        "nshift",
+        *(f"hdiff_smag_{k}" for k in ("fac", "fac2", "fac3", "fac4", "z", "z2", "z3", "z4")),
+    }
+)
+
 
 def _constant(name: str) -> float | None:
     from icon4py.model.common import constants
@@ -490,10 +518,19 @@ SCALARS: dict[str, tuple[Callable[[Context], Any], str]] = {
 
 def scalar_values(spec: Any, context: Context) -> tuple[dict[str, tuple[Any, str]], bool]:
     """``{scalar: (value, source)}`` of each scalar of ``spec``; whether a call site covers it."""
+    values, reviewed, _ = scalar_values_and_static(spec, context)
+    return values, reviewed
+
+
+def scalar_values_and_static(
+    spec: Any, context: Context
+) -> tuple[dict[str, tuple[Any, str]], bool, frozenset[str]]:
+    """As :func:`scalar_values`, plus the scalars ICON compiles in (for call-site programs)."""
     import gt4py.next as gtx
 
     site = CALL_SITES.get(spec.name)
     legacy = LEGACY_VERTICAL.get(spec.name)
+    static: set[str] = set()
     horizontal = _horizontal_dims(spec)
     values: dict[str, tuple[Any, str]] = {}
     for param in spec.params:
@@ -516,6 +553,8 @@ def scalar_values(spec: Any, context: Context) -> tuple[dict[str, tuple[Any, str
             source = "default: whole local domain"
         if index is not None:
             values[name] = (gtx.int32(index.value(context)), f"{source}: {index}")
+            if site is not None:
+                static.add(name)
             continue
         if name in SCALARS:
             make, why = SCALARS[name]
@@ -529,7 +568,9 @@ def scalar_values(spec: Any, context: Context) -> tuple[dict[str, tuple[Any, str
         else:
             value, source = 0.5, "default: 0.5 (unreviewed)"
         values[name] = (_typed(value, param.dtype), source)
-    return values, site is not None
+        if site is not None and name in ICON_STATIC_SCALARS:
+            static.add(name)
+    return values, site is not None, frozenset(static)
 
 
 def _typed(value: Any, dtype: str) -> Any:

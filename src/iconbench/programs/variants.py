@@ -71,6 +71,9 @@ BY_NAME: dict[str, StaticChoice] = {
     "apply_extra_diffusion_on_vn": StaticChoice(
         (False, True), f"{VELOCITY_ADVECTION}: variants={{'apply_extra_diffusion_on_vn': ...}}"
     ),
+    "apply_zdiffusion_t": StaticChoice(
+        (False, True), f"{DIFFUSION}: constant_args apply_zdiffusion_t=config.apply_zdiffusion_t"
+    ),
     "limited_area": StaticChoice(
         (False, True),
         f"{SOLVE_NONHYDRO}, {DIFFUSION}: constant_args limited_area=grid.limited_area",

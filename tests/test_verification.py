@@ -1,0 +1,190 @@
+"""Verification: tolerance rules, reference fallback, error rows, the table and the CLI.
+
+Compiled backends are slow to build here, so the default run compiles one program for
+gtfn_cpu (``compute_tangential_wind``, reused from the persistent cache); the all-programs
+runs on gtfn_cpu/dace_cpu and gtfn_gpu/dace_gpu are ``slow`` / ``gpu`` and write the tables
+under ``docs/verification/``.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+from iconbench import verification
+from iconbench.programs import catalog
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+TANGENTIAL = "^compute_tangential_wind\\["
+
+
+@pytest.fixture(scope="module")
+def tiny_lam():
+    from iconbench.grids import generate
+
+    return generate("tiny_lam")
+
+
+def test_float64_tolerance_accepts_reassociation_and_rejects_real_differences():
+    expected = {"x": np.array([1.0, 300.0, np.nan])}
+    ok, ratio, _, _ = verification.compare(
+        expected, {"x": np.array([1.0, 300.0 * (1 + 1e-12), np.nan])}
+    )
+    assert ok
+    assert ratio < 1
+    ok, ratio, worst, detail = verification.compare(
+        expected, {"x": np.array([1.0, 300.0 * (1 + 1e-6), np.nan])}
+    )
+    assert not ok
+    assert worst == "x"
+    assert ratio > 1
+    assert detail == "x: 1 of 3 differ"
+
+
+def test_an_unwritten_element_is_a_mismatch():
+    ok, _, _, detail = verification.compare(
+        {"x": np.array([1.0, 2.0])}, {"x": np.array([1.0, np.nan])}
+    )
+    assert not ok
+    assert detail == "x: 1 of 2 differ"
+
+
+def test_booleans_and_integers_must_match_exactly():
+    ok, _, _, _ = verification.compare(
+        {"m": np.array([True, False])}, {"m": np.array([True, True])}
+    )
+    assert not ok
+
+
+def test_gtfn_cpu_matches_embedded_for_one_program(tiny_lam):
+    ((spec, variant),) = verification.select(TANGENTIAL)
+    result = verification.verify_case(spec, variant, "gtfn_cpu", host_grid=tiny_lam)
+    assert result.reference == "embedded"
+    assert result.status == "pass", result.detail
+    assert result.worst_ratio < 1
+
+
+def test_a_wrong_backend_result_fails(tiny_lam, monkeypatch):
+    ((spec, variant),) = verification.select(TANGENTIAL)
+    real = verification.run_case
+
+    def off_by_a_bit(spec_, variant_, grid, backend, *, seed=0):
+        outputs = real(spec_, variant_, grid, "embedded", seed=seed)
+        if backend != "embedded":
+            outputs["vt"] = outputs["vt"] * (1 + 1e-6)
+        return outputs
+
+    monkeypatch.setattr(verification, "run_case", off_by_a_bit)
+    result = verification.verify_case(spec, variant, "gtfn_cpu", host_grid=tiny_lam)
+    assert result.status == "fail"
+    assert result.worst_output == "vt"
+
+
+def test_a_backend_that_cannot_run_a_program_is_an_error_row(tiny_lam, monkeypatch):
+    ((spec, variant),) = verification.select(TANGENTIAL)
+    real = verification.run_case
+
+    def broken(spec_, variant_, grid, backend, *, seed=0):
+        if backend == "dace_cpu":
+            raise RuntimeError("SDFG validation failed")
+        return real(spec_, variant_, grid, backend, seed=seed)
+
+    monkeypatch.setattr(verification, "run_case", broken)
+    result = verification.verify_case(spec, variant, "dace_cpu", host_grid=tiny_lam)
+    assert result.status == "error"
+    assert result.detail == "RuntimeError: SDFG validation failed"
+
+
+def test_embedded_limitation_falls_back_to_a_compiled_reference(tiny_lam, monkeypatch):
+    spec, variant = catalog.lookup("compute_rho_theta_pgrad_and_update_vn")
+    calls = []
+
+    def fake(spec_, variant_, grid, backend, *, seed=0):
+        calls.append(backend)
+        if backend == "embedded":
+            raise ValueError("Cannot compute length of open 'UnitRange'.")
+        return {"next_vn": np.zeros(3)}
+
+    monkeypatch.setattr(verification, "run_case", fake)
+    reference, outputs, note = verification.reference_outputs(spec, variant, tiny_lam, "dace_gpu")
+    assert reference == "gtfn_cpu"
+    assert outputs is not None
+    assert calls == ["embedded", "gtfn_cpu"]
+    assert note.startswith("embedded cannot run it (limitation)")
+
+
+def test_report_counts_and_writes_markdown_and_json(tmp_path):
+    results = [
+        verification.CaseResult("a[default]", "gtfn_cpu", "embedded", "pass", 0.1, "x"),
+        verification.CaseResult(
+            "b[default]", "gtfn_cpu", "embedded", "fail", 7.0, "y", "y: 1 of 4 differ"
+        ),
+        verification.CaseResult("c[default]", "gtfn_cpu", "dace_cpu", "error", detail="boom"),
+    ]
+    report = verification.Report("tiny", ["gtfn_cpu"], results, {"gt4py": "1.2.1"}, programs=3)
+    assert report.counts() == {
+        "gtfn_cpu": {"cases": 3, "pass": 1, "fail": 1, "error": 1, "no-reference": 0}
+    }
+    assert not report.ok
+    markdown, data = report.write(tmp_path / "table.md")
+    assert "| gtfn_cpu | 3 | 1 | 1 | 1 | 0 |" in markdown.read_text()
+    assert "`c[default]`" in markdown.read_text().split("compiled reference")[1]
+    assert json.loads(data.read_text())["counts"]["gtfn_cpu"]["fail"] == 1
+
+
+def test_cli_verify_writes_the_table_and_exits_zero_on_agreement(tmp_path, capsys):
+    from iconbench.cli import main
+
+    out = tmp_path / "verify.md"
+    status = main(
+        [
+            "verify",
+            "--backend",
+            "gtfn_cpu",
+            "--grid",
+            "tiny_lam",
+            "--program",
+            TANGENTIAL,
+            "--out",
+            str(out),
+        ]
+    )
+    assert status == 0
+    assert "gtfn_cpu" in capsys.readouterr().out
+    data = json.loads(out.with_suffix(".json").read_text())
+    assert data["counts"]["gtfn_cpu"] == {
+        "cases": 1,
+        "pass": 1,
+        "fail": 0,
+        "error": 0,
+        "no-reference": 0,
+    }
+    assert "gt4py" in data["provenance"]
+
+
+def test_cli_verify_rejects_an_unknown_backend(capsys):
+    from iconbench.cli import main
+
+    assert main(["verify", "--backend", "gtfn_tpu", "--program", TANGENTIAL]) == 2
+    assert "unknown backend 'gtfn_tpu'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_all_programs_on_gtfn_cpu_and_dace_cpu_write_the_committed_table():
+    report = verification.verify(
+        ["gtfn_cpu", "dace_cpu"], "tiny_lam", progress=verification.print_progress
+    )
+    report.write(REPO / "docs" / "verification" / "cpu_tiny_lam.md")
+    assert report.ok, [r for r in report.results if r.status != "pass"][:5]
+
+
+@pytest.mark.gpu
+def test_all_programs_on_gtfn_gpu_and_dace_gpu_write_the_committed_table():
+    report = verification.verify(
+        ["gtfn_gpu", "dace_gpu"], "tiny_lam", progress=verification.print_progress
+    )
+    report.write(REPO / "docs" / "verification" / "gpu_tiny_lam.md")
+    assert report.ok, [r for r in report.results if r.status != "pass"][:5]
