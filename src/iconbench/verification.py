@@ -434,9 +434,30 @@ def print_progress(number: int, total: int, result: CaseResult) -> None:
     )
 
 
-def cases_for_precompile(pattern: str | None) -> list[str]:
-    """Case ids to compile before verifying (the same selection as :func:`select`)."""
-    return [spec.case_id(variant) for spec, variant in select(pattern)]
+def precompile_jobs(
+    pattern: str | None, backends_: Sequence[str], grid: str
+) -> list[tuple[str, str]]:
+    """(case, backend) pairs to compile before verifying.
+
+    Every case on each compiled backend, plus the compiled reference of the cases embedded
+    cannot run (found by running them on embedded, which needs no compilation).
+    """
+    from iconbench import grids
+
+    cases = select(pattern)
+    jobs = [(spec.case_id(v), b) for b in backends_ if b != "embedded" for spec, v in cases]
+    host_grid = grids.generate(grid)
+    for spec, variant in cases:
+        try:
+            run_case(spec, variant, host_grid, "embedded")
+        except Exception as error:
+            if not is_embedded_limitation(error):
+                continue
+            for backend in backends_:
+                reference = next(r for r in REFERENCES[1:] if r != backend)
+                if (spec.case_id(variant), reference) not in jobs:
+                    jobs.append((spec.case_id(variant), reference))
+    return jobs
 
 
 def summary_lines(report: Report) -> Iterable[str]:

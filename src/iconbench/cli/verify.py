@@ -48,10 +48,8 @@ class Verify(Command):
         buildcache.configure()
         from iconbench import verification
 
-        compiled = [b for b in args.backend if b != "embedded"]
-        references = [r for r in ("gtfn_cpu",) if r not in compiled]
-        if args.jobs and compiled:
-            _precompile(args, [*compiled, *references], verification)
+        if args.jobs:
+            _precompile(args, verification)
         report = verification.verify(
             args.backend,
             args.grid,
@@ -70,17 +68,17 @@ class Verify(Command):
         return 0 if report.ok else 1
 
 
-def _precompile(args: argparse.Namespace, backends: list[str], verification: object) -> None:
-    """Compile every selected case for ``backends`` in a process pool (persistent cache)."""
+def _precompile(args: argparse.Namespace, verification: object) -> None:
+    """Compile every selected case (and needed references) in a process pool, into the cache."""
     from iconbench import buildcache
     from iconbench.stacks.identity import stack_key
     from iconbench.timing import compilation
 
     stack = stack_key()
-    cases = verification.cases_for_precompile(args.program)  # type: ignore[attr-defined]
+    jobs = verification.precompile_jobs(args.program, args.backend, args.grid)  # type: ignore[attr-defined]
     ledger = compilation.CompileLedger(buildcache.cache_root() / "compile-ledger.jsonl")
     compilation.precompile(
-        compilation.jobs_for(cases, backends),
+        jobs,
         grid=args.grid,
         stack=stack,
         ledger=ledger,
