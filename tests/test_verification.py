@@ -188,3 +188,13 @@ def test_all_programs_on_gtfn_gpu_and_dace_gpu_write_the_committed_table():
     )
     report.write(REPO / "docs" / "verification" / "gpu_tiny_lam.md")
     assert report.ok, [r for r in report.results if r.status != "pass"][:5]
+
+
+def test_precompile_covers_the_compiled_reference_only_where_embedded_cannot_run():
+    pattern = "^(compute_tangential_wind|init_nabla2_factor_in_upper_damping_zone)\\["
+    jobs = verification.precompile_jobs(pattern, ["gtfn_gpu"], "tiny")
+    assert jobs == [
+        ("compute_tangential_wind[default]", "gtfn_gpu"),
+        ("init_nabla2_factor_in_upper_damping_zone[default]", "gtfn_gpu"),
+        ("init_nabla2_factor_in_upper_damping_zone[default]", "gtfn_cpu"),
+    ]
