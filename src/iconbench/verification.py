@@ -100,7 +100,8 @@ def run_case(
     call = inputs.build(
         spec, variant, generated_grid, backend=backend, seed=seed, poison_outputs=True
     )
-    program = spec.program.with_backend(backends.resolve(backend))
+    # icon4py's per-program backend options (model_options.customize_backend), as in ICON.
+    program = spec.program.with_backend(backends.resolve(backend, spec.program))
     if backend != "embedded":
         # As icon4py's setup_program and the asv suite: static arguments compiled in, so the
         # verified code is the benchmarked code (and comes from the same cache entry).
