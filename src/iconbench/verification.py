@@ -77,7 +77,10 @@ def is_embedded_limitation(error: BaseException) -> bool:
 
 def one_line(error: BaseException) -> str:
     """The last line of an exception, shortened for a table cell."""
-    text = "".join(traceback.format_exception_only(error)).strip().splitlines()[-1]
+    lines = "".join(traceback.format_exception_only(error)).strip().splitlines()
+    text = lines[-1]
+    if len(lines) > 1 and lines[0] != text:
+        text = f"{lines[0]} ... {text}"  # e.g. DaCe: the reason first, the file last
     if text == type(error).__name__ and error.__traceback__ is not None:
         frame = traceback.extract_tb(error.__traceback__)[-1]
         text += f" at {pathlib.Path(frame.filename).name}:{frame.lineno}"
