@@ -65,14 +65,14 @@ class Context:
         for dim in (dims.CellDim, dims.EdgeDim, dims.VertexDim):
             zones[dim.value] = {}
             for zone in h_grid.Zone:
+                # icon4py rejects a zone a dimension lacks with an assert (gone under -O)
+                # or, past the assert, with a KeyError from the index lookup.
                 try:
                     domain = h_grid.domain(dim)(zone)
-                except Exception:  # this zone does not exist on this dimension
+                    bounds = (int(icon_grid.start_index(domain)), int(icon_grid.end_index(domain)))
+                except (AssertionError, KeyError, ValueError):
                     continue
-                zones[dim.value][zone.name] = (
-                    int(icon_grid.start_index(domain)),
-                    int(icon_grid.end_index(domain)),
-                )
+                zones[dim.value][zone.name] = bounds
         nlev = icon_grid.num_levels
         vertical = getattr(grid, "vertical", None)
         if vertical is not None:
