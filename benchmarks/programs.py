@@ -36,7 +36,7 @@ except ImportError:  # asv's "existing" environment without iconbench installed:
 
 from iconbench import buildcache
 
-buildcache.configure(os.environ.get("ICONBENCH_STACK", "default"))
+buildcache.configure(os.environ.get("ICONBENCH_STACK") or None)
 
 from iconbench import suite  # noqa: E402
 from iconbench.timing import bandwidth, clocks, measurement  # noqa: E402

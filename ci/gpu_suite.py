@@ -129,7 +129,7 @@ def step_measure(args: argparse.Namespace) -> None:
     ledger = session.SessionLedger(args.out / "work" / "session.jsonl")
     start = time.perf_counter()
     _log(f"measure: generating grid {args.grid} ...")
-    suite.generated_grid(args.grid)
+    suite.generated_grid(args.grid, args.backends[0])
     _log(f"measure: grid ready after {time.perf_counter() - start:.0f}s")
     peaks_path = args.out / "work" / "copy-peak.jsonl"
     on_gpu = any(suite.is_gpu_backend(b) for b in args.backends)
@@ -172,26 +172,11 @@ def step_crosscheck(args: argparse.Namespace) -> None:
     import cupyx.profiler
 
     from iconbench import suite
-    from iconbench.timing import session
 
-    ledger = session.SessionLedger(args.out / "work" / "session.jsonl")
-    measured = [
-        r
-        for r in ledger.results()
-        if r.error is None and r.measurement and r.measurement.device_s and r.grid == args.grid
-    ]
     rows = []
-    suite.generated_grid(args.grid)
+    suite.generated_grid(args.grid, args.backends[0])
     for backend in args.backends:
-        mine = sorted(
-            (r for r in measured if r.backend == backend),
-            key=lambda r: r.measurement.device_median,
-            reverse=True,
-        )
-        # spread over the range: the slowest, and every k-th down to short programs
-        step = max(1, len(mine) // args.crosscheck)
-        chosen = mine[::step][: args.crosscheck]
-        for record in chosen:
+        for record in _chosen_for_check(args, backend, args.crosscheck):
             prepared = suite.prepare(record.case, backend, args.grid)
             result = cupyx.profiler.benchmark(prepared, n_repeat=args.samples, n_warmup=10)
             cupyx_s = float(statistics.median(result.gpu_times[0]))
@@ -223,20 +208,85 @@ def step_crosscheck(args: argparse.Namespace) -> None:
 
 
 def step_ncu_target(args: argparse.Namespace) -> None:
-    """Call one prepared case a few times (a target for ncu), printing the harness time."""
+    """Call one prepared case ``--ncu-calls`` times inside the NVTX range ncu profiles."""
+    import cupy
+
     from iconbench import suite
-    from iconbench.timing import clocks, measurement
+    from iconbench.timing import nsight
 
     prepared = suite.prepare(args.case, args.backends[0], args.grid)
-    m = measurement.measure(
-        prepared,
-        clocks.clock_for(args.backends[0]),
-        samples=5,
-        warmup_calls=2,
-        warmup_s=0.0,
-        gt4py_calls=0,
+    call = prepared.call_and_sync()
+    call()  # warm-up, outside the range
+    cupy.cuda.nvtx.RangePush(nsight.NVTX_RANGE)
+    for _ in range(args.ncu_calls):
+        call()
+    cupy.cuda.nvtx.RangePop()
+
+
+def _chosen_for_check(args: argparse.Namespace, backend: str, count: int) -> list:
+    """``count`` measured cases of ``backend``, from the slowest down, spread over the range."""
+    from iconbench.timing import session
+
+    measured = sorted(
+        (
+            r
+            for r in session.SessionLedger(args.out / "work" / "session.jsonl").results()
+            if r.error is None
+            and r.measurement
+            and r.measurement.device_s
+            and r.grid == args.grid
+            and r.backend == backend
+        ),
+        key=lambda r: r.measurement.device_median,
+        reverse=True,
     )
-    print(f"harness device median {m.device_median * 1e6:.2f} us over {len(m.device_s)} calls")
+    step = max(1, len(measured) // max(1, count))
+    return measured[::step][:count]
+
+
+def step_ncu(args: argparse.Namespace) -> None:
+    """Nsight Compute kernel durations of ``--crosscheck`` cases per backend vs the harness."""
+    from iconbench.timing import nsight
+
+    rows = []
+    for backend in args.backends:
+        for record in _chosen_for_check(args, backend, args.crosscheck):
+            log = args.out / "work" / "ncu.csv"
+            log.unlink(missing_ok=True)
+            command = [
+                "ncu", "--nvtx", "--nvtx-include", f"{nsight.NVTX_RANGE}/",
+                "--metrics", nsight.METRIC, "--cache-control", "none", "--clock-control", "none",
+                "--csv", "--log-file", str(log),
+                sys.executable, str(pathlib.Path(__file__).resolve()), "ncu-target",
+                "--case", record.case, "--backends", backend, "--grid", args.grid,
+                "--ncu-calls", str(args.ncu_calls), "--stack", args.stack, "--out", str(args.out),
+            ]  # fmt: skip
+            done = subprocess.run(command, check=False, capture_output=True, text=True)
+            if done.returncode != 0 or not log.exists():
+                _log(f"ncu failed for {backend} {record.case}: {done.stderr.strip()[-500:]}")
+                continue
+            kernels = nsight.kernel_durations(log.read_text())
+            ncu_s = nsight.per_call_seconds(kernels, args.ncu_calls)
+            harness_s = record.measurement.device_median
+            rows.append(
+                {
+                    "case": record.case,
+                    "backend": backend,
+                    "harness_s": harness_s,
+                    "ncu_s": ncu_s,
+                    "kernels_per_call": len(kernels) / args.ncu_calls,
+                    "ratio": harness_s / ncu_s,
+                }
+            )
+            print(
+                f"{backend:<9} {record.case:<60} harness {harness_s * 1e6:10.1f} us  "
+                f"ncu {ncu_s * 1e6:10.1f} us ({len(kernels) // args.ncu_calls} kernels)  "
+                f"ratio {harness_s / ncu_s:.4f}",
+                flush=True,
+            )
+    _write_new_or_suffixed(args.out / "ncu.json", json.dumps(rows, indent=1))
+    within = sum(1 for r in rows if abs(r["ratio"] - 1) <= 0.05)
+    print(f"{within}/{len(rows)} within 5% of Nsight Compute kernel durations", flush=True)
 
 
 def _write_new_or_suffixed(path: pathlib.Path, text: str) -> pathlib.Path:
@@ -384,20 +434,26 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "step", choices=["precompile", "measure", "crosscheck", "asv", "all", "ncu-target"]
+        "step",
+        choices=["precompile", "measure", "crosscheck", "ncu", "asv", "all", "ncu-target"],
     )
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "results" / "h100")
     parser.add_argument("--backends", type=lambda s: s.split(","), default=["gtfn_gpu", "dace_gpu"])
     parser.add_argument("--grid", default="gpu_1m", help="grid preset to measure on")
     parser.add_argument(
         "--compile-grid",
-        default="tiny",
-        help="grid preset the compile workers build inputs on: generated code depends on the "
-        "connectivity types, not the sizes, so a tiny grid keeps 8 workers off the GPU memory",
+        default="",
+        help="grid preset the compile workers take static arguments from (default: --grid; "
+        "programs a granule calls compile their domain bounds in, so they depend on the grid; "
+        "workers build no fields, only the host grid)",
     )
     parser.add_argument("--programs", default="", help="regex on case ids")
     parser.add_argument("--shard", default="", help="i/n: this runner's share of the cases")
-    parser.add_argument("--stack", default=os.environ.get("ICONBENCH_STACK", "default"))
+    parser.add_argument(
+        "--stack",
+        default=os.environ.get("ICONBENCH_STACK", ""),
+        help="build-cache key (default: this environment's stack, as iconbench verify uses)",
+    )
     parser.add_argument(
         "--processes",
         type=int,
@@ -420,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--machine", default="h100")
     parser.add_argument("--case", default="", help="ncu-target: the case id")
+    parser.add_argument("--ncu-calls", type=int, default=3, help="calls profiled by ncu")
     parser.add_argument(
         "--no-optimize",
         action="store_true",
@@ -427,7 +484,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     _ensure_optimized(args, sys.argv[1:] if argv is None else list(argv))
-    args.out.mkdir(parents=True, exist_ok=True)
+    args.compile_grid = args.compile_grid or args.grid
+    if not args.stack:
+        from iconbench.stacks.identity import stack_key
+
+        args.stack = stack_key()
+    (args.out / "work").mkdir(parents=True, exist_ok=True)
     # one program per worker at a time: parallelism comes from the workers (--processes)
     os.environ["GT4PY_BUILD_JOBS"] = str(args.build_jobs)
     _setup_environment(args)
@@ -435,6 +497,7 @@ def main(argv: list[str] | None = None) -> int:
         "precompile": step_precompile,
         "measure": step_measure,
         "crosscheck": step_crosscheck,
+        "ncu": step_ncu,
         "asv": step_asv,
         "ncu-target": step_ncu_target,
     }

@@ -10,12 +10,12 @@ if __name__ == "__main__":
 
     buildcache.configure("smoke")
     import cupy as cp
-    import gt4py.next as gtx
     import numpy as np
     from icon4py.model.atmosphere.dycore.stencils.compute_tangential_wind import (
         compute_tangential_wind,
     )
-    from icon4py.model.common import dimension as dims, model_backends
+    from icon4py.model.common import dimension as dims
+    from icon4py.model.common import model_backends
     from icon4py.model.common.grid import simple
     from icon4py.model.common.utils import data_allocation as data_alloc
 

@@ -156,18 +156,26 @@ def resolve_backend(name: str) -> Any:
 
 
 @functools.cache
-def generated_grid(name: str) -> Any:
-    """The generated grid preset ``name`` (once per process)."""
-    try:
-        from iconbench import grids
+def generated_grid(name: str, backend: str | None = None) -> Any:
+    """The generated grid preset ``name``, once per process (and per host/GPU placement).
 
+    For a GPU ``backend`` the neighbour tables live on the GPU: compiled GPU programs read
+    them by pointer (gtfn checks the device only in an ``assert``, gone under ``-O``), so host
+    tables would be paged over the bus inside the timed call.
+    """
+    on_gpu = backend is not None and is_gpu_backend(backend)
+    return _generated_grid(name, on_gpu, backend if on_gpu else None)
+
+
+@functools.cache
+def _generated_grid(name: str, on_gpu: bool, backend: str | None) -> Any:
+    from iconbench import grids
+
+    if not on_gpu:
         return grids.generate(name)
-    except (ImportError, AttributeError):
-        if name != "tiny":
-            raise IconbenchError(
-                f"grid preset {name!r} needs iconbench.grids, which is not available yet"
-            ) from None
-        return None  # fallback: icon4py's simple grid, made per allocator in reference_call
+    from iconbench.programs import backends
+
+    return grids.generate(name, allocator=backends.allocator(backend))
 
 
 @dataclasses.dataclass
@@ -240,15 +248,30 @@ def reference_call(program_name: str, backend_obj: Any) -> tuple[Any, dict, dict
     return module.compute_tangential_wind, kwargs, {}, dict(grid.connectivities), nbytes
 
 
-def _build(case: str, backend: str, grid: str) -> tuple[Any, dict, dict, dict, int]:
-    """(program bound to backend, kwargs, static args, offset provider, bytes moved)."""
+def _build(
+    case: str, backend: str, grid: str, *, fields: bool = True
+) -> tuple[Any, dict, dict, dict, int]:
+    """(program bound to backend, kwargs, static args, offset provider, bytes moved).
+
+    ``fields=False``: no fields (for compiling: the host grid and static arguments suffice).
+    On a GPU, fields are drawn on the device (:class:`iconbench.programs.inputs.DeviceRandom`).
+    """
     backend_obj = resolve_backend(backend)
     program_name, _ = split_case(case)
     if _has_catalog():
         from iconbench.programs import catalog, inputs
 
         spec, variant = catalog.lookup(case)
-        call = inputs.build(spec, variant, generated_grid(grid), backend=backend, seed=0)
+        on_gpu = fields and is_gpu_backend(backend)
+        call = inputs.build(
+            spec,
+            variant,
+            generated_grid(grid, backend if on_gpu else None),
+            backend=backend,
+            seed=0,
+            fields=fields,
+            device_values=on_gpu,
+        )
         program = spec.program
         static = dict(getattr(call, "static_args", {}) or {})
         kwargs = {**call.kwargs, **static}
@@ -295,7 +318,7 @@ def forget(case: str, backend: str, grid: str) -> None:
 
 def compile_case(case: str, backend: str, grid: str) -> float:
     """Compile ``case`` for ``backend`` into the persistent cache; returns wall seconds."""
-    program, _kwargs, static, offsets, _ = _build(case, backend, grid)
+    program, _kwargs, static, offsets, _ = _build(case, backend, grid, fields=False)
     start = time.perf_counter()
     _compile(program, static, offsets, backend)
     return time.perf_counter() - start

@@ -350,15 +350,18 @@ class Report:
         return markdown, data
 
 
-def select(pattern: str | None) -> list[tuple[Any, Any]]:
-    """(spec, variant) of every case whose id matches ``pattern`` (regex search)."""
+def select(pattern: str | None, *, one_variant: bool = False) -> list[tuple[Any, Any]]:
+    """(spec, variant) of every case whose id matches ``pattern`` (regex search).
+
+    ``one_variant``: only each program's first variant (every program once, fewer compiles).
+    """
     from iconbench.programs import catalog
 
     specs = catalog.discover()
     chosen = [
         (spec, variant)
         for spec in specs
-        for variant in spec.variants
+        for variant in (spec.variants[:1] if one_variant else spec.variants)
         if not pattern or re.search(pattern, spec.case_id(variant))
     ]
     if not chosen:
@@ -391,6 +394,7 @@ def verify(
     pattern: str | None = None,
     seed: int = 0,
     progress: Callable[[int, int, CaseResult], None] | None = None,
+    one_variant: bool = False,
 ) -> Report:
     """Verify every case matching ``pattern`` on each backend of ``backends_`` on ``grid``."""
     from iconbench import grids
@@ -400,7 +404,7 @@ def verify(
         usable, why = backends.available(name)
         if not usable:
             raise IconbenchError(f"backend {name!r} cannot run here: {why}")
-    cases = select(pattern)
+    cases = select(pattern, one_variant=one_variant)
     host_grid = grids.generate(grid)
     results: list[CaseResult] = []
     total = len(cases) * len(backends_)
@@ -439,7 +443,7 @@ def print_progress(number: int, total: int, result: CaseResult) -> None:
 
 
 def precompile_jobs(
-    pattern: str | None, backends_: Sequence[str], grid: str
+    pattern: str | None, backends_: Sequence[str], grid: str, *, one_variant: bool = False
 ) -> list[tuple[str, str]]:
     """(case, backend) pairs to compile before verifying.
 
@@ -448,7 +452,7 @@ def precompile_jobs(
     """
     from iconbench import grids
 
-    cases = select(pattern)
+    cases = select(pattern, one_variant=one_variant)
     jobs = [(spec.case_id(v), b) for b in backends_ if b != "embedded" for spec, v in cases]
     host_grid = grids.generate(grid)
     for spec, variant in cases:

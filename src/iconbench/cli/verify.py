@@ -20,6 +20,7 @@ class Verify(Command):
         "--out docs/verification/cpu.md",
         "iconbench verify --backend gtfn_gpu --backend dace_gpu --grid tiny_lam --jobs 8 "
         "--out docs/verification/gpu.md",
+        "iconbench verify --backend gtfn_gpu --grid tiny_lam --one-variant --jobs 14",
     )
 
     @classmethod
@@ -40,6 +41,11 @@ class Verify(Command):
             help="precompile in N processes first (0: no precompile; compile on first call)",
         )
         parser.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
+        parser.add_argument(
+            "--one-variant",
+            action="store_true",
+            help="only the first static variant of each program (every program, fewer compiles)",
+        )
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
@@ -56,6 +62,7 @@ class Verify(Command):
             pattern=args.program,
             seed=args.seed,
             progress=verification.print_progress,
+            one_variant=args.one_variant,
         )
         for line in verification.summary_lines(report):
             print(line)
@@ -75,7 +82,9 @@ def _precompile(args: argparse.Namespace, verification: object) -> None:
     from iconbench.timing import compilation
 
     stack = stack_key()
-    jobs = verification.precompile_jobs(args.program, args.backend, args.grid)  # type: ignore[attr-defined]
+    jobs = verification.precompile_jobs(  # type: ignore[attr-defined]
+        args.program, args.backend, args.grid, one_variant=args.one_variant
+    )
     ledger = compilation.CompileLedger(buildcache.cache_root() / "compile-ledger.jsonl")
     compilation.precompile(
         jobs,

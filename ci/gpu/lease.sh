@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# A whole GPU job for one backend on a lent machine whose commands may last 10 minutes each:
+# the job runs in the background (its own session, so it outlives the command that started
+# it) and every call waits on it for a while, prints its progress and copies what exists so
+# far to $OUT/run.tar.gz. Steps, each resumable from its ledger (ci/gpu_suite.py):
+#   precompile -> verify (iconbench verify on tiny_lam) -> measure -> crosscheck -> ncu -> asv
+# Usage (repository root, wheels in .whl/):
+#   ICONBENCH_COMMIT=<sha> bash ci/gpu/lease.sh start gtfn_gpu [WAIT_S]
+#   bash ci/gpu/lease.sh wait [WAIT_S]
+# Environment: ICONBENCH_GPU_GRID (default ch1_medium), ICONBENCH_VARIANTS=all (default: the
+# first variant of each program), ICONBENCH_CHECKS (programs per backend cross-checked, 5).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+run=/tmp/iconbench-run
+action="${1:-wait}"
+
+pipeline() {
+    local backend="$1" grid="${ICONBENCH_GPU_GRID:-ch1_medium}" out="$run/h100"
+    local variants=(--one-variant) checks="${ICONBENCH_CHECKS:-5}"
+    [ "${ICONBENCH_VARIANTS:-}" = all ] && variants=()
+    cd "$root" || exit 1
+    # shellcheck source=/dev/null
+    source ci/gpu-env.sh || exit 1
+    export PYTHONUNBUFFERED=1
+    mkdir -p "$out/work"
+    # ledgers of earlier leases (other backends) continue; results are append-only
+    [ -d results/h100/work ] && cp -n results/h100/work/*.jsonl "$out/work/" 2>/dev/null
+    nvidia-smi >"$run/nvidia-smi.txt" 2>&1
+    local suite=(python3 ci/gpu_suite.py --out "$out" --backends "$backend" --grid "$grid")
+    "${suite[@]}" precompile "${variants[@]}" --budget 100000 &&
+        python3 -m iconbench verify --backend "$backend" --grid tiny_lam "${variants[@]}" \
+            --jobs "$(($(nproc) - 2))" --out "$run/verify-$backend-tiny_lam.md"
+    "${suite[@]}" measure "${variants[@]}" --budget 100000 &&
+        "${suite[@]}" crosscheck --crosscheck "$checks" &&
+        "${suite[@]}" ncu --crosscheck 3 &&
+        "${suite[@]}" asv "${variants[@]}"
+    echo "pipeline finished: $?"
+}
+
+collect() {
+    [ -n "${OUT:-}" ] || return 0
+    tar -C "$run" -czf "$OUT/run.tar.gz" --exclude='*.tmp' . 2>/dev/null
+    cp "$run/pipeline.log" "$OUT/" 2>/dev/null
+}
+
+wait_for() {
+    local limit="$1" start=$SECONDS
+    while [ $((SECONDS - start)) -lt "$limit" ] && ! grep -q "^pipeline finished" "$run/pipeline.log"; do
+        sleep 10
+    done
+    grep -E "^\[|precompile:|measure:|within 5%|ratio|^pipeline|Error|error" "$run/pipeline.log" |
+        tail -n 60
+    collect
+}
+
+case "$action" in
+start)
+    mkdir -p "$run"
+    setsid bash "$0" pipeline "$2" >"$run/pipeline.log" 2>&1 < /dev/null &
+    sleep 5
+    wait_for "${3:-540}"
+    ;;
+pipeline) pipeline "$2" ;;
+wait) wait_for "${2:-540}" ;;
+*) echo "usage: $0 start BACKEND [WAIT_S] | wait [WAIT_S]" >&2; exit 2 ;;
+esac
