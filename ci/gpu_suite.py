@@ -87,9 +87,19 @@ def _jobs(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 def step_precompile(args: argparse.Namespace) -> None:
     """Compile all selected (program, backend) pairs into the persistent cache."""
-    from iconbench.timing import compilation
+    from iconbench import suite
+    from iconbench.timing import compilation, session
 
-    jobs = [(case, backend) for case, backend in _jobs(args) if backend != "embedded"]
+    measured = {
+        (r.case, r.backend)
+        for r in session.SessionLedger(args.out / "work" / "session.jsonl").results()
+        if r.measurement is not None and r.grid == args.grid
+    }
+    jobs = [
+        (case, backend)
+        for case, backend in _jobs(args)
+        if backend != "embedded" and (case, backend) not in measured
+    ]
     ledger = compilation.CompileLedger(args.out / "work" / "compile.jsonl")
     _log(
         f"precompile: {len(jobs)} (program, backend) pairs, {args.processes} processes, "
@@ -105,10 +115,12 @@ def step_precompile(args: argparse.Namespace) -> None:
         processes=args.processes,
         progress=compilation.print_progress,
         budget_s=args.budget,
+        is_cached=lambda case, backend: suite.codegen_fingerprint(case, backend) is not None,
     )
     elapsed = time.perf_counter() - start
     _phase(args.out, "precompile", elapsed, compiled=len(records))
-    left = len(jobs) - len(ledger.compiled(args.stack) & set(jobs))
+    cached = {j for j in jobs if suite.codegen_fingerprint(*j) is not None}
+    left = len(jobs) - len(ledger.compiled(args.stack) & cached)
     failed = sum(1 for r in records if r.error)
     _log(
         f"precompile: {len(records)} compiled in {elapsed:.0f}s ({failed} failed); "
@@ -225,7 +237,7 @@ def step_ncu_target(args: argparse.Namespace) -> None:
 
 def _chosen_for_check(args: argparse.Namespace, backend: str, count: int) -> list:
     """``count`` measured cases of ``backend``, from the slowest down, spread over the range."""
-    from iconbench.timing import session
+    from iconbench.timing import clocks, session
 
     measured = sorted(
         (
@@ -236,6 +248,8 @@ def _chosen_for_check(args: argparse.Namespace, backend: str, count: int) -> lis
             and r.measurement.device_s
             and r.grid == args.grid
             and r.backend == backend
+            # only what the current clock measured (earlier runs may predate a clock change)
+            and r.measurement.device_source == clocks.CudaEventClock.device_source
         ),
         key=lambda r: r.measurement.device_median,
         reverse=True,
@@ -302,6 +316,8 @@ def _write_new_or_suffixed(path: pathlib.Path, text: str) -> pathlib.Path:
 
 
 def _commit() -> str:
+    if os.environ.get("ICONBENCH_COMMIT"):
+        return os.environ["ICONBENCH_COMMIT"]
     try:
         return subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True

@@ -5,35 +5,41 @@
 # far to $OUT/run.tar.gz. Steps, each resumable from its ledger (ci/gpu_suite.py):
 #   precompile -> verify (iconbench verify on tiny_lam) -> measure -> crosscheck -> ncu -> asv
 # Usage (repository root, wheels in .whl/):
-#   ICONBENCH_COMMIT=<sha> bash ci/gpu/lease.sh start gtfn_gpu [WAIT_S]
+#   ICONBENCH_COMMIT=<sha> bash ci/gpu/lease.sh start gtfn_gpu,dace_gpu [WAIT_S]
 #   bash ci/gpu/lease.sh wait [WAIT_S]
 # Environment: ICONBENCH_GPU_GRID (default ch1_medium), ICONBENCH_VARIANTS=all (default: the
-# first variant of each program), ICONBENCH_CHECKS (programs per backend cross-checked, 5).
+# first variant of each program), ICONBENCH_CHECKS (programs per backend cross-checked, 5),
+# ICONBENCH_VERIFY (backends to verify, default all), ICONBENCH_DEADLINE_S (seconds the
+# whole job may take: compiling and measuring stop in time for the checks and result files).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 run=/tmp/iconbench-run
 action="${1:-wait}"
 
 pipeline() {
-    local backend="$1" grid="${ICONBENCH_GPU_GRID:-ch1_medium}" out="$run/h100"
+    local backends="$1" grid="${ICONBENCH_GPU_GRID:-ch1_medium}" out="$run/h100"
     local variants=(--one-variant) checks="${ICONBENCH_CHECKS:-5}"
+    local deadline=$((SECONDS + ${ICONBENCH_DEADLINE_S:-100000}))
     [ "${ICONBENCH_VARIANTS:-}" = all ] && variants=()
     cd "$root" || exit 1
     # shellcheck source=/dev/null
     source ci/gpu-env.sh || exit 1
     export PYTHONUNBUFFERED=1
     mkdir -p "$out/work"
-    # ledgers of earlier leases (other backends) continue; results are append-only
+    # ledgers of earlier leases continue (measured cases are not redone; results append-only)
     [ -d results/h100/work ] && cp -n results/h100/work/*.jsonl "$out/work/" 2>/dev/null
     nvidia-smi >"$run/nvidia-smi.txt" 2>&1
-    local suite=(python3 ci/gpu_suite.py --out "$out" --backends "$backend" --grid "$grid")
-    "${suite[@]}" precompile "${variants[@]}" --budget 100000 &&
+    local suite=(python3 ci/gpu_suite.py --out "$out" --backends "$backends" --grid "$grid")
+    "${suite[@]}" precompile "${variants[@]}" --budget $((deadline - SECONDS - 600))
+    for backend in ${ICONBENCH_VERIFY:-${backends//,/ }}; do
         python3 -m iconbench verify --backend "$backend" --grid tiny_lam "${variants[@]}" \
             --jobs "$(($(nproc) - 2))" --out "$run/verify-$backend-tiny_lam.md"
-    "${suite[@]}" measure "${variants[@]}" --budget 100000 &&
-        "${suite[@]}" crosscheck --crosscheck "$checks" &&
-        "${suite[@]}" ncu --crosscheck 3 &&
-        "${suite[@]}" asv "${variants[@]}"
+    done
+    # leave 4 minutes of the deadline for the cross-checks and the result files
+    "${suite[@]}" measure "${variants[@]}" --retry-failed --budget $((deadline - SECONDS - 240))
+    "${suite[@]}" crosscheck --crosscheck "$checks"
+    "${suite[@]}" ncu --crosscheck 3
+    "${suite[@]}" asv "${variants[@]}"
     echo "pipeline finished: $?"
 }
 

@@ -253,8 +253,11 @@ def _build(
 ) -> tuple[Any, dict, dict, dict, int]:
     """(program bound to backend, kwargs, static args, offset provider, bytes moved).
 
-    ``fields=False``: no fields (for compiling: the host grid and static arguments suffice).
-    On a GPU, fields are drawn on the device (:class:`iconbench.programs.inputs.DeviceRandom`).
+    ``fields=False``: no fields (for compiling: static arguments and neighbour tables suffice).
+    On a GPU, fields are drawn on the device (:class:`iconbench.programs.inputs.DeviceRandom`)
+    and the neighbour tables are the GPU ones also when compiling: gt4py's persistent
+    translation cache is keyed by the tables themselves, so a program compiled with host
+    tables is translated again (seconds to a minute) when first called with device tables.
     """
     backend_obj = resolve_backend(backend)
     program_name, _ = split_case(case)
@@ -262,11 +265,11 @@ def _build(
         from iconbench.programs import catalog, inputs
 
         spec, variant = catalog.lookup(case)
-        on_gpu = fields and is_gpu_backend(backend)
+        on_gpu = is_gpu_backend(backend)
         call = inputs.build(
             spec,
             variant,
-            generated_grid(grid, backend if on_gpu else None),
+            generated_grid(grid, backend),
             backend=backend,
             seed=0,
             fields=fields,

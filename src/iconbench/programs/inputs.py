@@ -179,12 +179,14 @@ def grid_sizes(icon_grid: Any) -> Sizes:
         if table is not None and table.ndim == 2:
             local[name] = int(table.shape[1])
     return Sizes(
+        # Python ints: icon4py may hand out numpy int32 sizes, whose products overflow in
+        # gt4py's allocator for Edge x E2C x K fields of a 1M-cell grid ("Negative dimensions").
         {
-            "Cell": icon_grid.num_cells,
-            "Edge": icon_grid.num_edges,
-            "Vertex": icon_grid.num_vertices,
+            "Cell": int(icon_grid.num_cells),
+            "Edge": int(icon_grid.num_edges),
+            "Vertex": int(icon_grid.num_vertices),
         },
-        icon_grid.num_levels,
+        int(icon_grid.num_levels),
         local,
     )
 

@@ -125,15 +125,21 @@ def precompile(
     progress: Callable[[int, int, CompileRecord], None] | None = None,
     skip_done: bool = True,
     budget_s: float | None = None,
+    is_cached: Callable[[str, str], bool] | None = None,
 ) -> list[CompileRecord]:
     """Compile every (case, backend) of ``jobs`` with ``processes`` workers; append to ``ledger``.
 
     Pairs already in the ledger for ``stack`` are skipped when ``skip_done`` (resumable: a run
     killed at its time limit continues where it stopped). No new compile is started after
-    ``budget_s`` seconds; running ones finish. gt4py's ``GT4PY_BUILD_JOBS`` parallelises the
-    C++ build inside each worker, so ``processes * build jobs`` should be about the core count.
+    ``budget_s`` seconds; running ones finish. ``is_cached(case, backend)`` says whether a
+    ledger entry's build is still in the cache (else it is compiled again). gt4py's
+    ``GT4PY_BUILD_JOBS`` parallelises the C++ build inside each worker, so
+    ``processes * build jobs`` should be about the core count.
     """
     done = ledger.compiled(stack) if skip_done else set()
+    if is_cached is not None:
+        # the ledger outlives the cache on a fresh machine: recompile what is gone
+        done = {(case, backend) for case, backend in done if is_cached(case, backend)}
     todo = [(case, backend, grid, stack) for case, backend in jobs if (case, backend) not in done]
     results: list[CompileRecord] = []
     if not todo:
