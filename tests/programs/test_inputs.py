@@ -152,3 +152,38 @@ def test_copy_is_independent(tiny):
     twin = call.copy()
     twin(spec.program)
     assert not np.array_equal(twin.kwargs["theta_v"].asnumpy(), call.kwargs["theta_v"].asnumpy())
+
+
+def test_fields_past_gt4py_allocator_limit_keep_their_values_and_run(tiny, monkeypatch):
+    """Past the limit (2 GiB in gt4py 1.2) fields come from the array module: same call result."""
+    spec, variant = catalog.lookup("compute_tangential_wind")
+    program = spec.program
+    normal = inputs.build(spec, variant, tiny)
+    monkeypatch.setattr(inputs, "GT4PY_ALLOCATOR_LIMIT_BYTES", 1024)
+    big = inputs.build(spec, variant, tiny)
+    assert big.kwargs["vn"].ndarray.nbytes > 1024
+    for name in ("vn", "rbf_vec_coeff_e"):
+        assert np.array_equal(big.kwargs[name].asnumpy(), normal.kwargs[name].asnumpy())
+    normal(program)
+    big(program)
+    assert np.allclose(big.kwargs["vt"].asnumpy(), normal.kwargs["vt"].asnumpy())
+    assert np.isfinite(big.kwargs["vt"].asnumpy()).any()
+
+
+def test_build_without_fields_keeps_static_arguments_and_offsets(tiny_lam):
+    spec, variant = catalog.lookup("apply_diffusion_to_vn[limited_area=True]")
+    full = inputs.build(spec, variant, tiny_lam)
+    bare = inputs.build(spec, variant, tiny_lam, fields=False)
+    assert bare.static_args == full.static_args
+    assert set(bare.offset_provider) == set(full.offset_provider)
+    assert not any(hasattr(v, "ndarray") for v in bare.kwargs.values())
+    assert bare.bytes_moved == 0 < full.bytes_moved
+
+
+def test_device_random_draws_in_range_from_any_generator():
+    draw = inputs.DeviceRandom(np.random.default_rng(7))
+    values = draw.uniform(250.0, 350.0, size=(10_000,))
+    assert 250.0 <= values.min() < 251.0
+    assert 349.0 < values.max() < 350.0
+    mask = draw.random((10_000,)) < 0.1
+    assert 0.08 < mask.mean() < 0.12

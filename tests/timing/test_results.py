@@ -60,15 +60,19 @@ def test_session_to_asv_to_records_and_publish(tmp_path, monkeypatch, gtfn_cpu_c
     assert "programs.Programs.time_device" in names
     machine = {"machine": "ci", "arch": "x86_64", "cpu": "", "num_cpu": "2", "os": "", "ram": ""}
     out = tmp_path / "results"
-    path = results.write_asv(
-        out,
-        benchmarks,
-        _values(ledger.results()),
-        machine=machine,
-        commit=commit,
-        env_name="existing-py3.12",
-        python="3.12",
-    )
+
+    def write() -> object:
+        return results.write_asv(
+            out,
+            benchmarks,
+            _values(ledger.results()),
+            machine=machine,
+            commit=commit,
+            env_name="existing-py3.12",
+            python="3.12",
+        )
+
+    path = write()
     assert path.exists()
 
     records = results.read(out)
@@ -91,15 +95,7 @@ def test_session_to_asv_to_records_and_publish(tmp_path, monkeypatch, gtfn_cpu_c
     from iconbench.errors import IconbenchError
 
     with pytest.raises(IconbenchError, match="append-only"):
-        results.write_asv(
-            out,
-            benchmarks,
-            _values(ledger.results()),
-            machine=machine,
-            commit=commit,
-            env_name="existing-py3.12",
-            python="3.12",
-        )
+        write()
 
     # merge of two shards into one result set
     merged = tmp_path / "merged"

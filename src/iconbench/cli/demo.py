@@ -14,7 +14,7 @@ import pathlib
 import sys
 
 from iconbench.buildcache import REPO_ROOT
-from iconbench.cli.command import Command
+from iconbench.cli.command import Command, add_case_selection
 from iconbench.errors import IconbenchError
 
 #: Two cheap, representative stencils: a neighbour reduction and a pointwise update.
@@ -55,9 +55,9 @@ class Demo(Command):
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--backends", default="embedded,gtfn_cpu", help="comma list")
-        parser.add_argument("--grid", default="tiny", help="grid preset")
-        parser.add_argument("--programs", default="", help="regex on case ids (default: two)")
+        add_case_selection(
+            parser, grid_help="grid preset", programs_help="regex on case ids (default: two)"
+        )
         parser.add_argument("--samples", type=int, default=100, help="timed calls per case")
         parser.add_argument("--jobs", type=int, default=0, help="compile processes (0: cores)")
         parser.add_argument(

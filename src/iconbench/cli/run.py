@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from iconbench.buildcache import REPO_ROOT
-from iconbench.cli.command import Command
+from iconbench.cli.command import Command, add_case_selection
 from iconbench.errors import IconbenchError
 
 
@@ -35,16 +35,18 @@ class Run(Command):
     summary = "benchmark programs × backends × grid with asv (compiles up front in parallel)"
     examples = (
         "iconbench run --quick --programs 'compute_tangential_wind' --backends embedded,gtfn_cpu",
-        "iconbench run --backends gtfn_gpu,dace_gpu --grid gpu_1m --shard 2/4",
+        "iconbench run --backends gtfn_gpu,dace_gpu --grid ch1_medium --shard 2/4",
         "iconbench run --precompile-only --backends gtfn_cpu --jobs 2",
         "iconbench run --kinds time_device,track_bandwidth -- --show-stderr",
     )
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--backends", default="embedded,gtfn_cpu", help="comma list")
-        parser.add_argument("--grid", default="tiny", help="grid preset (comma list)")
-        parser.add_argument("--programs", default="", help="regex on case ids program[variant]")
+        add_case_selection(
+            parser,
+            grid_help="grid preset (comma list)",
+            programs_help="regex on case ids program[variant]",
+        )
         parser.add_argument("--one-variant", action="store_true", help="first variant only")
         parser.add_argument("--shard", default="", help="i/n: this runner's share")
         parser.add_argument(

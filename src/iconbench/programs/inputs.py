@@ -217,10 +217,24 @@ def field_values(
     return rng.uniform(low, high, size=shape).astype(param.dtype), f"default: U({low}, {high})"
 
 
-def _allocate(values: np.ndarray, param: Param, allocator: Any) -> Any:
+#: gt4py 1.2's aligned allocator multiplies the shape as ``np.int32`` (``storage/allocators.py``)
+#: and fails with "Negative dimensions are not allowed" from 2 GiB on: Cell x C2E2C x K and
+#: Edge x E2C x K fields of a 1M-cell grid.
+GT4PY_ALLOCATOR_LIMIT_BYTES = 2**31
+
+
+def _allocate(values: Any, param: Param, allocator: Any, *, on_gpu: bool = False) -> Any:
+    """A field of ``values`` from ``allocator``; past gt4py's 2 GiB limit, from the array module."""
     import gt4py.next as gtx
 
-    return gtx.as_field(param.dimensions, values, dtype=values.dtype, allocator=allocator)
+    if values.nbytes < GT4PY_ALLOCATOR_LIMIT_BYTES:
+        return gtx.as_field(param.dimensions, values, dtype=values.dtype, allocator=allocator)
+    # the array module's own buffer (same device, no padding of the contiguous dimension)
+    if on_gpu:
+        import cupy as xp
+    else:
+        xp = np
+    return gtx.as_field(param.dimensions, xp.asarray(values), allocator=xp)
 
 
 def build(
@@ -268,7 +282,9 @@ def build(
             pure_output = param.name in spec.outputs and param.name not in in_out
             if poison_outputs and pure_output and np.issubdtype(values.dtype, np.floating):
                 values = np.full(shape, np.nan, dtype=values.dtype)
-            kwargs[param.name] = _allocate(values, param, allocator)
+            kwargs[param.name] = _allocate(
+                values, param, allocator, on_gpu=backends.is_gpu(backend or "embedded")
+            )
             provenance[param.name] = source
             times = 2 if param.name in in_out else 1
             nbytes += times * values.nbytes

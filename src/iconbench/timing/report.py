@@ -67,6 +67,11 @@ def backend_summary(cases: Sequence[dict[str, Any]], backend: str, expected: int
     slowest = sorted(timed, key=lambda c: c.get(key) or 0.0, reverse=True)[:10]
     long = [c for c in timed if (c.get("device_median_s") or 0.0) > CV_THRESHOLD_S]
     cvs = [c["device_cv"] for c in long if c.get("device_cv") is not None]
+    # per clock: a ledger may hold cases timed before and after a change of the clock
+    by_clock: dict[str, list[float]] = {}
+    for c in long:
+        if c.get("device_cv") is not None:
+            by_clock.setdefault(c.get("device_source") or "?", []).append(c["device_cv"])
     return {
         "backend": backend,
         "expected": expected,
@@ -83,6 +88,16 @@ def backend_summary(cases: Sequence[dict[str, Any]], backend: str, expected: int
         "cv_median": _median(cvs),
         "cv_max": max(cvs) if cvs else None,
         "cv_below_1pct": sum(1 for v in cvs if v < 0.01),
+        "cv_by_clock": [
+            {
+                "clock": clock,
+                "count": len(values),
+                "median": _median(values),
+                "max": max(values),
+                "below_1pct": sum(1 for v in values if v < 0.01),
+            }
+            for clock, values in sorted(by_clock.items())
+        ],
     }
 
 
