@@ -55,7 +55,8 @@ def configure(stack_key: str | None = None, *, jobs: int | None = None) -> pathl
     if os.environ["GT4PY_BUILD_JOBS"] == "1":
         # One job: compile in the calling process. gt4py 1.2's ``wait_for_compilation`` tears
         # its worker pool down, so a pool of one costs a ~9 s worker start per program loaded
-        # (measured: 9.2 s per cache hit of apply_diffusion_to_vn, 0.1 s serial).
+        # (measured on tiny_lam, gtfn_cpu: 9.2 s per cache hit of apply_diffusion_to_vn, 0.2 s
+        # serial).
         os.environ.setdefault("GT4PY_BUILD_JOBS_MODE", "serial")
     # icon4py's fields have unit stride in the horizontal; gt4py generates faster code when told.
     os.environ.setdefault("GT4PY_UNSTRUCTURED_HORIZONTAL_HAS_UNIT_STRIDE", "1")

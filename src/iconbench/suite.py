@@ -155,27 +155,28 @@ def resolve_backend(name: str) -> Any:
     return like["backend_factory"](**like)
 
 
-@functools.cache
+_GRIDS: dict[tuple[str, bool], Any] = {}
+
+
 def generated_grid(name: str, backend: str | None = None) -> Any:
-    """The generated grid preset ``name``, once per process (and per host/GPU placement).
+    """The generated grid preset ``name``, once per process: one host copy, one GPU copy.
 
     For a GPU ``backend`` the neighbour tables live on the GPU: compiled GPU programs read
     them by pointer (gtfn checks the device only in an ``assert``, gone under ``-O``), so host
-    tables would be paged over the bus inside the timed call.
+    tables would be paged over the bus inside the timed call. Every GPU backend allocates on
+    the same device, so they share the GPU copy.
     """
     on_gpu = backend is not None and is_gpu_backend(backend)
-    return _generated_grid(name, on_gpu, backend if on_gpu else None)
+    if (name, on_gpu) not in _GRIDS:
+        from iconbench import grids
 
+        allocator = None
+        if on_gpu:
+            from iconbench.programs import backends
 
-@functools.cache
-def _generated_grid(name: str, on_gpu: bool, backend: str | None) -> Any:
-    from iconbench import grids
-
-    if not on_gpu:
-        return grids.generate(name)
-    from iconbench.programs import backends
-
-    return grids.generate(name, allocator=backends.allocator(backend))
+            allocator = backends.allocator(backend)
+        _GRIDS[name, on_gpu] = grids.generate(name, allocator=allocator)
+    return _GRIDS[name, on_gpu]
 
 
 @dataclasses.dataclass

@@ -397,23 +397,19 @@ def verify(
     one_variant: bool = False,
 ) -> Report:
     """Verify every case matching ``pattern`` on each backend of ``backends_`` on ``grid``."""
-    from iconbench import grids
     from iconbench.programs import backends
+    from iconbench.suite import generated_grid
 
     for name in backends_:
         usable, why = backends.available(name)
         if not usable:
             raise IconbenchError(f"backend {name!r} cannot run here: {why}")
     cases = select(pattern, one_variant=one_variant)
-    host_grid = grids.generate(grid)
+    host_grid = generated_grid(grid)
     results: list[CaseResult] = []
     total = len(cases) * len(backends_)
     for name in backends_:
-        device_grid = (
-            grids.generate(grid, allocator=backends.allocator(name))
-            if backends.is_gpu(name)
-            else host_grid
-        )
+        device_grid = generated_grid(grid, name)
         for spec, variant in cases:
             result = verify_case(
                 spec, variant, name, host_grid=host_grid, device_grid=device_grid, seed=seed
@@ -450,11 +446,11 @@ def precompile_jobs(
     Every case on each compiled backend, plus the compiled reference of the cases embedded
     cannot run (found by running them on embedded, which needs no compilation).
     """
-    from iconbench import grids
+    from iconbench.suite import generated_grid
 
     cases = select(pattern, one_variant=one_variant)
     jobs = [(spec.case_id(v), b) for b in backends_ if b != "embedded" for spec, v in cases]
-    host_grid = grids.generate(grid)
+    host_grid = generated_grid(grid)
     for spec, variant in cases:
         try:
             run_case(spec, variant, host_grid, "embedded")
