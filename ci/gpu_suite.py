@@ -275,7 +275,11 @@ def step_ncu(args: argparse.Namespace) -> None:
                 "--case", record.case, "--backends", backend, "--grid", args.grid,
                 "--ncu-calls", str(args.ncu_calls), "--stack", args.stack, "--out", str(args.out),
             ]  # fmt: skip
-            done = subprocess.run(command, check=False, capture_output=True, text=True)
+            try:
+                done = subprocess.run(command, check=False, capture_output=True, text=True)
+            except FileNotFoundError:
+                _log("ncu: Nsight Compute (ncu) is not on PATH; install it or skip the ncu step")
+                return
             if done.returncode != 0 or not log.exists():
                 _log(f"ncu failed for {backend} {record.case}: {done.stderr.strip()[-500:]}")
                 continue

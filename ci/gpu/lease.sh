@@ -62,7 +62,8 @@ wait_for() {
 case "$action" in
 start)
     mkdir -p "$run"
-    setsid bash "$0" pipeline "$2" >"$run/pipeline.log" 2>&1 < /dev/null &
+    backends="${2:?usage: $0 start BACKEND[,BACKEND] [WAIT_S], e.g. gtfn_gpu,dace_gpu}"
+    setsid bash "$0" pipeline "$backends" >"$run/pipeline.log" 2>&1 < /dev/null &
     sleep 5
     wait_for "${3:-540}"
     ;;
