@@ -82,7 +82,10 @@ def _jobs(args: argparse.Namespace) -> list[tuple[str, str]]:
 
     shard = parse_shard(args.shard) if args.shard else None
     cases = suite.case_ids(args.programs or "", shard, one_variant=args.one_variant)
-    return jobs_for(cases, args.backends)
+    # every program's first variant before any other, so a run its budget cuts short still
+    # covers every program
+    firsts = set(suite.first_variants(cases))
+    return jobs_for(sorted(cases, key=lambda case: case not in firsts), args.backends)
 
 
 def step_precompile(args: argparse.Namespace) -> None:
@@ -91,9 +94,9 @@ def step_precompile(args: argparse.Namespace) -> None:
     from iconbench.timing import compilation, session
 
     measured = {
-        (r.case, r.backend)
-        for r in session.SessionLedger(args.out / "work" / "session.jsonl").results()
-        if r.measurement is not None and r.grid == args.grid
+        (case, backend)
+        for case, backend, grid in session.SessionLedger(args.out / "work" / "session.jsonl").done()
+        if grid == args.grid
     }
     jobs = [
         (case, backend)
@@ -170,7 +173,8 @@ def step_measure(args: argparse.Namespace) -> None:
     )
     elapsed = time.perf_counter() - start
     _phase(args.out, "measure", elapsed, measured=len(new))
-    left = len({(c, b) for c, b in jobs} - {(r.case, r.backend) for r in ledger.results()})
+    finished = {(c, b) for c, b, g in ledger.done() | ledger.failed() if g == args.grid}
+    left = len(set(jobs) - finished)
     _log(
         f"measure: {len(new)} cases in {elapsed:.0f}s; {left} left"
         + (" -> run measure again" if left else "")

@@ -156,13 +156,22 @@ class CudaEventClock(Clock):
         return CallTiming(host, device)
 
 
-def clock_for(backend: str) -> Clock:
-    """The best clock for ``backend``: CUDA events on GPU backends, gt4py's metric on CPU."""
+def clock_type_for(backend: str) -> type[Clock]:
+    """The best clock for ``backend``: CUDA events on GPU backends, gt4py's metric on CPU.
+
+    >>> clock_type_for("gtfn_gpu").device_source, clock_type_for("dace_cpu").device_source
+    ('cuda-events-held', 'gt4py-compute')
+    """
     if backend.endswith("_gpu") or backend == "gpu":
-        return CudaEventClock()
+        return CudaEventClock
     if backend == "embedded":
-        return HostClock()
-    return Gt4pyComputeClock()
+        return HostClock
+    return Gt4pyComputeClock
+
+
+def clock_for(backend: str) -> Clock:
+    """A fresh instance of :func:`clock_type_for` ``(backend)``."""
+    return clock_type_for(backend)()
 
 
 def drain_gt4py_samples(metric: str) -> list[float]:

@@ -20,6 +20,7 @@ import json
 import multiprocessing
 import os
 import pathlib
+import statistics
 import sys
 import time
 import traceback
@@ -82,6 +83,27 @@ class CompileLedger:
                 return record.seconds
         return None
 
+    def expected_seconds(self) -> Callable[[str, str], float]:
+        """Seconds a (case, backend) compile is expected to take (to start long ones first).
+
+        That is its longest known compile on any grid or stack, else the median of all known.
+
+        >>> import tempfile
+        >>> ledger = CompileLedger(pathlib.Path(tempfile.mkdtemp()) / "compile.jsonl")
+        >>> for case, seconds in [("a", 30.0), ("a", 40.0), ("b", 190.0), ("c", 20.0)]:
+        ...     ledger.append(CompileRecord(case, "gtfn_gpu", "g", "s", seconds, None, None, 0.0))
+        >>> expect = ledger.expected_seconds()
+        >>> expect("a", "gtfn_gpu"), expect("b", "gtfn_gpu"), expect("new", "gtfn_gpu")
+        (40.0, 190.0, 40.0)
+        """
+        known: dict[tuple[str, str], float] = {}
+        for record in self.records():
+            if record.error is None:
+                key = (record.case, record.backend)
+                known[key] = max(known.get(key, 0.0), record.seconds)
+        fallback = statistics.median(known.values()) if known else 0.0
+        return lambda case, backend: known.get((case, backend), fallback)
+
     def compiled(self, stack: str) -> set[tuple[str, str]]:
         """(case, backend) pairs compiled successfully for ``stack``."""
         return {(r.case, r.backend) for r in self.records() if r.stack == stack and r.error is None}
@@ -134,7 +156,9 @@ def precompile(
     ``budget_s`` seconds; running ones finish. ``is_cached(case, backend)`` says whether a
     ledger entry's build is still in the cache (else it is compiled again). gt4py's
     ``GT4PY_BUILD_JOBS`` parallelises the C++ build inside each worker, so
-    ``processes * build jobs`` should be about the core count.
+    ``processes * build jobs`` should be about the core count. The longest compiles (as the
+    ledger knows them from earlier runs) start first, so that a 190 s fused program does not
+    start last and keep the pool waiting on it alone.
     """
     done = ledger.compiled(stack) if skip_done else set()
     if is_cached is not None:
@@ -146,7 +170,8 @@ def precompile(
         return results
     started = time.perf_counter()
     context = multiprocessing.get_context("spawn")
-    pending = list(reversed(todo))
+    expected = ledger.expected_seconds()
+    pending = sorted(todo, key=lambda job: expected(job[0], job[1]))
     workers = max(1, processes)
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
         running: set[concurrent.futures.Future[CompileRecord]] = set()

@@ -7,7 +7,9 @@ measurements are taken here in *one* process, with the same clocks and protocol
 :mod:`iconbench.results`, so asv compare/publish work on them unchanged.
 
 Every finished case is appended to a JSON-lines ledger at once; a run killed at its time limit
-restarts where it stopped (cases in the ledger are never measured again).
+restarts where it stopped. Cases in the ledger are not measured again, except those whose
+device time came from a clock iconbench no longer uses (a newer record then wins; the old line
+stays in the file), and failed ones on request.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from iconbench.timing.bandwidth import achieved_bandwidth
-from iconbench.timing.clocks import clock_for
+from iconbench.timing.clocks import clock_for, clock_type_for
 from iconbench.timing.measurement import Measurement, measure
 
 
@@ -103,8 +105,31 @@ class SessionLedger:
         return list(latest.values())
 
     def done(self) -> set[tuple[str, str, str]]:
-        """Keys of cases already measured successfully."""
-        return {(r.case, r.backend, r.grid) for r in self.results() if r.error is None}
+        """Keys of cases measured successfully with the clock in use now (:func:`is_current`)."""
+        return {(r.case, r.backend, r.grid) for r in self.results() if is_current(r)}
+
+    def failed(self) -> set[tuple[str, str, str]]:
+        """Keys of cases whose latest record is an error."""
+        return {(r.case, r.backend, r.grid) for r in self.results() if r.error is not None}
+
+
+def is_current(result: CaseResult) -> bool:
+    """Whether ``result`` was measured, and its device time taken by today's clock.
+
+    A device time from another clock is not comparable (the unheld CUDA-event clock counted
+    ~150 µs of Python launch time on an H100), so such a case counts as not measured.
+
+    >>> from iconbench.timing.measurement import Measurement
+    >>> def made_with(source):
+    ...     m = Measurement(host_s=[1e-3], device_s=[9e-4], device_source=source)
+    ...     return CaseResult("c", "gtfn_gpu", "g", m, 0, 0.0, None, None, None, None, 0.0, 1.0)
+    >>> is_current(made_with("cuda-events-held")), is_current(made_with("cuda-events"))
+    (True, False)
+    """
+    if result.error is not None or result.measurement is None:
+        return False
+    source = result.measurement.device_source
+    return source == "none" or source == clock_type_for(result.backend).device_source
 
 
 def run_cases(
@@ -131,7 +156,7 @@ def run_cases(
     started = time.perf_counter()
     done = ledger.done()
     if not retry_failed:
-        done |= {(r.case, r.backend, r.grid) for r in ledger.results()}
+        done |= ledger.failed()
     todo = [(c, b) for c, b in jobs if (c, b, grid) not in done]
     new: list[CaseResult] = []
     for number, (case, backend) in enumerate(todo, start=1):
