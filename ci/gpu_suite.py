@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import time
@@ -194,7 +195,9 @@ def step_crosscheck(args: argparse.Namespace) -> None:
     for backend in args.backends:
         for record in _chosen_for_check(args, backend, args.crosscheck):
             prepared = suite.prepare(record.case, backend, args.grid)
-            result = cupyx.profiler.benchmark(prepared, n_repeat=args.samples, n_warmup=10)
+            result = cupyx.profiler.benchmark(
+                prepared, name=record.case, n_repeat=args.samples, n_warmup=10
+            )
             cupyx_s = float(statistics.median(result.gpu_times[0]))
             harness_s = record.measurement.device_median
             rows.append(
@@ -252,6 +255,7 @@ def _chosen_for_check(args: argparse.Namespace, backend: str, count: int) -> lis
             and r.measurement.device_s
             and r.grid == args.grid
             and r.backend == backend
+            and (not args.programs or re.search(args.programs, r.case))
             # only what the current clock measured (earlier runs may predate a clock change)
             and r.measurement.device_source == clocks.CudaEventClock.device_source
         ),

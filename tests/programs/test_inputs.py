@@ -164,6 +164,10 @@ def test_fields_past_gt4py_allocator_limit_keep_their_values_and_run(tiny, monke
     assert big.kwargs["vn"].ndarray.nbytes > 1024
     for name in ("vn", "rbf_vec_coeff_e"):
         assert np.array_equal(big.kwargs[name].asnumpy(), normal.kwargs[name].asnumpy())
+        # gt4py's memory order (horizontal contiguous), which compiled GPU programs check
+        order = np.argsort(big.kwargs[name].ndarray.strides).tolist()
+        assert order == np.argsort(normal.kwargs[name].ndarray.strides).tolist()
+        assert big.kwargs[name].ndarray.strides[0] == big.kwargs[name].ndarray.itemsize
     normal(program)
     big(program)
     assert np.allclose(big.kwargs["vt"].asnumpy(), normal.kwargs["vt"].asnumpy())

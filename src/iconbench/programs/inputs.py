@@ -227,17 +227,30 @@ GT4PY_ALLOCATOR_LIMIT_BYTES = 2**31
 
 
 def _allocate(values: Any, param: Param, allocator: Any, *, on_gpu: bool = False) -> Any:
-    """A field of ``values`` from ``allocator``; past gt4py's 2 GiB limit, from the array module."""
+    """A field of ``values`` from ``allocator``; past gt4py's 2 GiB limit, from the array module.
+
+    The array module's buffer gets gt4py's own memory layout (its allocators' horizontal-first
+    layout map: the horizontal dimension contiguous), without the padding: compiled programs
+    check the strides (on the H100, C-ordered 2 GiB fields failed with "static stride in stride
+    specification doesn't match dynamic stride" on gtfn_gpu, "Array stride mismatch: expected
+    1, got 243" on dace_gpu).
+    """
     import gt4py.next as gtx
+    from gt4py.next.custom_layout_allocators import horizontal_first_layout_mapper
 
     if values.nbytes < GT4PY_ALLOCATOR_LIMIT_BYTES:
         return gtx.as_field(param.dimensions, values, dtype=values.dtype, allocator=allocator)
-    # the array module's own buffer (same device, no padding of the contiguous dimension)
     if on_gpu:
         import cupy as xp
     else:
         xp = np
-    return gtx.as_field(param.dimensions, xp.asarray(values), allocator=xp)
+    layout = horizontal_first_layout_mapper(param.dimensions)  # the largest value: stride 1
+    slowest_first = sorted(range(len(layout)), key=layout.__getitem__)
+    buffer = xp.empty([values.shape[i] for i in slowest_first], dtype=values.dtype)
+    view = buffer.transpose(np.argsort(slowest_first).tolist())
+    view[...] = xp.asarray(values)
+    # an array namespace as allocator copies in the source's memory order (order "K")
+    return gtx.as_field(param.dimensions, view, allocator=xp)
 
 
 def build(
