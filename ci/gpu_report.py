@@ -6,16 +6,57 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 
+def _numbered(out: pathlib.Path, stem: str) -> list[pathlib.Path]:
+    """``stem.json``, ``stem.1.json``, ``stem.2.json``, … in the order they were written.
+
+    Results are never overwritten (``gpu_suite._write_new_or_suffixed``), and the suffix, not
+    the modification time, says which is newer: a fresh clone gives every file the same time.
+    """
+    found = [p for p in out.glob(f"{stem}*.json") if re.fullmatch(rf"{stem}(\.\d+)?\.json", p.name)]
+    return sorted(found, key=lambda p: int(p.name.split(".")[1]) if p.name.count(".") == 2 else 0)
+
+
 def _latest(out: pathlib.Path, stem: str) -> pathlib.Path | None:
-    """The newest of ``stem.json``, ``stem.1.json``, … (results are never overwritten)."""
-    found = sorted(out.glob(f"{stem}*.json"), key=lambda p: p.stat().st_mtime)
+    """The newest of :func:`_numbered`."""
+    found = _numbered(out, stem)
     return found[-1] if found else None
+
+
+def _rows(out: pathlib.Path, stem: str) -> list[dict]:
+    """The rows of every :func:`_numbered` file (each lease adds one), oldest first."""
+    rows: list[dict] = []
+    for path in _numbered(out, stem):
+        rows += json.loads(path.read_text())
+    return rows
+
+
+def _compile_failures(out: pathlib.Path, summary: dict, cases: set[str]) -> list[dict]:
+    """``cases`` of the run's backends whose every compile on its stack failed (never measured)."""
+    from iconbench.timing.compilation import CompileLedger
+
+    ledger = CompileLedger(out / "work" / "compile.jsonl")
+    compiled = ledger.compiled(summary["stack"])
+    measured = {(c["case"], c["backend"]) for c in summary["cases"]}
+    failures: dict[tuple[str, str], str] = {}
+    for r in ledger.records():
+        key = (r.case, r.backend)
+        if (
+            r.error
+            and r.case in cases
+            and r.stack == summary["stack"]
+            and r.backend in summary["backends"]
+            and key not in compiled
+            and key not in measured
+        ):
+            failures[key] = r.error.strip().splitlines()[0][:160]
+    return [{"case": c, "backend": b, "error": e} for (c, b), e in sorted(failures.items())]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,10 +73,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no summary.json in {args.out}: run 'ci/gpu_suite.py asv' first", file=sys.stderr)
         return 2
     summary = json.loads(summary_path.read_text())
-    cross_path = _latest(args.out, "crosscheck")
-    crosscheck = json.loads(cross_path.read_text()) if cross_path else []
-    expected = len(suite.case_ids("", None, one_variant=args.one_variant))
-    context = report.suite_context(summary, crosscheck, expected)
+    cases = set(suite.case_ids("", None, one_variant=args.one_variant))
+    context = report.suite_context(
+        summary,
+        _rows(args.out, "crosscheck"),
+        len(cases),
+        ncu=_rows(args.out, "ncu"),
+        compile_failures=_compile_failures(args.out, summary, cases),
+    )
     print(report.render("gpu_suite.md.j2", context))
     return 0
 

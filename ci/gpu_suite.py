@@ -96,7 +96,9 @@ def step_precompile(args: argparse.Namespace) -> None:
 
     measured = {
         (case, backend)
-        for case, backend, grid in session.SessionLedger(args.out / "work" / "session.jsonl").done()
+        for case, backend, grid in session.SessionLedger(args.out / "work" / "session.jsonl").done(
+            args.remeasure_cv_above
+        )
         if grid == args.grid
     }
     jobs = [
@@ -170,11 +172,16 @@ def step_measure(args: argparse.Namespace) -> None:
         datasheet=lambda _b: datasheet,
         budget_s=remaining,
         retry_failed=args.retry_failed,
+        max_cv=args.remeasure_cv_above,
         measure_options={"samples": args.samples, "max_s": args.max_s},
     )
     elapsed = time.perf_counter() - start
     _phase(args.out, "measure", elapsed, measured=len(new))
-    finished = {(c, b) for c, b, g in ledger.done() | ledger.failed() if g == args.grid}
+    finished = {
+        (c, b)
+        for c, b, g in ledger.done(args.remeasure_cv_above) | ledger.failed()
+        if g == args.grid
+    }
     left = len(set(jobs) - finished)
     _log(
         f"measure: {len(new)} cases in {elapsed:.0f}s; {left} left"
@@ -340,12 +347,19 @@ def _commit() -> str:
 
 def step_asv(args: argparse.Namespace) -> None:
     """Write asv-format results and summary.json from the ledgers."""
-    from iconbench import provenance, results
+    import dataclasses
+
+    from iconbench import provenance, results, suite
     from iconbench.timing import session
     from iconbench.timing.statistics import summarize
 
+    # bytes from today's model (a ledger line keeps the count of the code that measured it;
+    # the domain-aware count replaced whole fields, which gave programs writing one level
+    # 40 times the copy peak)
     records = [
-        r
+        dataclasses.replace(r, bytes_moved=suite.minimum_bytes(r.case, args.grid))
+        if r.measurement is not None
+        else r
         for r in session.SessionLedger(args.out / "work" / "session.jsonl").results()
         if r.grid == args.grid
     ]
@@ -367,18 +381,26 @@ def step_asv(args: argparse.Namespace) -> None:
         values["track_compile_cached"][key] = (r.load_s, None)
         if r.fingerprint:
             values["track_codegen_fingerprint"][key] = (int(r.fingerprint[:12], 16), None)
+    # the suite's parameters cover the whole ledger, not only this run's --programs
+    os.environ.pop("ICONBENCH_PROGRAMS", None)
     benchmarks = results.discover_benchmarks(ROOT / "benchmarks")
-    info = provenance.collect()
-    gpu = info.gpu.name if info.gpu else "none"
-    machine = {
-        "machine": args.machine,
-        "arch": "x86_64",
-        "cpu": f"{os.cpu_count()} cores",
-        "num_cpu": str(os.cpu_count()),
-        "os": info.platform,
-        "ram": "",
-        "gpu": gpu,
-    }
+    recorded = json.loads(args.provenance.read_text()) if args.provenance else None
+    info = (
+        provenance.StackInfo.from_dict(recorded["provenance"]) if recorded else provenance.collect()
+    )
+    machine_json = args.out / "asv" / args.machine / "machine.json"
+    if machine_json.exists():  # an asv machine is one fixed description, as `asv machine` keeps it
+        machine = {k: v for k, v in json.loads(machine_json.read_text()).items() if k != "version"}
+    else:
+        machine = {
+            "machine": args.machine,
+            "arch": "x86_64",
+            "cpu": f"{os.cpu_count()} cores",
+            "num_cpu": str(os.cpu_count()),
+            "os": info.platform,
+            "ram": "",
+            "gpu": info.gpu.name if info.gpu else "none",
+        }
     env_name = f"existing-py{info.python}-{args.stack}-{args.grid}"
     path = results.write_asv(
         args.out / "asv",
@@ -395,7 +417,7 @@ def step_asv(args: argparse.Namespace) -> None:
         "backends": args.backends,
         "stack": args.stack,
         "provenance": info.as_dict(),
-        "environment": provenance.environment_flags(),
+        "environment": recorded["environment"] if recorded else provenance.environment_flags(),
         "phases": [
             json.loads(line)
             for line in (args.out / "work" / "phases.jsonl").read_text().splitlines()
@@ -500,9 +522,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--crosscheck", type=int, default=3, help="programs per backend")
     parser.add_argument("--retry-failed", action="store_true")
     parser.add_argument(
+        "--remeasure-cv-above",
+        type=float,
+        metavar="CV",
+        help="measure again cases above 100 us whose device CV exceeded CV (e.g. 0.01)",
+    )
+    parser.add_argument(
         "--one-variant", action="store_true", help="only the first variant of each program"
     )
     parser.add_argument("--machine", default="h100")
+    parser.add_argument(
+        "--provenance",
+        type=pathlib.Path,
+        help="asv: take stack and GPU from this summary.json written on the GPU machine "
+        "(to write the asv files after the lease, from the ledgers)",
+    )
     parser.add_argument("--case", default="", help="ncu-target: the case id")
     parser.add_argument("--ncu-calls", type=int, default=3, help="calls profiled by ncu")
     parser.add_argument(

@@ -65,6 +65,17 @@ class StackInfo:
         """The dict as pretty JSON."""
         return json.dumps(self.as_dict(), indent=2, sort_keys=True)
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> StackInfo:
+        """Inverse of :meth:`as_dict` (provenance recorded on another machine, e.g. a GPU).
+
+        >>> info = collect()
+        >>> StackInfo.from_dict(info.as_dict()) == info
+        True
+        """
+        gpu = data.get("gpu")
+        return cls(**{**data, "gpu": GpuInfo(**gpu) if gpu else None})
+
 
 def package_versions(names: tuple[str, ...] = COMPONENTS) -> dict[str, str]:
     """Installed versions of ``names``; missing distributions are left out."""

@@ -287,6 +287,13 @@ def write_asv(
         if kind not in values:
             continue
         combos = list(itertools.product(*bench["params"]))
+        covered = {tuple(_unquote(v) for v in combo) for combo in combos}
+        if lost := sorted(set(values[kind]) - covered):
+            raise IconbenchError(
+                f"{len(lost)} {kind} results (first: {lost[0]}) are not parameters of the "
+                f"benchmark suite; discover it with the same ICONBENCH_PROGRAMS, _BACKENDS, "
+                f"_GRID and _ONE_VARIANT as the run, or they would be lost"
+            )
         per_combo = [
             values[kind].get(tuple(_unquote(v) for v in combo), (None, None))  # type: ignore[arg-type]
             for combo in combos

@@ -217,6 +217,18 @@ class PreparedCase:
         return call
 
 
+def minimum_bytes(case: str, grid: str) -> int:
+    """Bytes ``case`` must at least move on the preset ``grid`` (today's model; no fields made).
+
+    >>> minimum_bytes("compute_tangential_wind[default]", "tiny") > 0
+    True
+    """
+    from iconbench.programs import catalog, inputs
+
+    spec, variant = catalog.lookup(case)
+    return inputs.minimum_bytes_on(spec, variant, generated_grid(grid))
+
+
 def reference_call(program_name: str, backend_obj: Any) -> tuple[Any, dict, dict, dict, int]:
     """The reference program (compute_tangential_wind) on icon4py's simple grid.
 

@@ -130,9 +130,14 @@ def test_bytes_moved_counts_each_field_once_and_in_out_fields_twice(tiny):
     call = inputs.build(spec, variant, tiny)
     assert set(call.in_out) == {"theta_v", "exner"}
     fields = {n: v for n, v in call.kwargs.items() if hasattr(v, "ndarray")}
-    expected = sum(v.ndarray.nbytes for v in fields.values()) + sum(
-        fields[n].ndarray.nbytes for n in call.in_out
-    )
+    # fields with K have nlev + 1 levels; the domain is every cell on the nlev full levels
+    nlev = tiny.grid.num_levels
+    in_domain = {
+        n: v.ndarray.nbytes // (nlev + 1) * nlev if "K" in spec.param[n].dims else v.ndarray.nbytes
+        for n, v in fields.items()
+    }
+    assert sum("K" in spec.param[n].dims for n in fields) == 3  # z_temp, theta_v, exner
+    expected = sum(in_domain.values()) + sum(in_domain[n] for n in call.in_out)
     assert call.bytes_moved == expected
 
 
@@ -191,3 +196,23 @@ def test_device_random_draws_in_range_from_any_generator():
     assert 349.0 < values.max() < 350.0
     mask = draw.random((10_000,)) < 0.1
     assert 0.08 < mask.mean() < 0.12
+
+
+def test_minimum_bytes_count_only_the_domain(tiny_lam):
+    """A program writing one level moves one level of each field, not the whole fields."""
+    sizes = inputs.grid_sizes(tiny_lam.grid)
+    edges = sizes.horizontal["Edge"]
+    spec, variant = catalog.lookup("extrapolate_at_top[default]")
+    # vn_ie written at the top half level, vn and wgtfacq_e read there: 3 fields x 1 level
+    assert inputs.minimum_bytes_on(spec, variant, tiny_lam) == 3 * edges * 1 * 8
+    # never more than every field read once and written once whole
+    for case in ("compute_tangential_wind[default]", "apply_diffusion_to_vn[limited_area=True]"):
+        spec, variant = catalog.lookup(case)
+        fields = [p for p in spec.params if p.is_field]
+        whole = sum(
+            np.dtype(p.dtype).itemsize
+            * int(np.prod(sizes.shape(p)))
+            * (2 if p.name in spec.outputs and p.name in spec.reads else 1)
+            for p in fields
+        )
+        assert 0.5 * whole < inputs.minimum_bytes_on(spec, variant, tiny_lam) <= whole

@@ -97,6 +97,14 @@ def test_session_to_asv_to_records_and_publish(tmp_path, monkeypatch, gtfn_cpu_c
     with pytest.raises(IconbenchError, match="append-only"):
         write()
 
+    # a result outside the suite's parameters is refused, not dropped
+    values = _values(ledger.results())
+    values["time_host"][("no_such_program[default]", "gtfn_cpu", "tiny")] = (1e-3, [1e-3])
+    with pytest.raises(IconbenchError, match=r"1 time_host results .* not parameters"):
+        results.write_asv(
+            out, benchmarks, values, machine=machine, commit=commit, env_name="other", python="3.12"
+        )
+
     # merge of two shards into one result set
     merged = tmp_path / "merged"
     assert results.merge([out], merged) == 1

@@ -65,3 +65,33 @@ def test_stale_clock_and_failed_records(tmp_path):
     (old_clock,) = [r for r in ledger.results() if r.case == "old_clock"]
     assert old_clock.measurement.device_source == "none"
     assert len(old_clock.measurement.host_s) == 3
+
+
+def test_noisy_device_times_are_measured_again_on_request(tmp_path):
+    ledger = session.SessionLedger(tmp_path / "session.jsonl")
+    steady = [846e-6, 847e-6, 846e-6, 848e-6]
+    for case, device in (("steady", steady), ("disturbed", [*steady, 1243e-6])):
+        m = Measurement(host_s=device, device_s=device, device_source="none")
+        ledger.append(
+            session.CaseResult(
+                case, "embedded", "tiny", m, 8, 0.0, None, None, None, None, 0.0, 1.0
+            )
+        )
+    assert ledger.done() == {("steady", "embedded", "tiny"), ("disturbed", "embedded", "tiny")}
+    assert ledger.done(max_cv=0.01) == {("steady", "embedded", "tiny")}
+    calls: list[str] = []
+    jobs = [("steady", "embedded"), ("disturbed", "embedded")]
+    options = {"samples": 3, "min_samples": 3, "warmup_calls": 1, "warmup_s": 0.0, "gt4py_calls": 0}
+    prepare = lambda case, _backend, _grid: _Prepared(calls, case)  # noqa: E731
+    assert session.run_cases(jobs, grid="tiny", ledger=ledger, prepare=prepare) == []
+    again = session.run_cases(
+        jobs,
+        grid="tiny",
+        ledger=ledger,
+        prepare=prepare,
+        max_cv=0.01,
+        measure_options=options,
+        progress=lambda _: None,
+    )
+    assert [r.case for r in again] == ["disturbed"]
+    assert set(calls) == {"disturbed"}

@@ -16,11 +16,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from iconbench.buildcache import REPO_ROOT
+from iconbench.timing.statistics import CV_THRESHOLD_S
 
 TEMPLATES = REPO_ROOT / "reporting"
-
-#: Programs faster than this are dominated by launch jitter; their CV is not held to 1 %.
-CV_THRESHOLD_S = 100e-6
 
 
 #: Keys of a ``summary.json`` case entry; absent ones (no device clock, failed) become None.
@@ -88,6 +86,11 @@ def backend_summary(cases: Sequence[dict[str, Any]], backend: str, expected: int
         "cv_median": _median(cvs),
         "cv_max": max(cvs) if cvs else None,
         "cv_below_1pct": sum(1 for v in cvs if v < 0.01),
+        "noisy": sorted(
+            (c for c in long if (c.get("device_cv") or 0.0) >= 0.01),
+            key=lambda c: c["device_cv"],
+            reverse=True,
+        ),
         "cv_by_clock": [
             {
                 "clock": clock,
@@ -101,10 +104,24 @@ def backend_summary(cases: Sequence[dict[str, Any]], backend: str, expected: int
     }
 
 
+def _within_5pct(rows: Sequence[dict[str, Any]]) -> int:
+    return sum(1 for r in rows if abs(r["ratio"] - 1) <= 0.05)
+
+
 def suite_context(
-    summary: dict[str, Any], crosscheck: Sequence[dict[str, Any]], expected_cases: int
+    summary: dict[str, Any],
+    crosscheck: Sequence[dict[str, Any]],
+    expected_cases: int,
+    *,
+    ncu: Sequence[dict[str, Any]] = (),
+    compile_failures: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
-    """Everything the ``gpu_suite.md.j2`` template shows, from ``summary.json``."""
+    """Everything the ``gpu_suite.md.j2`` template shows, from ``summary.json``.
+
+    ``crosscheck`` and ``ncu`` are the rows of ``crosscheck*.json`` and ``ncu*.json``;
+    ``compile_failures`` the cases (``case``, ``backend``, ``error``) that never compiled, so
+    they are never measured and would otherwise be missing without a word.
+    """
     phases = summary.get("phases", [])
     compile_s = sum(p["seconds"] for p in phases if p["phase"] == "precompile")
     total_s = sum(p["seconds"] for p in phases)
@@ -119,7 +136,11 @@ def suite_context(
         "compile_share": compile_s / total_s if total_s else None,
         "compile_worker_s": compile_cpu_s,
         "crosscheck": list(crosscheck),
-        "crosscheck_within_5pct": sum(1 for r in crosscheck if abs(r["ratio"] - 1) <= 0.05),
+        "crosscheck_within_5pct": _within_5pct(crosscheck),
+        "ncu": list(ncu),
+        "ncu_within_5pct": _within_5pct(ncu),
+        "ncu_programs": len({r["case"] for r in ncu}),
+        "compile_failures": list(compile_failures),
     }
 
 

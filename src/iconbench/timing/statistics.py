@@ -43,6 +43,10 @@ class SampleStats:
         return (self.q75 - self.q25) / self.median if self.median else math.nan
 
 
+#: Programs faster than this are dominated by launch jitter; their CV is not held to 1 %.
+CV_THRESHOLD_S = 100e-6
+
+
 def summarize(samples: Sequence[float]) -> SampleStats:
     """Summarise ``samples``; raises ``ValueError`` when there are none.
 
