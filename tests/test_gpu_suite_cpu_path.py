@@ -1,0 +1,51 @@
+"""The GPU runner's glue (``ci/gpu_suite.py`` and ``ci/gpu_report.py``) on its CPU path.
+
+The same steps as on the H100, with the embedded backend on the tiny grid: the ledger-driven
+measure, the asv files and summary written from the ledger, and the report rendered from them.
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+PROGRAMS = "^(compute_tangential_wind|update_theta_and_exner)\\["
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    # the whole catalog (tests/timing switches it off for the harness's own tests)
+    env = {k: v for k, v in os.environ.items() if k != "ICONBENCH_CATALOG"}
+    return subprocess.run(
+        [sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, check=False
+    )
+
+
+def test_measure_asv_and_report_on_the_cpu(tmp_path):
+    suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--backends", "embedded", "--grid",
+             "tiny", "--programs", PROGRAMS]  # fmt: skip
+    measured = _run(*suite, "measure", "--samples", "10", "--max-s", "0.5")
+    assert measured.returncode == 0, measured.stderr[-2000:]
+    assert "measure: 2 cases" in measured.stderr + measured.stdout
+    # resumable: a second run measures nothing
+    again = _run(*suite, "measure", "--samples", "10")
+    assert "measure: 0 cases" in again.stderr + again.stdout
+
+    written = _run(*suite, "asv")
+    assert written.returncode == 0, written.stderr[-2000:]
+    (result_file,) = (tmp_path / "asv").glob("*/*-existing-*.json")
+    data = json.loads(result_file.read_text())
+    host = data["results"]["programs.Programs.time_host"]
+    assert sum(value is not None for value in host[0]) == 2
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert {c["case"] for c in summary["cases"]} == {
+        "compute_tangential_wind[default]",
+        "update_theta_and_exner[default]",
+    }
+    assert all(c["bytes_moved"] > 0 and c["host_median_s"] > 0 for c in summary["cases"])
+
+    report = _run("ci/gpu_report.py", str(tmp_path))
+    assert report.returncode == 0, report.stderr[-2000:]
+    assert "| embedded | 2 / " in report.stdout
+    assert "## 10 slowest on embedded" in report.stdout
