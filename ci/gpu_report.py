@@ -19,8 +19,11 @@ def _numbered(out: pathlib.Path, stem: str) -> list[pathlib.Path]:
     Results are never overwritten (``gpu_suite._write_new_or_suffixed``), and the suffix, not
     the modification time, says which is newer: a fresh clone gives every file the same time.
     """
-    found = [p for p in out.glob(f"{stem}*.json") if re.fullmatch(rf"{stem}(\.\d+)?\.json", p.name)]
-    return sorted(found, key=lambda p: int(p.name.split(".")[1]) if p.name.count(".") == 2 else 0)
+    numbered = []
+    for path in out.glob(f"{stem}*.json"):
+        if match := re.fullmatch(rf"{re.escape(stem)}(?:\.(\d+))?\.json", path.name):
+            numbered.append((int(match.group(1) or 0), path))
+    return [path for _, path in sorted(numbered)]
 
 
 def _latest(out: pathlib.Path, stem: str) -> pathlib.Path | None:

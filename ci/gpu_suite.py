@@ -196,6 +196,7 @@ def step_crosscheck(args: argparse.Namespace) -> None:
     import cupyx.profiler
 
     from iconbench import suite
+    from iconbench.timing import report
 
     rows = []
     suite.generated_grid(args.grid, args.backends[0])
@@ -224,8 +225,9 @@ def step_crosscheck(args: argparse.Namespace) -> None:
             )
     path = args.out / "crosscheck.json"
     _write_new_or_suffixed(path, json.dumps(rows, indent=1))
-    within = sum(1 for r in rows if abs(r["ratio"] - 1) <= 0.05)
-    print(f"{within}/{len(rows)} within 5% of cupyx.profiler.benchmark", flush=True)
+    print(
+        f"{report.within_5pct(rows)}/{len(rows)} within 5% of cupyx.profiler.benchmark", flush=True
+    )
     print(
         "independent check with Nsight Compute (kernel durations of one case):\n  ncu "
         "--metrics gpu__time_duration.sum --csv python ci/gpu_suite.py ncu-target "
@@ -251,20 +253,18 @@ def step_ncu_target(args: argparse.Namespace) -> None:
 
 def _chosen_for_check(args: argparse.Namespace, backend: str, count: int) -> list:
     """``count`` measured cases of ``backend``, from the slowest down, spread over the range."""
-    from iconbench.timing import clocks, session
+    from iconbench.timing import session
 
     measured = sorted(
         (
             r
             for r in session.SessionLedger(args.out / "work" / "session.jsonl").results()
-            if r.error is None
-            and r.measurement
+            # only what the current clock measured (earlier runs may predate a clock change)
+            if session.is_current(r)
             and r.measurement.device_s
             and r.grid == args.grid
             and r.backend == backend
             and (not args.programs or re.search(args.programs, r.case))
-            # only what the current clock measured (earlier runs may predate a clock change)
-            and r.measurement.device_source == clocks.CudaEventClock.device_source
         ),
         key=lambda r: r.measurement.device_median,
         reverse=True,
@@ -275,7 +275,8 @@ def _chosen_for_check(args: argparse.Namespace, backend: str, count: int) -> lis
 
 def step_ncu(args: argparse.Namespace) -> None:
     """Nsight Compute kernel durations of ``--crosscheck`` cases per backend vs the harness."""
-    from iconbench.timing import nsight
+    from iconbench.errors import IconbenchError
+    from iconbench.timing import nsight, report
 
     rows = []
     for backend in args.backends:
@@ -298,7 +299,11 @@ def step_ncu(args: argparse.Namespace) -> None:
             if done.returncode != 0 or not log.exists():
                 _log(f"ncu failed for {backend} {record.case}: {done.stderr.strip()[-500:]}")
                 continue
-            kernels = nsight.kernel_durations(log.read_text())
+            try:
+                kernels = nsight.kernel_durations(log.read_text())
+            except IconbenchError as error:  # keep the rows of the other cases
+                _log(f"ncu: {backend} {record.case}: {error}")
+                continue
             ncu_s = nsight.per_call_seconds(kernels, args.ncu_calls)
             harness_s = record.measurement.device_median
             rows.append(
@@ -318,8 +323,10 @@ def step_ncu(args: argparse.Namespace) -> None:
                 flush=True,
             )
     _write_new_or_suffixed(args.out / "ncu.json", json.dumps(rows, indent=1))
-    within = sum(1 for r in rows if abs(r["ratio"] - 1) <= 0.05)
-    print(f"{within}/{len(rows)} within 5% of Nsight Compute kernel durations", flush=True)
+    print(
+        f"{report.within_5pct(rows)}/{len(rows)} within 5% of Nsight Compute kernel durations",
+        flush=True,
+    )
 
 
 def _write_new_or_suffixed(path: pathlib.Path, text: str) -> pathlib.Path:
@@ -343,6 +350,19 @@ def _commit() -> str:
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return os.environ.get("ICONBENCH_COMMIT", "0" * 40)
+
+
+def _recorded_provenance(path: pathlib.Path) -> dict:
+    """The ``provenance`` and ``environment`` of a summary.json written on the GPU machine."""
+    try:
+        recorded = json.loads(path.read_text())
+        recorded["provenance"], recorded["environment"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SystemExit(
+            f"--provenance {path}: not a summary.json of 'gpu_suite.py asv' ({error!r}); "
+            "pass the summary.json the GPU machine wrote"
+        ) from None
+    return recorded
 
 
 def step_asv(args: argparse.Namespace) -> None:
@@ -384,7 +404,7 @@ def step_asv(args: argparse.Namespace) -> None:
     # the suite's parameters cover the whole ledger, not only this run's --programs
     os.environ.pop("ICONBENCH_PROGRAMS", None)
     benchmarks = results.discover_benchmarks(ROOT / "benchmarks")
-    recorded = json.loads(args.provenance.read_text()) if args.provenance else None
+    recorded = _recorded_provenance(args.provenance) if args.provenance else None
     info = (
         provenance.StackInfo.from_dict(recorded["provenance"]) if recorded else provenance.collect()
     )

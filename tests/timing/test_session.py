@@ -5,6 +5,9 @@ import dataclasses
 from iconbench.timing import session
 from iconbench.timing.measurement import Measurement
 
+#: Enough of the measurement protocol to time a Python call, quickly.
+QUICK = {"samples": 3, "min_samples": 3, "warmup_calls": 1, "warmup_s": 0.0, "gt4py_calls": 0}
+
 
 @dataclasses.dataclass
 class _Prepared:
@@ -19,10 +22,25 @@ class _Prepared:
         return lambda: self.calls.append(self.case)
 
 
-def _record(case: str, *, source: str | None, error: str | None = None) -> session.CaseResult:
-    measurement = None if source is None else Measurement([1e-3], [9e-4], source)
+def _record(
+    case: str, *, source: str | None, error: str | None = None, device=(9e-4,)
+) -> session.CaseResult:
+    measurement = None if source is None else Measurement(list(device), list(device), source)
     return session.CaseResult(
         case, "embedded", "tiny", measurement, 8, 0.0, None, None, None, None, 0.0, 1.0, error
+    )
+
+
+def _run(jobs, ledger, calls, **options):
+    """``run_cases`` on the embedded cases of ``jobs``; each call appends its case to ``calls``."""
+    return session.run_cases(
+        jobs,
+        grid="tiny",
+        ledger=ledger,
+        prepare=lambda case, _backend, _grid: _Prepared(calls, case),
+        measure_options=QUICK,
+        progress=lambda _: None,
+        **options,
     )
 
 
@@ -36,28 +54,10 @@ def test_stale_clock_and_failed_records(tmp_path):
 
     calls: list[str] = []
     jobs = [(case, "embedded") for case in ("current", "old_clock", "broken")]
-
-    def run(**options):
-        return session.run_cases(
-            jobs,
-            grid="tiny",
-            ledger=ledger,
-            prepare=lambda case, _backend, _grid: _Prepared(calls, case),
-            measure_options={
-                "samples": 3,
-                "min_samples": 3,
-                "warmup_calls": 1,
-                "warmup_s": 0.0,
-                "gt4py_calls": 0,
-            },
-            progress=lambda _: None,
-            **options,
-        )
-
     # the old clock's record is measured again; the failure only on request
-    assert [r.case for r in run()] == ["old_clock"]
+    assert [r.case for r in _run(jobs, ledger, calls)] == ["old_clock"]
     assert set(calls) == {"old_clock"}
-    assert [r.case for r in run(retry_failed=True)] == ["broken"]
+    assert [r.case for r in _run(jobs, ledger, calls, retry_failed=True)] == ["broken"]
     assert ledger.done() == {(c, "embedded", "tiny") for c in ("current", "old_clock", "broken")}
     # append-only: the stale line is still in the file, the newer one wins
     lines = (tmp_path / "session.jsonl").read_text().splitlines()
@@ -70,28 +70,12 @@ def test_stale_clock_and_failed_records(tmp_path):
 def test_noisy_device_times_are_measured_again_on_request(tmp_path):
     ledger = session.SessionLedger(tmp_path / "session.jsonl")
     steady = [846e-6, 847e-6, 846e-6, 848e-6]
-    for case, device in (("steady", steady), ("disturbed", [*steady, 1243e-6])):
-        m = Measurement(host_s=device, device_s=device, device_source="none")
-        ledger.append(
-            session.CaseResult(
-                case, "embedded", "tiny", m, 8, 0.0, None, None, None, None, 0.0, 1.0
-            )
-        )
+    ledger.append(_record("steady", source="none", device=steady))
+    ledger.append(_record("disturbed", source="none", device=[*steady, 1243e-6]))
     assert ledger.done() == {("steady", "embedded", "tiny"), ("disturbed", "embedded", "tiny")}
     assert ledger.done(max_cv=0.01) == {("steady", "embedded", "tiny")}
     calls: list[str] = []
     jobs = [("steady", "embedded"), ("disturbed", "embedded")]
-    options = {"samples": 3, "min_samples": 3, "warmup_calls": 1, "warmup_s": 0.0, "gt4py_calls": 0}
-    prepare = lambda case, _backend, _grid: _Prepared(calls, case)  # noqa: E731
-    assert session.run_cases(jobs, grid="tiny", ledger=ledger, prepare=prepare) == []
-    again = session.run_cases(
-        jobs,
-        grid="tiny",
-        ledger=ledger,
-        prepare=prepare,
-        max_cv=0.01,
-        measure_options=options,
-        progress=lambda _: None,
-    )
-    assert [r.case for r in again] == ["disturbed"]
+    assert _run(jobs, ledger, calls) == []
+    assert [r.case for r in _run(jobs, ledger, calls, max_cv=0.01)] == ["disturbed"]
     assert set(calls) == {"disturbed"}

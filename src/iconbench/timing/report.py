@@ -55,8 +55,10 @@ def backend_summary(cases: Sequence[dict[str, Any]], backend: str, expected: int
     ...         {"case": "c[default]", "backend": "b", "device_median_s": 5e-5,
     ...          "host_median_s": 9e-5, "device_cv": 0.03, "fraction_of_copy_peak": 0.4}]
     >>> s = backend_summary(rows, "b", expected=3)
-    >>> s["measured"], s["coverage"], s["median_fraction_of_copy_peak"], s["cv_count"]
-    (2, 0.6666666666666666, 0.6000000000000001, 1)
+    >>> s["measured"], s["coverage"], s["median_fraction_of_copy_peak"]
+    (2, 0.6666666666666666, 0.6000000000000001)
+    >>> [(c["clock"], c["count"], c["below_1pct"]) for c in s["cv_by_clock"]]
+    [('?', 1, 1)]
     """
     mine = [dict.fromkeys(CASE_KEYS) | c for c in cases if c["backend"] == backend]
     ok = [c for c in mine if c.get("error") is None and c.get("host_median_s") is not None]
@@ -64,7 +66,6 @@ def backend_summary(cases: Sequence[dict[str, Any]], backend: str, expected: int
     key = "device_median_s" if any(c.get("device_median_s") for c in ok) else "host_median_s"
     slowest = sorted(timed, key=lambda c: c.get(key) or 0.0, reverse=True)[:10]
     long = [c for c in timed if (c.get("device_median_s") or 0.0) > CV_THRESHOLD_S]
-    cvs = [c["device_cv"] for c in long if c.get("device_cv") is not None]
     # per clock: a ledger may hold cases timed before and after a change of the clock
     by_clock: dict[str, list[float]] = {}
     for c in long:
@@ -82,10 +83,6 @@ def backend_summary(cases: Sequence[dict[str, Any]], backend: str, expected: int
         "median_fraction_of_copy_peak": _median(c.get("fraction_of_copy_peak") for c in ok),
         "median_fraction_of_datasheet": _median(c.get("fraction_of_datasheet") for c in ok),
         "median_overhead_s": _median(c.get("overhead_median_s") for c in ok),
-        "cv_count": len(cvs),
-        "cv_median": _median(cvs),
-        "cv_max": max(cvs) if cvs else None,
-        "cv_below_1pct": sum(1 for v in cvs if v < 0.01),
         "noisy": sorted(
             (c for c in long if (c.get("device_cv") or 0.0) >= 0.01),
             key=lambda c: c["device_cv"],
@@ -104,7 +101,12 @@ def backend_summary(cases: Sequence[dict[str, Any]], backend: str, expected: int
     }
 
 
-def _within_5pct(rows: Sequence[dict[str, Any]]) -> int:
+def within_5pct(rows: Sequence[dict[str, Any]]) -> int:
+    """How many cross-check rows have a ``ratio`` within 5 % of 1.
+
+    >>> within_5pct([{"ratio": 0.9968}, {"ratio": 0.4391}, {"ratio": 1.049}])
+    2
+    """
     return sum(1 for r in rows if abs(r["ratio"] - 1) <= 0.05)
 
 
@@ -136,9 +138,9 @@ def suite_context(
         "compile_share": compile_s / total_s if total_s else None,
         "compile_worker_s": compile_cpu_s,
         "crosscheck": list(crosscheck),
-        "crosscheck_within_5pct": _within_5pct(crosscheck),
+        "crosscheck_within_5pct": within_5pct(crosscheck),
         "ncu": list(ncu),
-        "ncu_within_5pct": _within_5pct(ncu),
+        "ncu_within_5pct": within_5pct(ncu),
         "ncu_programs": len({r["case"] for r in ncu}),
         "compile_failures": list(compile_failures),
     }
