@@ -32,8 +32,8 @@ pipeline() {
     local suite=(python3 ci/gpu_suite.py --out "$out" --backends "$backends" --grid "$grid")
     "${suite[@]}" precompile "${variants[@]}" --budget $((deadline - SECONDS - 600))
     # verification first, then the measurements alone on the machine: run beside them (lease
-    # 4), the verify job's compiles and small-grid calls put outliers of up to +50 % into 19 of
-    # 149 cases (CV up to 16 %; the minimum unchanged), where alone 49/49 stayed below 1 %
+    # 4), the verify job's compiles and small-grid calls put outliers of 1.2-2.4x the median
+    # into 19 of 149 cases (CV up to 16 %; the minimum unchanged); alone, 49/49 stayed below 1 %
     for backend in ${ICONBENCH_VERIFY:-${backends//,/ }}; do
         [ "$SECONDS" -lt $((deadline - 600)) ] || { echo "verify: skipped, deadline"; break; }
         python3 -m iconbench verify --backend "$backend" --grid tiny_lam "${variants[@]}" \

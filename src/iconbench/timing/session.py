@@ -143,8 +143,9 @@ def is_current(result: CaseResult) -> bool:
 def is_noisy(result: CaseResult, max_cv: float) -> bool:
     """Whether a device time above ``CV_THRESHOLD_S`` varied by more than ``max_cv``.
 
-    Such a case was disturbed (on the H100, a verify job beside the measurements put +50 %
-    outliers into 19 of 149 cases); measuring it again alone gives the number to keep.
+    Such a case was disturbed (on the H100, a verify job beside the measurements put outliers
+    of 1.2-2.4x the median into 19 of 149 cases); measured again alone, it gives the number
+    to keep.
 
     >>> from iconbench.timing.measurement import Measurement
     >>> def timed(samples):
