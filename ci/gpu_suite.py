@@ -121,16 +121,21 @@ def step_precompile(args: argparse.Namespace) -> None:
         processes=args.processes,
         progress=compilation.print_progress,
         budget_s=args.budget,
+        skip_failed=not args.retry_failed,
         is_cached=lambda case, backend: suite.codegen_fingerprint(case, backend) is not None,
     )
     elapsed = time.perf_counter() - start
     _phase(args.out, "precompile", elapsed, compiled=len(records))
     cached = {j for j in jobs if suite.codegen_fingerprint(*j) is not None}
-    left = len(jobs) - len(ledger.compiled(args.stack) & cached)
+    known_failures = ledger.failed(args.stack) & set(jobs)
+    left = len(set(jobs) - (ledger.compiled(args.stack) & cached) - known_failures)
     failed = sum(1 for r in records if r.error)
     _log(
         f"precompile: {len(records)} compiled in {elapsed:.0f}s ({failed} failed); "
-        f"{left} pairs not compiled yet" + (" -> run precompile again" if left else "")
+        f"{len(known_failures)} pairs fail to compile"
+        + ("" if args.retry_failed else " (not tried again; --retry-failed does)")
+        + f"; {left} pairs not compiled yet"
+        + (" -> run precompile again" if left else "")
     )
 
 
@@ -540,7 +545,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=100, help="timed calls per case")
     parser.add_argument("--max-s", type=float, default=5.0, help="max sampling seconds per case")
     parser.add_argument("--crosscheck", type=int, default=3, help="programs per backend")
-    parser.add_argument("--retry-failed", action="store_true")
+    parser.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="precompile: compile again pairs whose last compile failed; measure: measure "
+        "again cases whose last measurement failed",
+    )
     parser.add_argument(
         "--remeasure-cv-above",
         type=float,

@@ -43,3 +43,16 @@ def test_precompile_in_a_process_pool_and_resume(tmp_path: pathlib.Path, gtfn_cp
         jobs[:1], grid="tiny", stack="default", ledger=ledger, processes=1
     )
     assert again == []
+
+
+def test_precompile_skips_known_failures_unless_retried(tmp_path: pathlib.Path):
+    """A compile that failed for this stack is not tried again on a resumed run by default."""
+    ledger = compilation.CompileLedger(tmp_path / "compile.jsonl")
+    job = ("no_such_program[default]", "gtfn_cpu")
+    ledger.append(compilation.CompileRecord(*job, "tiny", "default", 0.0, error="boom"))
+    kwargs = {"grid": "tiny", "stack": "default", "ledger": ledger, "processes": 1}
+    assert compilation.precompile([job], skip_failed=True, **kwargs) == []
+    again = compilation.precompile([job], skip_failed=False, **kwargs)
+    assert [r.case for r in again] == [job[0]]
+    assert "unknown program" in again[0].error
+    assert ledger.failed("default") == {job}

@@ -108,6 +108,23 @@ class CompileLedger:
         """(case, backend) pairs compiled successfully for ``stack``."""
         return {(r.case, r.backend) for r in self.records() if r.stack == stack and r.error is None}
 
+    def failed(self, stack: str) -> set[tuple[str, str]]:
+        """(case, backend) pairs whose latest compile for ``stack`` failed.
+
+        A failure such as DaCe's SDFG validation repeats on every try of the same stack, so a
+        resumed run skips these rather than spend a GPU lease compiling them again; a later
+        success (a transient failure retried) takes the pair out.
+
+        >>> import tempfile
+        >>> ledger = CompileLedger(pathlib.Path(tempfile.mkdtemp()) / "compile.jsonl")
+        >>> for case, error in [("a", "boom"), ("b", "boom"), ("b", None)]:
+        ...     ledger.append(CompileRecord(case, "dace_gpu", "g", "s", 20.0, None, error))
+        >>> ledger.failed("s"), ledger.failed("other")
+        ({('a', 'dace_gpu')}, set())
+        """
+        latest = {(r.case, r.backend): r.error for r in self.records() if r.stack == stack}
+        return {pair for pair, error in latest.items() if error is not None}
+
 
 def time_compile(compile_call: Callable[[], Any]) -> float:
     """Wall seconds of ``compile_call()``.
@@ -146,13 +163,15 @@ def precompile(
     processes: int,
     progress: Callable[[int, int, CompileRecord], None] | None = None,
     skip_done: bool = True,
+    skip_failed: bool = False,
     budget_s: float | None = None,
     is_cached: Callable[[str, str], bool] | None = None,
 ) -> list[CompileRecord]:
     """Compile every (case, backend) of ``jobs`` with ``processes`` workers; append to ``ledger``.
 
     Pairs already in the ledger for ``stack`` are skipped when ``skip_done`` (resumable: a run
-    killed at its time limit continues where it stopped). No new compile is started after
+    killed at its time limit continues where it stopped); with ``skip_failed`` also those whose
+    latest compile failed (:meth:`CompileLedger.failed`). No new compile is started after
     ``budget_s`` seconds; running ones finish. ``is_cached(case, backend)`` says whether a
     ledger entry's build is still in the cache (else it is compiled again). gt4py's
     ``GT4PY_BUILD_JOBS`` parallelises the C++ build inside each worker, so
@@ -164,6 +183,8 @@ def precompile(
     if is_cached is not None:
         # the ledger outlives the cache on a fresh machine: recompile what is gone
         done = {(case, backend) for case, backend in done if is_cached(case, backend)}
+    if skip_failed:
+        done |= ledger.failed(stack)
     todo = [(case, backend, grid, stack) for case, backend in jobs if (case, backend) not in done]
     results: list[CompileRecord] = []
     if not todo:
