@@ -136,7 +136,7 @@ class Programs:
     track_compile_cached.unit = "seconds"
 
     def track_codegen_fingerprint(self, program, backend, grid):
-        fingerprint = suite.codegen_fingerprint(program, backend)
+        fingerprint = self.case.fingerprint
         return math.nan if fingerprint is None else int(fingerprint[:12], 16)
 
     track_codegen_fingerprint.unit = "fingerprint"

@@ -122,13 +122,12 @@ def step_precompile(args: argparse.Namespace) -> None:
         progress=compilation.print_progress,
         budget_s=args.budget,
         skip_failed=not args.retry_failed,
-        is_cached=lambda case, backend: suite.codegen_fingerprint(case, backend) is not None,
+        cache_dir=suite.build_cache_dir(),
     )
     elapsed = time.perf_counter() - start
     _phase(args.out, "precompile", elapsed, compiled=len(records))
-    cached = {j for j in jobs if suite.codegen_fingerprint(*j) is not None}
     known_failures = ledger.failed(args.stack) & set(jobs)
-    left = len(set(jobs) - (ledger.compiled(args.stack) & cached) - known_failures)
+    left = len(set(jobs) - ledger.in_cache(args.stack, suite.build_cache_dir()) - known_failures)
     failed = sum(1 for r in records if r.error)
     _log(
         f"precompile: {len(records)} compiled in {elapsed:.0f}s ({failed} failed); "
@@ -172,7 +171,6 @@ def step_measure(args: argparse.Namespace) -> None:
         prepare=suite.prepare,
         release=suite.forget,
         cold_compile_s=lambda c, b: compile_ledger.cold_seconds(c, b, args.stack),
-        fingerprint=suite.codegen_fingerprint,
         copy_peak=lambda _b: peak.bytes_per_s,
         datasheet=lambda _b: datasheet,
         budget_s=remaining,

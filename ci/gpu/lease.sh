@@ -63,7 +63,17 @@ collect() {
 
 wait_for() {
     local limit="$1" start=$SECONDS
+    if [ ! -f "$run/pipeline.log" ]; then
+        # a machine that went back (idle too long) comes back bare: waiting would only spend time
+        echo "lease.sh: no pipeline on this machine (it is a fresh one: the last was given back);" \
+            "start again: bash ci/gpu/lease.sh start BACKENDS" >&2
+        exit 3
+    fi
     while [ $((SECONDS - start)) -lt "$limit" ] && ! grep -q "^pipeline finished" "$run/pipeline.log"; do
+        if ! kill -0 "$(cat "$run/pipeline.pid" 2>/dev/null)" 2>/dev/null; then
+            echo "lease.sh: the pipeline stopped without finishing; see pipeline.log" >&2
+            break
+        fi
         sleep 10
     done
     grep -E "^\[|precompile:|measure:|within 5%|ratio|^pipeline|Error|error" "$run/pipeline.log" |
@@ -77,6 +87,7 @@ start)
     mkdir -p "$run"
     backends="${2:?usage: $0 start BACKEND[,BACKEND] [WAIT_S], e.g. gtfn_gpu,dace_gpu}"
     setsid bash "$0" pipeline "$backends" >"$run/pipeline.log" 2>&1 < /dev/null &
+    echo $! >"$run/pipeline.pid"
     sleep 5
     wait_for "${3:-540}"
     ;;

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import os
 import pathlib
 import re
@@ -27,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.timing import codegen
 from iconbench.timing.sharding import parse_shard, select_shard
 
 DEFAULT_BACKENDS: tuple[str, ...] = ("embedded", "gtfn_cpu")
@@ -193,6 +193,13 @@ class PreparedCase:
     #: Seconds to compile or load the program in this process (from the persistent cache
     #: when the precompile step ran first).
     load_s: float
+    #: The compiled variant in gt4py's build cache (``None`` for embedded)
+    build: codegen.Build | None = None
+
+    @property
+    def fingerprint(self) -> str | None:
+        """Hash of the generated code this case runs (:mod:`iconbench.timing.codegen`)."""
+        return self.build.fingerprint if self.build else None
 
     @property
     def on_gpu(self) -> bool:
@@ -300,16 +307,26 @@ def _build(
     return program, kwargs, static, offsets, nbytes
 
 
-def _compile(program: Any, static: dict, offsets: dict, backend: str) -> Any:
+def build_cache_dir() -> pathlib.Path:
+    """gt4py's build-cache directory in effect (builds are recorded relative to it)."""
+    from gt4py.next import config
+
+    return pathlib.Path(config.BUILD_CACHE_DIR)
+
+
+def _compile(program: Any, static: dict, offsets: dict, backend: str) -> codegen.Build | None:
+    """Compile (or load from the persistent cache) ``program``'s one variant; return its build."""
     if backend == "embedded":
-        return program
+        return None
     import gt4py.next as gtx
 
-    program.compile(offset_provider=offsets, **{k: [v] for k, v in static.items()})
-    # gt4py 1.2 compiles asynchronously (a process pool): wait, or the time measured here is
-    # only the submission and the first timed call would pay for the compilation.
-    gtx.wait_for_compilation()
-    return program
+    with codegen.recording() as artifacts:
+        program.compile(offset_provider=offsets, **{k: [v] for k, v in static.items()})
+        # gt4py 1.2 compiles asynchronously (a process pool): wait, or the time measured here
+        # is only the submission and the first timed call would pay for the compilation.
+        gtx.wait_for_compilation()
+    builds = [codegen.of_artifact(artifact, build_cache_dir()) for artifact in artifacts]
+    return builds[-1] if builds else None
 
 
 _PREPARED: dict[tuple[str, str, str], PreparedCase] = {}
@@ -321,9 +338,11 @@ def prepare(case: str, backend: str, grid: str) -> PreparedCase:
     if key not in _PREPARED:
         program, kwargs, static, offsets, nbytes = _build(case, backend, grid)
         start = time.perf_counter()
-        program = _compile(program, static, offsets, backend)
+        build = _compile(program, static, offsets, backend)
         load_s = time.perf_counter() - start
-        _PREPARED[key] = PreparedCase(case, backend, grid, program, kwargs, offsets, nbytes, load_s)
+        _PREPARED[key] = PreparedCase(
+            case, backend, grid, program, kwargs, offsets, nbytes, load_s, build
+        )
     return _PREPARED[key]
 
 
@@ -332,48 +351,9 @@ def forget(case: str, backend: str, grid: str) -> None:
     _PREPARED.pop((case, backend, grid), None)
 
 
-def compile_case(case: str, backend: str, grid: str) -> float:
-    """Compile ``case`` for ``backend`` into the persistent cache; returns wall seconds."""
+def compile_case(case: str, backend: str, grid: str) -> tuple[float, codegen.Build | None]:
+    """Compile ``case`` for ``backend`` into the persistent cache; wall seconds and the build."""
     program, _kwargs, static, offsets, _ = _build(case, backend, grid, fields=False)
     start = time.perf_counter()
-    _compile(program, static, offsets, backend)
-    return time.perf_counter() - start
-
-
-_SOURCE_SUFFIXES = (".cpp", ".cu", ".hpp", ".h", ".cuh")
-
-
-def codegen_fingerprint(case: str, backend: str) -> str | None:
-    """Hash of the generated source of ``case``'s program for ``backend`` in the build cache.
-
-    gt4py names each cache folder ``<program>_<hash of the generated source>_<gt4py version>``;
-    we hash the source files themselves (``.cpp``/``.cu``/headers) of every folder of the
-    program that belongs to the backend's device and code generator, so two runs that
-    generate different code get different fingerprints even if gt4py's naming changes.
-    ``None`` when nothing is cached (embedded, or not compiled yet).
-    """
-    if backend == "embedded":
-        return None
-    from gt4py.next import config
-
-    program, _ = split_case(case)
-    root = pathlib.Path(config.BUILD_CACHE_DIR)
-    if not root.exists():
-        return None
-    digest = hashlib.sha256()
-    found = False
-    for folder in sorted(root.glob(f"{program}_*")):
-        sources = sorted(p for p in folder.rglob("*") if p.suffix in _SOURCE_SUFFIXES)
-        if not sources:
-            continue
-        is_cuda = any(p.suffix in (".cu", ".cuh") for p in sources)
-        is_dace = (folder / "src").is_dir() or any(folder.glob("*.sdfg*"))
-        if is_cuda != is_gpu_backend(backend) or is_dace != backend.startswith("dace"):
-            continue
-        for path in sources:
-            if "build" in path.relative_to(folder).parts:
-                continue
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
-            found = True
-    return digest.hexdigest()[:16] if found else None
+    build = _compile(program, static, offsets, backend)
+    return time.perf_counter() - start, build

@@ -1,6 +1,7 @@
 """The CI criterion: ``iconbench run --quick`` produces asv results that ``asv publish`` takes."""
 
 import json
+import math
 import os
 import pathlib
 import subprocess
@@ -38,7 +39,7 @@ def test_iconbench_run_quick_then_asv_publish(tmp_path):
             "--backends",
             "embedded,gtfn_cpu",
             "--kinds",
-            "time_host,time_device",
+            "time_host,time_device,track_codegen_fingerprint",
             "--config",
             str(config),
             "--machine",
@@ -55,6 +56,10 @@ def test_iconbench_run_quick_then_asv_publish(tmp_path):
     assert len(files) == 1
     data = json.loads(files[0].read_text())
     assert "programs.Programs.time_device" in data["results"]
+    # the compiled backend's variant has a fingerprint; embedded compiles nothing (NaN)
+    embedded, gtfn = data["results"]["programs.Programs.track_codegen_fingerprint"][0]
+    assert math.isnan(embedded)
+    assert gtfn > 0
     asv = pathlib.Path(sys.executable).parent / "asv"
     publish = subprocess.run(
         [str(asv), "publish", "--config", str(config)], capture_output=True, text=True, check=False

@@ -24,9 +24,12 @@ def test_prepared_case_is_cached_per_process(gtfn_cpu_case):
     assert not gtfn_cpu_case.on_gpu
 
 
-def test_codegen_fingerprint_is_stable_and_backend_specific(gtfn_cpu_case):
-    first = suite.codegen_fingerprint(REFERENCE, "gtfn_cpu")
-    assert first is not None
-    assert len(first) == 16
-    assert suite.codegen_fingerprint(REFERENCE, "gtfn_cpu") == first
-    assert suite.codegen_fingerprint(REFERENCE, "embedded") is None
+def test_prepared_case_knows_its_build_and_fingerprint(gtfn_cpu_case, embedded_case):
+    build = gtfn_cpu_case.build
+    assert build is not None
+    assert len(gtfn_cpu_case.fingerprint) == 16
+    int(gtfn_cpu_case.fingerprint, 16)
+    # the recorded library is the loadable file, relative to gt4py's cache directory
+    assert (suite.build_cache_dir() / build.library).is_file()
+    assert build.library.endswith(".so")
+    assert embedded_case.fingerprint is None

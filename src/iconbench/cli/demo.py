@@ -109,7 +109,6 @@ class Demo(Command):
             prepare=suite.prepare,
             release=suite.forget,
             cold_compile_s=lambda c, b: ledger.cold_seconds(c, b, stack),
-            fingerprint=suite.codegen_fingerprint,
             copy_peak=lambda _b: peak.bytes_per_s,
             measure_options={"samples": args.samples, "max_s": 5.0},
             progress=lambda line: None,

@@ -30,7 +30,11 @@ from typing import Any
 
 @dataclasses.dataclass(frozen=True)
 class CompileRecord:
-    """One compilation of ``case`` for ``backend`` (``seconds`` wall, in a worker process)."""
+    """One compilation of ``case`` for ``backend`` (``seconds`` wall, in a worker process).
+
+    ``library`` is the built library relative to gt4py's build-cache directory
+    (:class:`iconbench.timing.codegen.Build`), so a resumed run knows whether it is still there.
+    """
 
     case: str
     backend: str
@@ -40,6 +44,7 @@ class CompileRecord:
     fingerprint: str | None = None
     error: str | None = None
     at: float = dataclasses.field(default_factory=time.time)
+    library: str | None = None
 
 
 class CompileLedger:
@@ -108,6 +113,38 @@ class CompileLedger:
         """(case, backend) pairs compiled successfully for ``stack``."""
         return {(r.case, r.backend) for r in self.records() if r.stack == stack and r.error is None}
 
+    def libraries(self, stack: str) -> dict[tuple[str, str], str | None]:
+        """The library of the latest successful compile of each (case, backend) for ``stack``.
+
+        ``None`` for a record written before libraries were recorded (its build cannot be
+        found again, so it counts as not in the cache).
+        """
+        return {
+            (r.case, r.backend): r.library
+            for r in self.records()
+            if r.stack == stack and r.error is None
+        }
+
+    def in_cache(self, stack: str, cache_dir: pathlib.Path) -> set[tuple[str, str]]:
+        """(case, backend) pairs whose latest successful build is in the cache at ``cache_dir``.
+
+        >>> import tempfile
+        >>> root = pathlib.Path(tempfile.mkdtemp())
+        >>> ledger = CompileLedger(root / "compile.jsonl")
+        >>> for case in ("a", "b"):
+        ...     record = CompileRecord(case, "gtfn_gpu", "g", "s", 30.0, library=f"{case}/l.so")
+        ...     ledger.append(record)
+        >>> ledger.append(CompileRecord("old", "gtfn_gpu", "g", "s", 30.0))  # no library known
+        >>> (root / "a").mkdir(); (root / "a" / "l.so").touch()
+        >>> ledger.in_cache("s", root)
+        {('a', 'gtfn_gpu')}
+        """
+        return {
+            pair
+            for pair, library in self.libraries(stack).items()
+            if library is not None and (pathlib.Path(cache_dir) / library).is_file()
+        }
+
     def failed(self, stack: str) -> set[tuple[str, str]]:
         """(case, backend) pairs whose latest compile for ``stack`` failed.
 
@@ -146,9 +183,12 @@ def _worker(job: tuple[str, str, str, str]) -> CompileRecord:
     from iconbench import suite
 
     try:
-        seconds = suite.compile_case(case, backend, grid)
-        fingerprint = suite.codegen_fingerprint(case, backend)
-        return CompileRecord(case, backend, grid, stack, seconds, fingerprint)
+        seconds, build = suite.compile_case(case, backend, grid)
+        if build is None:
+            return CompileRecord(case, backend, grid, stack, seconds)
+        return CompileRecord(
+            case, backend, grid, stack, seconds, build.fingerprint, library=build.library
+        )
     except Exception as error:
         detail = "".join(traceback.format_exception_only(error)).strip()
         return CompileRecord(case, backend, grid, stack, 0.0, None, detail[-2000:])
@@ -165,24 +205,24 @@ def precompile(
     skip_done: bool = True,
     skip_failed: bool = False,
     budget_s: float | None = None,
-    is_cached: Callable[[str, str], bool] | None = None,
+    cache_dir: pathlib.Path | None = None,
 ) -> list[CompileRecord]:
     """Compile every (case, backend) of ``jobs`` with ``processes`` workers; append to ``ledger``.
 
     Pairs already in the ledger for ``stack`` are skipped when ``skip_done`` (resumable: a run
     killed at its time limit continues where it stopped); with ``skip_failed`` also those whose
     latest compile failed (:meth:`CompileLedger.failed`). No new compile is started after
-    ``budget_s`` seconds; running ones finish. ``is_cached(case, backend)`` says whether a
-    ledger entry's build is still in the cache (else it is compiled again). gt4py's
+    ``budget_s`` seconds; running ones finish. With ``cache_dir`` (gt4py's build-cache
+    directory), a ledger entry counts only while its library is still there (else the pair is
+    compiled again: the ledger outlives the cache on a fresh machine). gt4py's
     ``GT4PY_BUILD_JOBS`` parallelises the C++ build inside each worker, so
     ``processes * build jobs`` should be about the core count. The longest compiles (as the
     ledger knows them from earlier runs) start first, so that a 190 s fused program does not
     start last and keep the pool waiting on it alone.
     """
     done = ledger.compiled(stack) if skip_done else set()
-    if is_cached is not None:
-        # the ledger outlives the cache on a fresh machine: recompile what is gone
-        done = {(case, backend) for case, backend in done if is_cached(case, backend)}
+    if cache_dir is not None:
+        done &= ledger.in_cache(stack, cache_dir)
     if skip_failed:
         done |= ledger.failed(stack)
     todo = [(case, backend, grid, stack) for case, backend in jobs if (case, backend) not in done]

@@ -170,7 +170,6 @@ def run_cases(
     prepare: Callable[[str, str, str], Any],
     release: Callable[[str, str, str], None] = lambda *_: None,
     cold_compile_s: Callable[[str, str], float | None] = lambda *_: None,
-    fingerprint: Callable[[str, str], str | None] = lambda *_: None,
     copy_peak: Callable[[str], float | None] = lambda _: None,
     datasheet: Callable[[str], float | None] = lambda _: None,
     budget_s: float | None = None,
@@ -184,7 +183,8 @@ def run_cases(
     With ``max_cv``, cases measured noisier than that (:func:`is_noisy`) are measured again.
 
     ``prepare(case, backend, grid)`` returns a :class:`iconbench.suite.PreparedCase`-like
-    object (callable, ``call_and_sync()``, ``bytes_moved``, ``load_s``).
+    object (callable, ``call_and_sync()``, ``bytes_moved``, ``load_s``, and optionally the
+    ``fingerprint`` of its generated code).
     """
     started = time.perf_counter()
     done = ledger.done(max_cv)
@@ -209,7 +209,7 @@ def run_cases(
                 bytes_moved=int(prepared.bytes_moved),
                 load_s=float(prepared.load_s),
                 cold_compile_s=cold_compile_s(case, backend),
-                fingerprint=fingerprint(case, backend),
+                fingerprint=getattr(prepared, "fingerprint", None),
                 copy_peak_bytes_per_s=copy_peak(backend),
                 datasheet_bytes_per_s=datasheet(backend),
                 started_at=wall0,
