@@ -3,6 +3,8 @@
 
 Steps (each re-runnable; finished work is never redone):
 
+  plan        print what precompile and measure would do now and how long that should take
+              (compile times from <out>/work/compile.jsonl, per-case times from session.jsonl)
   precompile  compile every catalog program for the backends in a process pool into the
               persistent gt4py cache (ICONBENCH_CACHE_DIR), appending to <out>/work/compile.jsonl
   measure     generate the grid once, then time every compiled program in this process
@@ -89,10 +91,9 @@ def _jobs(args: argparse.Namespace) -> list[tuple[str, str]]:
     return jobs_for(sorted(cases, key=lambda case: case not in firsts), args.backends)
 
 
-def step_precompile(args: argparse.Namespace) -> None:
-    """Compile all selected (program, backend) pairs into the persistent cache."""
-    from iconbench import suite
-    from iconbench.timing import compilation, session
+def _unmeasured(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Selected compiled-backend pairs the session ledger has no (good enough) result for."""
+    from iconbench.timing import session
 
     measured = {
         (case, backend)
@@ -101,11 +102,56 @@ def step_precompile(args: argparse.Namespace) -> None:
         )
         if grid == args.grid
     }
-    jobs = [
+    return [
         (case, backend)
         for case, backend in _jobs(args)
         if backend != "embedded" and (case, backend) not in measured
     ]
+
+
+def step_plan(args: argparse.Namespace) -> None:
+    """What precompile and measure would do now, with times estimated from the ledgers."""
+    import statistics
+
+    from iconbench import suite
+    from iconbench.timing import compilation, session
+
+    jobs = _unmeasured(args)
+    ledger = compilation.CompileLedger(args.out / "work" / "compile.jsonl")
+    failing = ledger.failed(args.stack) & set(jobs)
+    cached = ledger.in_cache(args.stack, suite.build_cache_dir())
+    to_compile = [j for j in jobs if j not in failing and j not in cached]
+    expected = ledger.expected_seconds()
+    compile_s = compilation.makespan([expected(*j) for j in to_compile], args.processes)
+    durations = [
+        r.duration_s
+        for r in session.SessionLedger(args.out / "work" / "session.jsonl").results()
+        if r.grid == args.grid and r.measurement is not None
+    ]
+    per_case = statistics.median(durations) if durations else float("nan")
+    to_measure = len(jobs) - len(failing)
+    print(
+        f"plan: {len(jobs)} pairs not measured on {args.grid}; {len(failing)} fail to compile "
+        f"(skipped); {len(to_compile)} to compile: ~{compile_s:.0f} s on {args.processes} "
+        f"workers; {to_measure} to measure: ~{to_measure * per_case:.0f} s "
+        f"({per_case:.1f} s per case)",
+        flush=True,
+    )
+    for backend in args.backends:
+        mine = [j for j in to_compile if j[1] == backend]
+        print(
+            f"  {backend}: {len(mine)} to compile, ~{sum(expected(*j) for j in mine):.0f} "
+            "worker-seconds",
+            flush=True,
+        )
+
+
+def step_precompile(args: argparse.Namespace) -> None:
+    """Compile all selected (program, backend) pairs into the persistent cache."""
+    from iconbench import suite
+    from iconbench.timing import compilation
+
+    jobs = _unmeasured(args)
     ledger = compilation.CompileLedger(args.out / "work" / "compile.jsonl")
     _log(
         f"precompile: {len(jobs)} (program, backend) pairs, {args.processes} processes, "
@@ -148,6 +194,13 @@ def step_measure(args: argparse.Namespace) -> None:
     compiled = compile_ledger.compiled(args.stack)
     failed_compiles = {(r.case, r.backend) for r in compile_ledger.records() if r.error}
     jobs = [j for j in jobs if j in compiled or j not in failed_compiles]
+    if args.compiled_only:
+        # a pair precompile did not get to would compile here, serially, inside the budget
+        cached = compile_ledger.in_cache(args.stack, suite.build_cache_dir())
+        kept = [j for j in jobs if j[1] == "embedded" or j in cached]
+        if len(kept) < len(jobs):
+            _log(f"measure: {len(jobs) - len(kept)} pairs not compiled yet are left for later")
+        jobs = kept
     ledger = session.SessionLedger(args.out / "work" / "session.jsonl")
     start = time.perf_counter()
     _log(f"measure: generating grid {args.grid} ...")
@@ -508,7 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "step",
-        choices=["precompile", "measure", "crosscheck", "ncu", "asv", "all", "ncu-target"],
+        choices=["plan", "precompile", "measure", "crosscheck", "ncu", "asv", "all", "ncu-target"],
     )
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "results" / "h100")
     parser.add_argument("--backends", type=lambda s: s.split(","), default=["gtfn_gpu", "dace_gpu"])
@@ -558,6 +611,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--one-variant", action="store_true", help="only the first variant of each program"
     )
+    parser.add_argument(
+        "--compiled-only",
+        action="store_true",
+        help="measure: only pairs whose build precompile left in the cache (no compiles inside "
+        "the measurement budget)",
+    )
     parser.add_argument("--machine", default="h100")
     parser.add_argument(
         "--provenance",
@@ -584,6 +643,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["GT4PY_BUILD_JOBS"] = str(args.build_jobs)
     _setup_environment(args)
     steps = {
+        "plan": step_plan,
         "precompile": step_precompile,
         "measure": step_measure,
         "crosscheck": step_crosscheck,

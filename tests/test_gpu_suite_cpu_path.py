@@ -49,3 +49,30 @@ def test_measure_asv_and_report_on_the_cpu(tmp_path):
     assert report.returncode == 0, report.stderr[-2000:]
     assert "| embedded | 2 / " in report.stdout
     assert "## 10 slowest on embedded" in report.stdout
+
+
+def test_plan_and_compiled_only_follow_the_compile_ledger(tmp_path):
+    """``plan`` skips known compile failures and estimates from the ledger; ``measure
+    --compiled-only`` measures nothing that precompile has not left in the cache."""
+    from iconbench.timing import compilation
+
+    ledger = compilation.CompileLedger(tmp_path / "work" / "compile.jsonl")
+    stack = "stack-test"
+    for case, seconds, error in [
+        ("compute_tangential_wind[default]", 40.0, None),  # compiled, but not in this cache
+        ("update_theta_and_exner[default]", 0.0, "SDFG validation failed"),
+    ]:
+        ledger.append(compilation.CompileRecord(case, "gtfn_cpu", "tiny", stack, seconds,
+                                                error=error))  # fmt: skip
+    suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--backends", "gtfn_cpu", "--grid",
+             "tiny", "--programs", PROGRAMS, "--stack", stack, "--processes", "2"]  # fmt: skip
+    plan = _run(*suite, "plan")
+    assert plan.returncode == 0, plan.stderr[-2000:]
+    assert "2 pairs not measured on tiny; 1 fail to compile (skipped); 1 to compile: ~40 s" in (
+        plan.stdout
+    )
+    measured = _run(*suite, "measure", "--compiled-only", "--samples", "10")
+    assert measured.returncode == 0, measured.stderr[-2000:]
+    output = measured.stderr + measured.stdout
+    assert "1 pairs not compiled yet are left for later" in output
+    assert "measure: 0 cases" in output

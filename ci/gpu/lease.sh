@@ -10,7 +10,8 @@
 # Environment: ICONBENCH_GPU_GRID (default ch1_medium), ICONBENCH_VARIANTS=all (default: the
 # first variant of each program), ICONBENCH_CHECKS (programs per backend cross-checked, 5; 0
 # skips the cupyx and ncu checks), ICONBENCH_VERIFY (backends to verify, default all; none
-# skips verification), ICONBENCH_DEADLINE_S (seconds the
+# skips verification), ICONBENCH_MEASURE_S (seconds kept after compiling for measuring and
+# the rest, 600), ICONBENCH_DEADLINE_S (seconds the
 # whole job may take: compiling and measuring stop in time for the checks and result files).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -27,17 +28,22 @@ pipeline() {
     source ci/gpu-env.sh || exit 1
     export PYTHONUNBUFFERED=1
     mkdir -p "$out/work"
-    # ledgers of earlier leases continue (measured cases are not redone; results append-only)
-    [ -d results/h100/work ] && cp -n results/h100/work/*.jsonl "$out/work/" 2>/dev/null
+    # ledgers of earlier leases continue (measured cases are not redone; results append-only);
+    # `start` has set aside whatever an earlier job left on this machine
+    cp results/h100/work/*.jsonl "$out/work/"
     nvidia-smi >"$run/nvidia-smi.txt" 2>&1
     local suite=(python3 ci/gpu_suite.py --out "$out" --backends "$backends" --grid "$grid")
-    "${suite[@]}" precompile "${variants[@]}" --budget $((deadline - SECONDS - 600))
+    "${suite[@]}" plan "${variants[@]}"
+    # no compile starts later than ICONBENCH_MEASURE_S before the deadline (what `plan` says
+    # measuring will take, plus the checks and result files)
+    local reserve="${ICONBENCH_MEASURE_S:-600}"
+    "${suite[@]}" precompile "${variants[@]}" --budget $((deadline - SECONDS - reserve))
     # verification first, then the measurements alone on the machine: run beside them (lease
     # 4), the verify job's compiles and small-grid calls put outliers of 1.2-2.4x the median
     # into 19 of 149 cases (CV up to 16 %; the minimum unchanged); alone, 49/49 stayed below 1 %
     for backend in ${ICONBENCH_VERIFY:-${backends//,/ }}; do
         [ "$backend" = none ] && break
-        [ "$SECONDS" -lt $((deadline - 600)) ] || { echo "verify: skipped, deadline"; break; }
+        [ "$SECONDS" -lt $((deadline - reserve)) ] || { echo "verify: skipped, deadline"; break; }
         python3 -m iconbench verify --backend "$backend" --grid tiny_lam "${variants[@]}" \
             --jobs "$(($(nproc) - 2))" --out "$run/verify-$backend-tiny_lam.md" \
             >>"$run/verify.log" 2>&1
@@ -45,7 +51,7 @@ pipeline() {
     done
     # leave 4 minutes of the deadline for the cross-checks and the result files; cases whose
     # device CV exceeded 1 % are measured again
-    "${suite[@]}" measure "${variants[@]}" --retry-failed --remeasure-cv-above 0.01 \
+    "${suite[@]}" measure "${variants[@]}" --compiled-only --retry-failed --remeasure-cv-above 0.01 \
         --budget $((deadline - SECONDS - 240))
     if [ "$checks" -gt 0 ]; then
         "${suite[@]}" crosscheck --crosscheck "$checks"
@@ -84,6 +90,12 @@ wait_for() {
 
 case "$action" in
 start)
+    if kill -0 "$(cat "$run/pipeline.pid" 2>/dev/null)" 2>/dev/null; then
+        echo "lease.sh: a pipeline is already running on this machine; use: lease.sh wait" >&2
+        exit 3
+    fi
+    # a machine that ran an earlier job keeps its files: set them aside, not into this run
+    [ -d "$run" ] && mv "$run" "$run.before-$(date +%s)"
     mkdir -p "$run"
     backends="${2:?usage: $0 start BACKEND[,BACKEND] [WAIT_S], e.g. gtfn_gpu,dace_gpu}"
     setsid bash "$0" pipeline "$backends" >"$run/pipeline.log" 2>&1 < /dev/null &

@@ -91,23 +91,37 @@ class CompileLedger:
     def expected_seconds(self) -> Callable[[str, str], float]:
         """Seconds a (case, backend) compile is expected to take (to start long ones first).
 
-        That is its longest known compile on any grid or stack, else the median of all known.
+        That is its longest known compile on any grid or stack, else the longest known of
+        another static variant of the same program on that backend (variants of a fused
+        program cost alike: 150-175 s each for the gtfn_gpu solver variants), else the median
+        of all known.
 
         >>> import tempfile
         >>> ledger = CompileLedger(pathlib.Path(tempfile.mkdtemp()) / "compile.jsonl")
-        >>> for case, seconds in [("a", 30.0), ("a", 40.0), ("b", 190.0), ("c", 20.0)]:
+        >>> for case, seconds in [("a", 30.0), ("a", 40.0), ("b[x=1]", 190.0), ("c", 20.0)]:
         ...     ledger.append(CompileRecord(case, "gtfn_gpu", "g", "s", seconds, None, None, 0.0))
         >>> expect = ledger.expected_seconds()
-        >>> expect("a", "gtfn_gpu"), expect("b", "gtfn_gpu"), expect("new", "gtfn_gpu")
+        >>> expect("a", "gtfn_gpu"), expect("b[x=1]", "gtfn_gpu"), expect("new", "gtfn_gpu")
         (40.0, 190.0, 40.0)
+        >>> expect("b[x=2]", "gtfn_gpu"), expect("b[x=2]", "dace_gpu")
+        (190.0, 40.0)
         """
         known: dict[tuple[str, str], float] = {}
+        per_program: dict[tuple[str, str], float] = {}
         for record in self.records():
             if record.error is None:
                 key = (record.case, record.backend)
                 known[key] = max(known.get(key, 0.0), record.seconds)
+                program = (record.case.split("[", 1)[0], record.backend)
+                per_program[program] = max(per_program.get(program, 0.0), record.seconds)
         fallback = statistics.median(known.values()) if known else 0.0
-        return lambda case, backend: known.get((case, backend), fallback)
+
+        def expect(case: str, backend: str) -> float:
+            if (case, backend) in known:
+                return known[case, backend]
+            return per_program.get((case.split("[", 1)[0], backend), fallback)
+
+        return expect
 
     def compiled(self, stack: str) -> set[tuple[str, str]]:
         """(case, backend) pairs compiled successfully for ``stack``."""
@@ -161,6 +175,25 @@ class CompileLedger:
         """
         latest = {(r.case, r.backend): r.error for r in self.records() if r.stack == stack}
         return {pair for pair, error in latest.items() if error is not None}
+
+
+def makespan(seconds: Iterable[float], workers: int) -> float:
+    """Wall time of compiles of ``seconds`` on ``workers``, longest first (as :func:`precompile`).
+
+    Each compile goes to the worker that frees up first; longest-first keeps the makespan
+    within 4/3 of the best possible (Graham's bound), so this is what a pool run should take.
+
+    >>> makespan([190.0, 30.0, 30.0, 30.0], 2)
+    190.0
+    >>> makespan([30.0] * 6, 4), makespan([], 4)
+    (60.0, 0.0)
+    """
+    import heapq
+
+    free_at = [0.0] * max(1, workers)
+    for duration in sorted(seconds, reverse=True):
+        heapq.heappush(free_at, heapq.heappop(free_at) + duration)
+    return max(free_at)
 
 
 def time_compile(compile_call: Callable[[], Any]) -> float:
