@@ -47,3 +47,14 @@ def test_loading_from_the_cache_gives_the_same_fingerprint(dace_builds):
         assert again.build == dace_builds[case]
     finally:
         suite.forget(case, "dace_cpu", "tiny_lam")
+
+
+def test_a_gt4py_without_the_runner_seam_records_nothing_and_says_so(monkeypatch):
+    from gt4py.next.otf import runners
+
+    from iconbench.timing import codegen
+
+    monkeypatch.delattr(runners, "_default_runner_lock")
+    with pytest.warns(UserWarning, match="no codegen fingerprint"), codegen.recording() as found:
+        pass
+    assert found == []
