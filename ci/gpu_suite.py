@@ -229,7 +229,11 @@ def step_measure(args: argparse.Namespace) -> None:
         budget_s=remaining,
         retry_failed=args.retry_failed,
         max_cv=args.remeasure_cv_above,
-        measure_options={"samples": args.samples, "max_s": args.max_s},
+        measure_options={
+            "samples": args.samples,
+            "max_s": args.max_s,
+            "warmup_s": args.warmup_s,
+        },
     )
     elapsed = time.perf_counter() - start
     _phase(args.out, "measure", elapsed, measured=len(new))
@@ -595,6 +599,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--samples", type=int, default=100, help="timed calls per case")
     parser.add_argument("--max-s", type=float, default=5.0, help="max sampling seconds per case")
+    parser.add_argument(
+        "--warmup-s",
+        type=float,
+        default=0.5,
+        help="seconds of synchronised warm-up calls per case (GPU boost clocks settle)",
+    )
     parser.add_argument("--crosscheck", type=int, default=3, help="programs per backend")
     parser.add_argument(
         "--retry-failed",

@@ -1,5 +1,6 @@
 import math
 import statistics
+import time
 
 from iconbench.timing import clocks, measurement
 
@@ -60,3 +61,45 @@ def test_the_call_computes_the_right_result(gtfn_cpu_case):
     rbf = kwargs["rbf_vec_coeff_e"].asnumpy()
     expected = np.sum(rbf[:, :, None] * vn[e2c2e], axis=1)
     np.testing.assert_allclose(kwargs["vt"].asnumpy(), expected, rtol=1e-12)
+
+
+class _AsyncDevice:
+    """Stands for a GPU program: a call only enqueues work, ``call_and_sync`` also waits."""
+
+    def __init__(self) -> None:
+        self.pending = 0
+
+    def __call__(self) -> None:
+        self.pending += 1
+
+    def call_and_sync(self):
+        def call() -> None:
+            self()
+            self.pending = 0
+
+        return call
+
+
+class _QueueClock:
+    """Records how much work was still queued when each sample started."""
+
+    device_source = "none"
+
+    def __init__(self, device: _AsyncDevice) -> None:
+        self.device = device
+        self.backlog: list[int] = []
+
+    def time_call(self, call):
+        self.backlog.append(self.device.pending)
+        start = time.perf_counter()
+        call()
+        self.device.pending = 0  # the clock synchronises after the call
+        return clocks.CallTiming(time.perf_counter() - start, None)
+
+
+def test_warm_up_waits_for_the_device_so_no_backlog_reaches_the_samples():
+    device = _AsyncDevice()
+    clock = _QueueClock(device)
+    m = measurement.measure(device, clock, samples=5, warmup_s=0.05, gt4py_calls=0)
+    assert m.warmup_calls > 3  # the 0.05 s were spent calling
+    assert clock.backlog == [0] * 5
