@@ -119,31 +119,44 @@ def step_plan(args: argparse.Namespace) -> None:
     jobs = _unmeasured(args)
     ledger = compilation.CompileLedger(args.out / "work" / "compile.jsonl")
     failing = ledger.failed(args.stack) & set(jobs)
-    cached = ledger.in_cache(args.stack, suite.build_cache_dir())
-    to_compile = [j for j in jobs if j not in failing and j not in cached]
+    to_compile = ledger.pending(
+        jobs, args.stack, cache_dir=suite.build_cache_dir(), skip_failed=True
+    )
     expected = ledger.expected_seconds()
+    known_compiles = any(r.error is None for r in ledger.records())
     compile_s = compilation.makespan([expected(*j) for j in to_compile], args.processes)
     durations = [
         r.duration_s
         for r in session.SessionLedger(args.out / "work" / "session.jsonl").results()
         if r.grid == args.grid and r.measurement is not None
     ]
-    per_case = statistics.median(durations) if durations else float("nan")
     to_measure = len(jobs) - len(failing)
+    unknown = "time unknown: no {} in {} yet"
+    compile_time = (
+        f"~{compile_s:.0f} s on {args.processes} workers"
+        if known_compiles
+        else unknown.format("compile", "work/compile.jsonl")
+    )
+    measure_time = (
+        f"~{to_measure * statistics.median(durations):.0f} s "
+        f"({statistics.median(durations):.1f} s per case)"
+        if durations
+        else unknown.format(f"case measured on {args.grid}", "work/session.jsonl")
+    )
     print(
         f"plan: {len(jobs)} pairs not measured on {args.grid}; {len(failing)} fail to compile "
-        f"(skipped); {len(to_compile)} to compile: ~{compile_s:.0f} s on {args.processes} "
-        f"workers; {to_measure} to measure: ~{to_measure * per_case:.0f} s "
-        f"({per_case:.1f} s per case)",
+        f"(skipped); {len(to_compile)} to compile: {compile_time}; {to_measure} to measure: "
+        f"{measure_time}",
         flush=True,
     )
-    for backend in args.backends:
-        mine = [j for j in to_compile if j[1] == backend]
-        print(
-            f"  {backend}: {len(mine)} to compile, ~{sum(expected(*j) for j in mine):.0f} "
-            "worker-seconds",
-            flush=True,
-        )
+    if known_compiles:
+        for backend in args.backends:
+            mine = [j for j in to_compile if j[1] == backend]
+            print(
+                f"  {backend}: {len(mine)} to compile, ~{sum(expected(*j) for j in mine):.0f} "
+                "worker-seconds",
+                flush=True,
+            )
 
 
 def step_precompile(args: argparse.Namespace) -> None:
@@ -153,6 +166,7 @@ def step_precompile(args: argparse.Namespace) -> None:
 
     jobs = _unmeasured(args)
     ledger = compilation.CompileLedger(args.out / "work" / "compile.jsonl")
+    cache_dir = suite.build_cache_dir()
     _log(
         f"precompile: {len(jobs)} (program, backend) pairs, {args.processes} processes, "
         f"{os.environ['GT4PY_BUILD_JOBS']} build jobs each, "
@@ -168,12 +182,12 @@ def step_precompile(args: argparse.Namespace) -> None:
         progress=compilation.print_progress,
         budget_s=args.budget,
         skip_failed=not args.retry_failed,
-        cache_dir=suite.build_cache_dir(),
+        cache_dir=cache_dir,
     )
     elapsed = time.perf_counter() - start
     _phase(args.out, "precompile", elapsed, compiled=len(records))
     known_failures = ledger.failed(args.stack) & set(jobs)
-    left = len(set(jobs) - ledger.in_cache(args.stack, suite.build_cache_dir()) - known_failures)
+    left = len(ledger.pending(jobs, args.stack, cache_dir=cache_dir, skip_failed=True))
     failed = sum(1 for r in records if r.error)
     _log(
         f"precompile: {len(records)} compiled in {elapsed:.0f}s ({failed} failed); "
@@ -409,7 +423,7 @@ def _commit() -> str:
             ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        return os.environ.get("ICONBENCH_COMMIT", "0" * 40)
+        return "0" * 40
 
 
 def _recorded_provenance(path: pathlib.Path) -> dict:
@@ -652,6 +666,15 @@ def main(argv: list[str] | None = None) -> int:
     # one program per worker at a time: parallelism comes from the workers (--processes)
     os.environ["GT4PY_BUILD_JOBS"] = str(args.build_jobs)
     _setup_environment(args)
+    # after the build cache is configured: importing the backends imports gt4py
+    from iconbench.errors import IconbenchError
+    from iconbench.programs import backends
+
+    for backend in args.backends:
+        try:
+            backends.resolve(backend)
+        except IconbenchError as error:
+            parser.error(f"--backends: {error}")
     steps = {
         "plan": step_plan,
         "precompile": step_precompile,

@@ -76,3 +76,20 @@ def test_plan_and_compiled_only_follow_the_compile_ledger(tmp_path):
     output = measured.stderr + measured.stdout
     assert "1 pairs not compiled yet are left for later" in output
     assert "measure: 0 cases" in output
+
+
+def test_plan_without_history_and_an_unknown_backend_say_so(tmp_path):
+    suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--grid", "tiny", "--programs", PROGRAMS]
+    plan = _run(*suite, "--backends", "gtfn_cpu", "plan")
+    assert plan.returncode == 0, plan.stderr[-2000:]
+    assert "2 to compile: time unknown: no compile in work/compile.jsonl yet" in plan.stdout
+    assert "2 to measure: time unknown: no case measured on tiny" in plan.stdout
+    wrong = _run(*suite, "--backends", "gtfn_tpu", "plan")
+    assert wrong.returncode == 2
+    assert (
+        wrong.stderr.strip()
+        .splitlines()[-1]
+        .startswith(
+            "gpu_suite.py: error: --backends: unknown backend 'gtfn_tpu'; choose one of: embedded"
+        )
+    )

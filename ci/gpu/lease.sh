@@ -11,8 +11,8 @@
 # first variant of each program), ICONBENCH_CHECKS (programs per backend cross-checked, 5; 0
 # skips the cupyx and ncu checks), ICONBENCH_VERIFY (backends to verify, default all; none
 # skips verification), ICONBENCH_MEASURE_S (seconds kept after compiling for measuring and
-# the rest, 600), ICONBENCH_DEADLINE_S (seconds the
-# whole job may take: compiling and measuring stop in time for the checks and result files).
+# the rest, 600), ICONBENCH_DEADLINE_S (seconds the whole job may take: compiling and
+# measuring stop in time for the checks and result files).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 run=/tmp/iconbench-run
@@ -94,10 +94,10 @@ start)
         echo "lease.sh: a pipeline is already running on this machine; use: lease.sh wait" >&2
         exit 3
     fi
+    backends="${2:?usage: $0 start BACKEND[,BACKEND] [WAIT_S], e.g. gtfn_gpu,dace_gpu}"
     # a machine that ran an earlier job keeps its files: set them aside, not into this run
     [ -d "$run" ] && mv "$run" "$run.before-$(date +%s)"
     mkdir -p "$run"
-    backends="${2:?usage: $0 start BACKEND[,BACKEND] [WAIT_S], e.g. gtfn_gpu,dace_gpu}"
     setsid bash "$0" pipeline "$backends" >"$run/pipeline.log" 2>&1 < /dev/null &
     echo $! >"$run/pipeline.pid"
     sleep 5

@@ -159,6 +159,33 @@ class CompileLedger:
             if library is not None and (pathlib.Path(cache_dir) / library).is_file()
         }
 
+    def pending(
+        self,
+        jobs: Iterable[tuple[str, str]],
+        stack: str,
+        *,
+        cache_dir: pathlib.Path | None = None,
+        skip_failed: bool = False,
+    ) -> list[tuple[str, str]]:
+        """The (case, backend) pairs of ``jobs`` still to compile for ``stack``, in their order.
+
+        A pair is done once compiled; with ``cache_dir`` (gt4py's build-cache directory) only
+        while its library is still there (the ledger outlives the cache on a fresh machine);
+        with ``skip_failed`` a pair whose latest compile failed counts as done too.
+
+        >>> import tempfile
+        >>> ledger = CompileLedger(pathlib.Path(tempfile.mkdtemp()) / "compile.jsonl")
+        >>> ledger.append(CompileRecord("a", "gtfn_gpu", "g", "s", 30.0))
+        >>> ledger.append(CompileRecord("b", "gtfn_gpu", "g", "s", 0.0, error="boom"))
+        >>> jobs = [("a", "gtfn_gpu"), ("b", "gtfn_gpu"), ("c", "gtfn_gpu")]
+        >>> ledger.pending(jobs, "s"), ledger.pending(jobs, "s", skip_failed=True)
+        ([('b', 'gtfn_gpu'), ('c', 'gtfn_gpu')], [('c', 'gtfn_gpu')])
+        """
+        done = self.compiled(stack) if cache_dir is None else self.in_cache(stack, cache_dir)
+        if skip_failed:
+            done |= self.failed(stack)
+        return [job for job in jobs if job not in done]
+
     def failed(self, stack: str) -> set[tuple[str, str]]:
         """(case, backend) pairs whose latest compile for ``stack`` failed.
 
@@ -235,30 +262,22 @@ def precompile(
     ledger: CompileLedger,
     processes: int,
     progress: Callable[[int, int, CompileRecord], None] | None = None,
-    skip_done: bool = True,
     skip_failed: bool = False,
     budget_s: float | None = None,
     cache_dir: pathlib.Path | None = None,
 ) -> list[CompileRecord]:
     """Compile every (case, backend) of ``jobs`` with ``processes`` workers; append to ``ledger``.
 
-    Pairs already in the ledger for ``stack`` are skipped when ``skip_done`` (resumable: a run
-    killed at its time limit continues where it stopped); with ``skip_failed`` also those whose
-    latest compile failed (:meth:`CompileLedger.failed`). No new compile is started after
-    ``budget_s`` seconds; running ones finish. With ``cache_dir`` (gt4py's build-cache
-    directory), a ledger entry counts only while its library is still there (else the pair is
-    compiled again: the ledger outlives the cache on a fresh machine). gt4py's
+    Only :meth:`CompileLedger.pending` pairs are compiled (resumable: a run killed at its time
+    limit continues where it stopped; ``cache_dir`` and ``skip_failed`` as there). No new
+    compile is started after ``budget_s`` seconds; running ones finish. gt4py's
     ``GT4PY_BUILD_JOBS`` parallelises the C++ build inside each worker, so
     ``processes * build jobs`` should be about the core count. The longest compiles (as the
     ledger knows them from earlier runs) start first, so that a 190 s fused program does not
     start last and keep the pool waiting on it alone.
     """
-    done = ledger.compiled(stack) if skip_done else set()
-    if cache_dir is not None:
-        done &= ledger.in_cache(stack, cache_dir)
-    if skip_failed:
-        done |= ledger.failed(stack)
-    todo = [(case, backend, grid, stack) for case, backend in jobs if (case, backend) not in done]
+    pending_pairs = ledger.pending(jobs, stack, cache_dir=cache_dir, skip_failed=skip_failed)
+    todo = [(case, backend, grid, stack) for case, backend in pending_pairs]
     results: list[CompileRecord] = []
     if not todo:
         return results
