@@ -199,10 +199,20 @@ def step_precompile(args: argparse.Namespace) -> None:
 
 
 def step_measure(args: argparse.Namespace) -> None:
-    """Time every selected compiled program on the measurement grid."""
-    from iconbench import suite
-    from iconbench.timing import bandwidth, compilation, session
+    """Time every selected compiled program on the measurement grid, in fresh workers.
 
+    The cases run in worker processes (this script's ``measure --worker-jobs``) that stop at a
+    failure or when device memory is not given back; a fresh worker takes what is left
+    (:mod:`iconbench.timing.isolation`).
+    """
+    import tempfile
+
+    from iconbench import suite
+    from iconbench.timing import compilation, isolation, session
+
+    if args.worker_jobs:
+        _measure_worker(args)
+        return
     jobs = _jobs(args)
     compile_ledger = compilation.CompileLedger(args.out / "work" / "compile.jsonl")
     compiled = compile_ledger.compiled(args.stack)
@@ -216,41 +226,32 @@ def step_measure(args: argparse.Namespace) -> None:
             _log(f"measure: {len(jobs) - len(kept)} pairs not compiled yet are left for later")
         jobs = kept
     ledger = session.SessionLedger(args.out / "work" / "session.jsonl")
+    todo = ledger.todo(
+        jobs, args.grid, retry_failed=args.retry_failed, max_cv=args.remeasure_cv_above
+    )
     start = time.perf_counter()
-    _log(f"measure: generating grid {args.grid} ...")
-    suite.generated_grid(args.grid, args.backends[0])
-    _log(f"measure: grid ready after {time.perf_counter() - start:.0f}s")
-    peaks_path = args.out / "work" / "copy-peak.jsonl"
-    on_gpu = any(suite.is_gpu_backend(b) for b in args.backends)
-    peak = bandwidth.measure_copy_peak(on_gpu=on_gpu)
-    with peaks_path.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(peak.as_dict()) + "\n")
-    datasheet = bandwidth.datasheet_peak(peak.device)
-    _log(
-        f"measure: copy peak {peak.bytes_per_s / 1e12:.3f} TB/s on {peak.device} "
-        f"(datasheet {datasheet and datasheet / 1e12} TB/s)"
-    )
-    remaining = None if args.budget is None else args.budget - (time.perf_counter() - start)
-    new = session.run_cases(
-        jobs,
-        grid=args.grid,
-        ledger=ledger,
-        prepare=suite.prepare,
-        release=suite.forget,
-        cold_compile_s=lambda c, b: compile_ledger.cold_seconds(c, b, args.stack),
-        copy_peak=lambda _b: peak.bytes_per_s,
-        datasheet=lambda _b: datasheet,
-        budget_s=remaining,
-        retry_failed=args.retry_failed,
-        max_cv=args.remeasure_cv_above,
-        measure_options={
-            "samples": args.samples,
-            "max_s": args.max_s,
-            "warmup_s": args.warmup_s,
-        },
-    )
+    with tempfile.TemporaryDirectory(prefix="iconbench-measure-") as scratch:
+        jobs_file = pathlib.Path(scratch) / "jobs.json"
+
+        def start_worker(cases, budget_s, inflight):
+            jobs_file.write_text(json.dumps(list(cases)), encoding="utf-8")
+            command = [sys.executable, str(pathlib.Path(__file__).resolve()), *args.argv,
+                       "--worker-jobs", str(jobs_file), "--inflight", str(inflight)]  # fmt: skip
+            if budget_s is not None:
+                command += ["--budget", f"{budget_s:.0f}"]
+            return subprocess.run(command, check=False).returncode
+
+        runs = isolation.run_in_workers(
+            todo,
+            grid=args.grid,
+            ledger=ledger,
+            start_worker=start_worker,
+            inflight=pathlib.Path(scratch) / "inflight",
+            budget_s=args.budget,
+            progress=_log,
+        )
     elapsed = time.perf_counter() - start
-    _phase(args.out, "measure", elapsed, measured=len(new))
+    _phase(args.out, "measure", elapsed, measured=len(runs.results), workers=runs.workers)
     finished = {
         (c, b)
         for c, b, g in ledger.done(args.remeasure_cv_above) | ledger.failed()
@@ -258,8 +259,52 @@ def step_measure(args: argparse.Namespace) -> None:
     }
     left = len(set(jobs) - finished)
     _log(
-        f"measure: {len(new)} cases in {elapsed:.0f}s; {left} left"
-        + (" -> run measure again" if left else "")
+        f"measure: {len(runs.results)} cases in {elapsed:.0f}s ({runs.workers} workers, "
+        f"{len(runs.failed)} failed); {left} left" + (" -> run measure again" if left else "")
+    )
+
+
+def _measure_worker(args: argparse.Namespace) -> None:
+    """One measure worker: the grid once, the copy peak, then the cases of --worker-jobs."""
+    from iconbench import suite
+    from iconbench.timing import bandwidth, compilation, isolation, session
+
+    jobs = [tuple(job) for job in json.loads(args.worker_jobs.read_text(encoding="utf-8"))]
+    compile_ledger = compilation.CompileLedger(args.out / "work" / "compile.jsonl")
+    start = time.perf_counter()
+    _log(f"measure worker: generating grid {args.grid} ...")
+    suite.generated_grid(args.grid, args.backends[0])
+    _log(f"measure worker: grid ready after {time.perf_counter() - start:.0f}s")
+    on_gpu = any(suite.is_gpu_backend(b) for b in args.backends)
+    peak = bandwidth.measure_copy_peak(on_gpu=on_gpu)
+    with (args.out / "work" / "copy-peak.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(peak.as_dict()) + "\n")
+    datasheet = bandwidth.datasheet_peak(peak.device)
+    _log(
+        f"measure worker: copy peak {peak.bytes_per_s / 1e12:.3f} TB/s on {peak.device} "
+        f"(datasheet {datasheet and datasheet / 1e12} TB/s)"
+    )
+    remaining = None if args.budget is None else args.budget - (time.perf_counter() - start)
+    session.run_cases(
+        jobs,
+        grid=args.grid,
+        ledger=session.SessionLedger(args.out / "work" / "session.jsonl"),
+        prepare=suite.prepare,
+        release=suite.forget,
+        cold_compile_s=lambda c, b: compile_ledger.cold_seconds(c, b, args.stack),
+        copy_peak=lambda _b: peak.bytes_per_s,
+        datasheet=lambda _b: datasheet,
+        budget_s=remaining,
+        retry_failed=True,
+        max_cv=args.remeasure_cv_above,
+        measure_options={
+            "samples": args.samples,
+            "max_s": args.max_s,
+            "warmup_s": args.warmup_s,
+        },
+        stop_after_failure=True,
+        fit_for_next=isolation.DeviceMemory() if on_gpu else lambda: None,
+        starting=lambda job: isolation.write_inflight(args.inflight, job),
     )
 
 
@@ -641,6 +686,12 @@ def main(argv: list[str] | None = None) -> int:
         help="measure: only pairs whose build precompile left in the cache (no compiles inside "
         "the measurement budget)",
     )
+    parser.add_argument(
+        "--worker-jobs",
+        type=pathlib.Path,
+        help=argparse.SUPPRESS,  # measure: a worker's cases (JSON), written by the driver
+    )
+    parser.add_argument("--inflight", type=pathlib.Path, help=argparse.SUPPRESS)
     parser.add_argument("--machine", default="h100")
     parser.add_argument(
         "--provenance",
@@ -656,6 +707,10 @@ def main(argv: list[str] | None = None) -> int:
         help="run without PYTHONOPTIMIZE (recorded); default re-executes under PYTHONOPTIMIZE=2",
     )
     args = parser.parse_args(argv)
+    # measure's workers re-run this script with these options (the step replaced) and their own
+    given = list(sys.argv[1:] if argv is None else argv)
+    given.remove(args.step)
+    args.argv = ["measure", *given]
     _ensure_optimized(args, sys.argv[1:] if argv is None else list(argv))
     args.compile_grid = args.compile_grid or args.grid
     if not args.stack:

@@ -72,6 +72,17 @@ class CaseResult:
         return dataclasses.asdict(self)
 
     @classmethod
+    def failure(
+        cls, case: str, backend: str, grid: str, error: str, *, started_at: float | None = None
+    ) -> CaseResult:
+        """The record of a case that could not be measured, and why."""
+        now = time.time()
+        start = now if started_at is None else started_at
+        return cls(
+            case, backend, grid, None, 0, 0.0, None, None, None, None, start, now - start, error
+        )
+
+    @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CaseResult:
         """Inverse of :meth:`as_dict`."""
         data = dict(data)
@@ -92,18 +103,43 @@ class SessionLedger:
         with self.path.open("a", encoding="utf-8") as out:
             out.write(json.dumps(result.as_dict(), sort_keys=True) + "\n")
 
-    def results(self) -> list[CaseResult]:
-        """All results, the last one per (case, backend, grid) winning; torn lines skipped."""
+    def size(self) -> int:
+        """Bytes in the file now (an offset for :meth:`results_since`)."""
+        return self.path.stat().st_size if self.path.exists() else 0
+
+    def results_since(self, offset: int) -> list[CaseResult]:
+        """Every result appended after byte ``offset``, in order; torn lines skipped."""
         if not self.path.exists():
             return []
-        latest: dict[tuple[str, str, str], CaseResult] = {}
-        for line in self.path.read_text(encoding="utf-8").splitlines():
+        with self.path.open("rb") as handle:
+            handle.seek(offset)
+            text = handle.read().decode("utf-8", errors="replace")
+        parsed = []
+        for line in text.splitlines():
             try:
-                result = CaseResult.from_dict(json.loads(line))
+                parsed.append(CaseResult.from_dict(json.loads(line)))
             except (json.JSONDecodeError, TypeError):
                 continue
-            latest[(result.case, result.backend, result.grid)] = result
+        return parsed
+
+    def results(self) -> list[CaseResult]:
+        """All results, the last one per (case, backend, grid) winning; torn lines skipped."""
+        latest = {(r.case, r.backend, r.grid): r for r in self.results_since(0)}
         return list(latest.values())
+
+    def todo(
+        self,
+        jobs: Sequence[tuple[str, str]],
+        grid: str,
+        *,
+        retry_failed: bool = False,
+        max_cv: float | None = None,
+    ) -> list[tuple[str, str]]:
+        """The ``jobs`` still to measure on ``grid``, in order (see :meth:`done`)."""
+        done = self.done(max_cv)
+        if not retry_failed:
+            done |= self.failed()
+        return [(c, b) for c, b in jobs if (c, b, grid) not in done]
 
     def done(self, max_cv: float | None = None) -> set[tuple[str, str, str]]:
         """Keys of cases measured with the clock in use now, no noisier than ``max_cv``.
@@ -177,26 +213,32 @@ def run_cases(
     max_cv: float | None = None,
     measure_options: dict[str, Any] | None = None,
     progress: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+    stop_after_failure: bool = False,
+    fit_for_next: Callable[[], str | None] = lambda: None,
+    starting: Callable[[tuple[str, str] | None], None] = lambda _: None,
 ) -> list[CaseResult]:
     """Measure every (case, backend) of ``jobs`` not yet in ``ledger``; stop after ``budget_s``.
 
     With ``max_cv``, cases measured noisier than that (:func:`is_noisy`) are measured again.
+
+    For a worker of :mod:`iconbench.timing.isolation`: ``stop_after_failure`` ends the run
+    after a failed case (it may have left the process unusable), ``fit_for_next()`` is asked
+    after each case for a reason to stop (device memory not given back), and
+    ``starting(job)`` names each case before it starts (``None`` once it is recorded).
 
     ``prepare(case, backend, grid)`` returns a :class:`iconbench.suite.PreparedCase`-like
     object (callable, ``call_and_sync()``, ``bytes_moved``, ``load_s``, and optionally the
     ``fingerprint`` of its generated code).
     """
     started = time.perf_counter()
-    done = ledger.done(max_cv)
-    if not retry_failed:
-        done |= ledger.failed()
-    todo = [(c, b) for c, b in jobs if (c, b, grid) not in done]
+    todo = ledger.todo(jobs, grid, retry_failed=retry_failed, max_cv=max_cv)
     new: list[CaseResult] = []
     for number, (case, backend) in enumerate(todo, start=1):
         if budget_s is not None and time.perf_counter() - started > budget_s:
             progress(f"time budget of {budget_s:.0f}s used; {len(todo) - number + 1} cases left")
             break
         t0, wall0 = time.perf_counter(), time.time()
+        starting((case, backend))
         try:
             prepared = prepare(case, backend, grid)
             call = prepared.call_and_sync() if backend == "embedded" else prepared
@@ -217,24 +259,11 @@ def run_cases(
             )
         except Exception as error:
             detail = "".join(traceback.format_exception_only(error)).strip()[-2000:]
-            result = CaseResult(
-                case,
-                backend,
-                grid,
-                None,
-                0,
-                0.0,
-                None,
-                None,
-                None,
-                None,
-                wall0,
-                time.perf_counter() - t0,
-                detail,
-            )
+            result = CaseResult.failure(case, backend, grid, detail, started_at=wall0)
         finally:
             release(case, backend, grid)
         ledger.append(result)
+        starting(None)
         new.append(result)
         timed = f"{result.timed_s * 1e6:10.1f} us" if result.timed_s else "    FAILED"
         progress(
@@ -243,4 +272,12 @@ def run_cases(
         )
         if result.error:
             progress(f"           {result.error.splitlines()[-1]}")
+        left = len(todo) - number
+        if result.error and stop_after_failure and left:
+            progress(f"stopping after a failure; {left} cases left for a fresh process")
+            break
+        reason = fit_for_next()
+        if reason and left:
+            progress(f"stopping: {reason}; {left} cases left for a fresh process")
+            break
     return new

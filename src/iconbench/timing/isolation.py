@@ -1,0 +1,191 @@
+"""Measuring in a series of fresh worker processes, so that one case cannot spoil the rest.
+
+On the H100 (lease 8, code 8c5fb4c) one process measured 100 cases in a row: after 29 large
+ones it held 53.6 GB of the 80 GB that freeing cupy's pool did not give back, the 30th failed
+to allocate, and so did every case after it; a DaCe program whose own allocation then failed
+left an illegal address behind, an error CUDA keeps for the life of the process. 69 of 100
+cases were lost to what the cases before them had left. The rules here:
+
+- a worker measures its cases in the given order and stops after its first failure, or when
+  :class:`DeviceMemory` finds that releasing a case no longer gives the memory back;
+- the driver (:func:`run_in_workers`) starts a new worker on what is left;
+- a case that failed after other cases in the same worker is tried once more, as the first
+  case of a fresh worker: only a failure there is the case's own;
+- a worker that dies (a signal, an abort in native code) before recording the case it was on
+  (named in the ``inflight`` file it writes before each case) gets a failure record for that
+  case from the driver, and the same once-more rule;
+- a worker that records nothing ends the run with :class:`IconbenchError` (it failed before its
+  first case: the grid, the imports), since another would fail the same way.
+
+A restart costs the worker's start-up (imports, the grid: ~15 s on the 1M-cell grid), paid
+only after a failure or a leak.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import signal
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from iconbench.errors import IconbenchError
+from iconbench.timing.session import CaseResult, SessionLedger
+
+Job = tuple[str, str]
+
+#: ``start_worker(cases, budget_s, inflight)``: run one worker process on ``cases`` (in order)
+#: for at most ``budget_s`` seconds, writing each case's key to ``inflight`` before it starts;
+#: return its exit status (negative: killed by that signal, as :mod:`subprocess` reports it).
+StartWorker = Callable[[Sequence[Job], float | None, pathlib.Path], int]
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkerRuns:
+    """What :func:`run_in_workers` did: workers started, and results recorded in this run."""
+
+    workers: int
+    results: list[CaseResult]
+
+    @property
+    def failed(self) -> list[CaseResult]:
+        """Final failures: the latest record of each case that failed, after its retry."""
+        latest = {(r.case, r.backend): r for r in self.results}
+        return [r for r in latest.values() if r.error is not None]
+
+
+def write_inflight(path: pathlib.Path, job: Job | None) -> None:
+    """Name the case a worker is about to measure (``None``: between cases)."""
+    path.write_text(json.dumps(list(job)) if job else "", encoding="utf-8")
+
+
+def read_inflight(path: pathlib.Path) -> Job | None:
+    """The case named by :func:`write_inflight`, if any.
+
+    >>> import tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "inflight"
+    >>> write_inflight(path, ("prog[default]", "gtfn_gpu")); read_inflight(path)
+    ('prog[default]', 'gtfn_gpu')
+    >>> write_inflight(path, None); read_inflight(path) is None
+    True
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    if not text:
+        return None
+    case, backend = json.loads(text)
+    return case, backend
+
+
+def exit_description(returncode: int) -> str:
+    """``-11`` → ``"killed by SIGSEGV"``; ``3`` → ``"exit status 3"``.
+
+    >>> exit_description(-6), exit_description(1)
+    ('killed by SIGABRT', 'exit status 1')
+    """
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit status {returncode}"
+
+
+def run_in_workers(
+    jobs: Sequence[Job],
+    *,
+    grid: str,
+    ledger: SessionLedger,
+    start_worker: StartWorker,
+    inflight: pathlib.Path,
+    budget_s: float | None = None,
+    progress: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+) -> WorkerRuns:
+    """Measure ``jobs`` (all still to do) in as many fresh workers as the rules above need."""
+    started = time.perf_counter()
+    pending = list(jobs)
+    retried: set[Job] = set()
+    recorded: list[CaseResult] = []
+    workers = 0
+    while pending:
+        left_s = None if budget_s is None else budget_s - (time.perf_counter() - started)
+        if left_s is not None and left_s <= 0:
+            progress(f"measure: time budget used; {len(pending)} cases left")
+            break
+        write_inflight(inflight, None)
+        offset = ledger.size()
+        returncode = start_worker(list(pending), left_s, inflight)
+        workers += 1
+        new = [r for r in ledger.results_since(offset) if r.grid == grid]
+        died_on = read_inflight(inflight) if returncode != 0 else None
+        if died_on is not None and died_on not in {(r.case, r.backend) for r in new}:
+            crash = CaseResult.failure(
+                *died_on, grid, f"measure worker {exit_description(returncode)} during this case"
+            )
+            ledger.append(crash)
+            new.append(crash)
+        if not new:
+            raise IconbenchError(
+                f"measure worker: {exit_description(returncode)} before its first case "
+                "(see its output above); fix that and run measure again"
+            )
+        recorded.extend(new)
+        first = (new[0].case, new[0].backend)
+        for result in new:
+            job = (result.case, result.backend)
+            if job not in pending:
+                continue
+            pending.remove(job)
+            if result.error is not None and job != first and job not in retried:
+                # possibly the earlier cases' fault: once more, first in a fresh worker
+                retried.add(job)
+                pending.insert(0, job)
+        if pending:
+            progress(
+                f"measure: worker {workers} ended ({exit_description(returncode)}) after "
+                f"{len(new)} cases; a fresh worker takes the {len(pending)} left"
+            )
+    return WorkerRuns(workers, recorded)
+
+
+class DeviceMemory:
+    """Whether releasing a case gave its device memory back (a worker's fitness for the next).
+
+    Called after each case: collects garbage, returns cupy's free blocks to the driver and
+    compares the GPU's memory in use with what it was when the worker started. Memory still
+    held beyond ``limit`` of the GPU is not coming back in this process (a leak, or cupy chunks
+    pinned by small live arrays), so the worker should make way for a fresh one.
+    """
+
+    def __init__(self, limit: float = 0.25, log: Callable[[str], None] | None = None) -> None:
+        import cupy
+
+        self._cupy = cupy
+        self.limit = limit
+        self._log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.baseline = self.in_use()[0]
+
+    def in_use(self) -> tuple[int, int]:
+        """(bytes in use on the GPU after freeing what can be freed, total bytes)."""
+        import gc
+
+        gc.collect()
+        self._cupy.get_default_memory_pool().free_all_blocks()
+        free, total = self._cupy.cuda.runtime.memGetInfo()
+        return total - free, total
+
+    def __call__(self) -> str | None:
+        """``None`` while fit; else why this worker should stop."""
+        held, total = self.in_use()
+        grown = held - self.baseline
+        self._log(f"           device memory in use {held / 1e9:.1f} GB ({grown / 1e9:+.1f} GB)")
+        if grown > self.limit * total:
+            return (
+                f"{grown / 1e9:.1f} GB of device memory not given back after releasing the case "
+                f"({held / 1e9:.1f} of {total / 1e9:.1f} GB in use)"
+            )
+        return None
