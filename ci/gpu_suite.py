@@ -252,12 +252,9 @@ def step_measure(args: argparse.Namespace) -> None:
         )
     elapsed = time.perf_counter() - start
     _phase(args.out, "measure", elapsed, measured=len(runs.results), workers=runs.workers)
-    finished = {
-        (c, b)
-        for c, b, g in ledger.done(args.remeasure_cv_above) | ledger.failed()
-        if g == args.grid
-    }
-    left = len(set(jobs) - finished)
+    left = len(
+        ledger.todo(jobs, args.grid, retry_failed=args.retry_failed, max_cv=args.remeasure_cv_above)
+    )
     _log(
         f"measure: {len(runs.results)} cases in {elapsed:.0f}s ({runs.workers} workers, "
         f"{len(runs.failed)} failed); {left} left" + (" -> run measure again" if left else "")

@@ -56,3 +56,17 @@ def test_precompile_skips_known_failures_unless_retried(tmp_path: pathlib.Path):
     assert [r.case for r in again] == [job[0]]
     assert "unknown program" in again[0].error
     assert ledger.failed("default") == {job}
+
+
+def test_precompile_starts_nothing_expected_to_end_after_its_budget(tmp_path: pathlib.Path):
+    """A compile the ledger expects to take 170 s does not start with 60 s of budget left."""
+    ledger = compilation.CompileLedger(tmp_path / "compile.jsonl")
+    for variant, seconds in [("x=1", 170.0), ("x=2", 160.0)]:
+        ledger.append(compilation.CompileRecord(f"solver[{variant}]", "gtfn_cpu", "tiny",
+                                                "old-stack", seconds))  # fmt: skip
+    jobs = [("solver[x=3]", "gtfn_cpu"), ("solver[x=4]", "gtfn_cpu")]
+    records = compilation.precompile(
+        jobs, grid="tiny", stack="s", ledger=ledger, processes=2, budget_s=60.0
+    )
+    assert records == []
+    assert ledger.pending(jobs, "s") == jobs

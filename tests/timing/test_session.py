@@ -1,6 +1,7 @@
 """Which ledger records count as measured: the resumption rules of the one-process runs."""
 
 import dataclasses
+import weakref
 
 from iconbench.timing import session
 from iconbench.timing.measurement import Measurement
@@ -79,3 +80,30 @@ def test_noisy_device_times_are_measured_again_on_request(tmp_path):
     assert _run(jobs, ledger, calls) == []
     assert [r.case for r in _run(jobs, ledger, calls, max_cv=0.01)] == ["disturbed"]
     assert set(calls) == {"disturbed"}
+
+
+def test_each_case_is_freed_before_the_next_is_prepared(tmp_path):
+    """A released case's fields must not live on into the next case: on the H100 (lease 8)
+    they did (29.9 GB of a solver program's inputs still held), and the 30th case ran out of
+    device memory."""
+    held: dict[str, _Prepared] = {}  # what suite.prepare keeps until suite.forget
+    alive: list[weakref.ref] = []
+    alive_when_preparing: list[int] = []
+
+    def prepare(case, _backend, _grid):
+        alive_when_preparing.append(sum(ref() is not None for ref in alive))
+        prepared = held[case] = _Prepared([], case)
+        alive.append(weakref.ref(prepared))
+        return prepared
+
+    measured = session.run_cases(
+        [(case, "embedded") for case in "abc"],
+        grid="tiny",
+        ledger=session.SessionLedger(tmp_path / "session.jsonl"),
+        prepare=prepare,
+        release=lambda case, _backend, _grid: held.pop(case),
+        measure_options=QUICK,
+        progress=lambda _: None,
+    )
+    assert [r.error for r in measured] == [None, None, None]
+    assert alive_when_preparing == [0, 0, 0]

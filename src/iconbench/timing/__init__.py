@@ -10,6 +10,9 @@ One concern per module:
   peaks, and the measured device-to-device copy ceiling.
 - :mod:`.compilation`: compile timing (cold / from cache) and parallel precompilation.
 - :mod:`.sharding`: ``--shard i/n`` splitting of the parameter space.
+- :mod:`.session`: many cases measured in one process, resumably, into an append-only ledger.
+- :mod:`.isolation`: those cases spread over fresh worker processes, so that a failure or
+  device memory not given back cannot spoil the cases after it.
 """
 
 from iconbench.timing.measurement import Measurement, measure

@@ -269,8 +269,10 @@ def precompile(
     """Compile every (case, backend) of ``jobs`` with ``processes`` workers; append to ``ledger``.
 
     Only :meth:`CompileLedger.pending` pairs are compiled (resumable: a run killed at its time
-    limit continues where it stopped; ``cache_dir`` and ``skip_failed`` as there). No new
-    compile is started after ``budget_s`` seconds; running ones finish. gt4py's
+    limit continues where it stopped; ``cache_dir`` and ``skip_failed`` as there). No compile
+    starts that the ledger expects to end after ``budget_s`` seconds (:func:`take_fitting`;
+    on the H100, starting 14 solver variants of ~160 s each shortly before the budget ran out
+    took lease 9's compiling 120 s past it). gt4py's
     ``GT4PY_BUILD_JOBS`` parallelises the C++ build inside each worker, so
     ``processes * build jobs`` should be about the core count. The longest compiles (as the
     ledger knows them from earlier runs) start first, so that a 190 s fused program does not
@@ -289,9 +291,12 @@ def precompile(
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
         running: set[concurrent.futures.Future[CompileRecord]] = set()
         while pending or running:
-            within_budget = budget_s is None or time.perf_counter() - started < budget_s
-            while pending and len(running) < workers and within_budget:
-                running.add(pool.submit(_worker, pending.pop()))
+            while pending and len(running) < workers:
+                left_s = None if budget_s is None else budget_s - (time.perf_counter() - started)
+                job = take_fitting(pending, left_s, lambda j: expected(j[0], j[1]))
+                if job is None:
+                    break
+                running.add(pool.submit(_worker, job))
             if not running:
                 break
             finished, running = concurrent.futures.wait(
@@ -304,6 +309,29 @@ def precompile(
                 if progress:
                     progress(len(results), len(todo), record)
     return results
+
+
+def take_fitting[Job](
+    pending: list[Job], left_s: float | None, expected: Callable[[Job], float]
+) -> Job | None:
+    """Take the longest job expected to end within ``left_s`` seconds out of ``pending``.
+
+    ``pending`` is sorted by ``expected``, shortest first; ``None`` if no job fits.
+
+    >>> pending = [("a", 10.0), ("b", 60.0), ("c", 160.0)]
+    >>> take_fitting(pending, 100.0, lambda job: job[1]), pending
+    (('b', 60.0), [('a', 10.0), ('c', 160.0)])
+    >>> take_fitting(pending, 5.0, lambda job: job[1]), take_fitting(pending, None, lambda j: j[1])
+    (None, ('c', 160.0))
+    """
+    if left_s is None:
+        return pending.pop() if pending else None
+    if left_s <= 0:
+        return None
+    for index in range(len(pending) - 1, -1, -1):
+        if expected(pending[index]) <= left_s:
+            return pending.pop(index)
+    return None
 
 
 def print_progress(number: int, total: int, record: CompileRecord) -> None:

@@ -144,7 +144,8 @@ def run_in_workers(
                 # possibly the earlier cases' fault: once more, first in a fresh worker
                 retried.add(job)
                 pending.insert(0, job)
-        if pending:
+        out_of_time = budget_s is not None and time.perf_counter() - started >= budget_s
+        if pending and not out_of_time:
             progress(
                 f"measure: worker {workers} ended ({exit_description(returncode)}) after "
                 f"{len(new)} cases; a fresh worker takes the {len(pending)} left"

@@ -237,29 +237,18 @@ def run_cases(
         if budget_s is not None and time.perf_counter() - started > budget_s:
             progress(f"time budget of {budget_s:.0f}s used; {len(todo) - number + 1} cases left")
             break
-        t0, wall0 = time.perf_counter(), time.time()
         starting((case, backend))
         try:
-            prepared = prepare(case, backend, grid)
-            call = prepared.call_and_sync() if backend == "embedded" else prepared
-            result_measurement = measure(call, clock_for(backend), **(measure_options or {}))
-            result = CaseResult(
-                case=case,
-                backend=backend,
-                grid=grid,
-                measurement=result_measurement,
-                bytes_moved=int(prepared.bytes_moved),
-                load_s=float(prepared.load_s),
-                cold_compile_s=cold_compile_s(case, backend),
-                fingerprint=getattr(prepared, "fingerprint", None),
-                copy_peak_bytes_per_s=copy_peak(backend),
-                datasheet_bytes_per_s=datasheet(backend),
-                started_at=wall0,
-                duration_s=time.perf_counter() - t0,
+            result = _measure_case(
+                case,
+                backend,
+                grid,
+                prepare=prepare,
+                cold_compile_s=cold_compile_s,
+                copy_peak=copy_peak,
+                datasheet=datasheet,
+                measure_options=measure_options or {},
             )
-        except Exception as error:
-            detail = "".join(traceback.format_exception_only(error)).strip()[-2000:]
-            result = CaseResult.failure(case, backend, grid, detail, started_at=wall0)
         finally:
             release(case, backend, grid)
         ledger.append(result)
@@ -281,3 +270,44 @@ def run_cases(
             progress(f"stopping: {reason}; {left} cases left for a fresh process")
             break
     return new
+
+
+def _measure_case(
+    case: str,
+    backend: str,
+    grid: str,
+    *,
+    prepare: Callable[[str, str, str], Any],
+    cold_compile_s: Callable[[str, str], float | None],
+    copy_peak: Callable[[str], float | None],
+    datasheet: Callable[[str], float | None],
+    measure_options: dict[str, Any],
+) -> CaseResult:
+    """Prepare and measure one case; a failure becomes a record, not an exception.
+
+    A function of its own so that the prepared case (its fields: ~30 GB for a solver program
+    on the 1M-cell grid) is unreferenced once it returns. As locals of the loop in
+    :func:`run_cases` the fields of each case lived on into the next one, which on the H100
+    (lease 8) left 29.9 GB held after a case was released and ran the 30th case out of memory.
+    """
+    t0, wall0 = time.perf_counter(), time.time()
+    try:
+        prepared = prepare(case, backend, grid)
+        call = prepared.call_and_sync() if backend == "embedded" else prepared
+        return CaseResult(
+            case=case,
+            backend=backend,
+            grid=grid,
+            measurement=measure(call, clock_for(backend), **measure_options),
+            bytes_moved=int(prepared.bytes_moved),
+            load_s=float(prepared.load_s),
+            cold_compile_s=cold_compile_s(case, backend),
+            fingerprint=getattr(prepared, "fingerprint", None),
+            copy_peak_bytes_per_s=copy_peak(backend),
+            datasheet_bytes_per_s=datasheet(backend),
+            started_at=wall0,
+            duration_s=time.perf_counter() - t0,
+        )
+    except Exception as error:
+        detail = "".join(traceback.format_exception_only(error)).strip()[-2000:]
+        return CaseResult.failure(case, backend, grid, detail, started_at=wall0)
