@@ -77,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     summary = json.loads(summary_path.read_text())
     cases = set(suite.case_ids("", None, one_variant=args.one_variant))
+    # with --one-variant, the other variants measured so far are not part of this report
+    summary["cases"] = [c for c in summary["cases"] if c["case"] in cases]
     context = report.suite_context(
         summary,
         _rows(args.out, "crosscheck"),

@@ -47,8 +47,23 @@ def test_measure_asv_and_report_on_the_cpu(tmp_path):
 
     report = _run("ci/gpu_report.py", str(tmp_path))
     assert report.returncode == 0, report.stderr[-2000:]
-    assert "| embedded | 2 / " in report.stdout
+    assert "| embedded | 2 / 192 " in report.stdout
     assert "## 10 slowest on embedded" in report.stdout
+
+
+def test_the_one_variant_report_counts_first_variants_only(tmp_path):
+    """Other static variants measured so far stay out of a first-variant report."""
+    suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--backends", "embedded", "--grid",
+             "tiny", "--programs", "^apply_diffusion_to_vn\\["]  # fmt: skip
+    measured = _run(*suite, "measure", "--samples", "5", "--max-s", "0.5")
+    assert "measure: 2 cases" in measured.stderr, measured.stderr[-2000:]
+    assert _run(*suite, "asv").returncode == 0
+    every = _run("ci/gpu_report.py", str(tmp_path))
+    firsts = _run("ci/gpu_report.py", str(tmp_path), "--one-variant")
+    assert "| embedded | 2 / 192 " in every.stdout, every.stderr[-2000:]
+    assert "| embedded | 1 / 112 " in firsts.stdout, firsts.stderr[-2000:]
+    assert "limited_area=True" in every.stdout
+    assert "limited_area=True" not in firsts.stdout
 
 
 def test_plan_and_compiled_only_follow_the_compile_ledger(tmp_path):

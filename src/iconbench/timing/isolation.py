@@ -153,35 +153,53 @@ def run_in_workers(
     return WorkerRuns(workers, recorded)
 
 
+def gpu_memory_in_use() -> tuple[int, int]:
+    """(bytes in use on the GPU after freeing what can be freed, total bytes).
+
+    Collects garbage and returns cupy's free blocks to the driver first, so that what is left
+    is held by live arrays or outside cupy (compiled programs, the CUDA context).
+    """
+    import gc
+
+    import cupy
+
+    gc.collect()
+    cupy.get_default_memory_pool().free_all_blocks()
+    free, total = cupy.cuda.runtime.memGetInfo()
+    return total - free, total
+
+
 class DeviceMemory:
     """Whether releasing a case gave its device memory back (a worker's fitness for the next).
 
-    Called after each case: collects garbage, returns cupy's free blocks to the driver and
-    compares the GPU's memory in use with what it was when the worker started. Memory still
-    held beyond ``limit`` of the GPU is not coming back in this process (a leak, or cupy chunks
+    Called after each case, it compares the memory in use (``in_use()``, by default
+    :func:`gpu_memory_in_use`) with what it was when the worker started. Memory still held
+    beyond ``limit`` of the GPU is not coming back in this process (a leak, or cupy chunks
     pinned by small live arrays), so the worker should make way for a fresh one.
+
+    >>> readings = iter([(2e9, 80e9), (3e9, 80e9), (25e9, 80e9)])
+    >>> fit = DeviceMemory(in_use=lambda: next(readings), log=lambda line: None)
+    >>> fit() is None
+    True
+    >>> fit()
+    '23.0 GB of device memory not given back after releasing the case (25.0 of 80.0 GB in use)'
     """
 
-    def __init__(self, limit: float = 0.25, log: Callable[[str], None] | None = None) -> None:
-        import cupy
-
-        self._cupy = cupy
+    def __init__(
+        self,
+        limit: float = 0.25,
+        *,
+        in_use: Callable[[], tuple[int, int]] | None = None,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
         self.limit = limit
+        self._in_use = in_use or gpu_memory_in_use
         self._log = log or (lambda line: print(line, file=sys.stderr, flush=True))
-        self.baseline = self.in_use()[0]
-
-    def in_use(self) -> tuple[int, int]:
-        """(bytes in use on the GPU after freeing what can be freed, total bytes)."""
-        import gc
-
-        gc.collect()
-        self._cupy.get_default_memory_pool().free_all_blocks()
-        free, total = self._cupy.cuda.runtime.memGetInfo()
-        return total - free, total
+        self.baseline = self._in_use()[0]
 
     def __call__(self) -> str | None:
         """``None`` while fit; else why this worker should stop."""
-        held, total = self.in_use()
+        held, total = self._in_use()
         grown = held - self.baseline
         self._log(f"           device memory in use {held / 1e9:.1f} GB ({grown / 1e9:+.1f} GB)")
         if grown > self.limit * total:
