@@ -301,7 +301,7 @@ def _measure_worker(args: argparse.Namespace) -> None:
         },
         stop_after_failure=True,
         fit_for_next=isolation.DeviceMemory() if on_gpu else lambda: None,
-        starting=lambda job: isolation.write_inflight(args.inflight, job),
+        starting=lambda job: args.inflight and isolation.write_inflight(args.inflight, job),
     )
 
 
