@@ -95,18 +95,12 @@ def _unmeasured(args: argparse.Namespace) -> list[tuple[str, str]]:
     """Selected compiled-backend pairs the session ledger has no (good enough) result for."""
     from iconbench.timing import session
 
-    measured = {
-        (case, backend)
-        for case, backend, grid in session.SessionLedger(args.out / "work" / "session.jsonl").done(
-            args.remeasure_cv_above
-        )
-        if grid == args.grid
-    }
-    return [
-        (case, backend)
-        for case, backend in _jobs(args)
-        if backend != "embedded" and (case, backend) not in measured
-    ]
+    return session.SessionLedger(args.out / "work" / "session.jsonl").todo(
+        [(case, backend) for case, backend in _jobs(args) if backend != "embedded"],
+        args.grid,
+        retry_failed=True,
+        max_cv=args.remeasure_cv_above,
+    )
 
 
 def step_plan(args: argparse.Namespace) -> None:
