@@ -730,12 +730,13 @@ def main(argv: list[str] | None = None) -> int:
         "asv": step_asv,
         "ncu-target": step_ncu_target,
     }
-    if args.step == "all":
-        step_precompile(args)
-        step_measure(args)
-        step_asv(args)
-    else:
-        steps[args.step](args)
+    chosen = [step_precompile, step_measure, step_asv] if args.step == "all" else [steps[args.step]]
+    try:
+        for step in chosen:
+            step(args)
+    except IconbenchError as error:  # bad input: one line that says what to do, no traceback
+        print(f"gpu_suite.py {args.step}: {error}", file=sys.stderr)
+        return 1
     return 0
 
 

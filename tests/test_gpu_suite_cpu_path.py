@@ -108,3 +108,20 @@ def test_plan_without_history_and_an_unknown_backend_say_so(tmp_path):
             "gpu_suite.py: error: --backends: unknown backend 'gtfn_tpu'; choose one of: embedded"
         )
     )
+
+
+def test_a_measure_worker_that_cannot_start_is_one_line_per_process(tmp_path):
+    """A worker failing before its first case (here: an unknown grid) ends measure with exit 1,
+    its reason and the driver's in one line each, no traceback, and nothing written."""
+    suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--backends", "embedded", "--grid",
+             "no_such_grid", "--programs", PROGRAMS]  # fmt: skip
+    measured = _run(*suite, "measure")
+    assert measured.returncode == 1
+    assert "Traceback" not in measured.stderr
+    lines = measured.stderr.strip().splitlines()
+    assert lines[-2].startswith("gpu_suite.py measure: unknown grid preset 'no_such_grid'")
+    assert lines[-1] == (
+        "gpu_suite.py measure: measure worker: exit status 1 before its first case (see its "
+        "output above); fix that and run measure again"
+    )
+    assert not (tmp_path / "work" / "session.jsonl").exists()
