@@ -1,10 +1,10 @@
 """Measuring in a series of fresh worker processes, so that one case cannot spoil the rest.
 
-On the H100 (lease 8, code 8c5fb4c) one process measured 100 cases in a row: after 29 large
-ones it held 53.6 GB of the 80 GB that freeing cupy's pool did not give back, the 30th failed
-to allocate, and so did every case after it; a DaCe program whose own allocation then failed
-left an illegal address behind, an error CUDA keeps for the life of the process. 69 of 100
-cases were lost to what the cases before them had left. The rules here:
+On the H100 (lease 8, code 8c5fb4c) one process measured 100 cases in a row: after 29 cases
+cupy held 53.6 GB (of the GPU's 85.0 GB) that freeing its pool did not give back, the 30th
+failed to allocate, and so did every case after it; a DaCe program whose own allocation then
+failed left an illegal address behind, an error CUDA keeps for the life of the process. 69 of
+100 cases were lost to what the cases before them had left. The rules here:
 
 - a worker measures its cases in the given order and stops after its first failure, or when
   :class:`DeviceMemory` finds that releasing a case no longer gives the memory back;

@@ -285,10 +285,11 @@ def _measure_case(
 ) -> CaseResult:
     """Prepare and measure one case; a failure becomes a record, not an exception.
 
-    A function of its own so that the prepared case (its fields: ~30 GB for a solver program
+    A function of its own so that the prepared case (its fields: 29.9 GB for a solver program
     on the 1M-cell grid) is unreferenced once it returns. As locals of the loop in
-    :func:`run_cases` the fields of each case lived on into the next one, which on the H100
-    (lease 8) left 29.9 GB held after a case was released and ran the 30th case out of memory.
+    :func:`run_cases` the fields of each case lived on into the next one: on the H100 that ran
+    the 30th case of lease 8 out of memory, and lease 9 found the 29.9 GB still held after the
+    case was released.
     """
     t0, wall0 = time.perf_counter(), time.time()
     try:
