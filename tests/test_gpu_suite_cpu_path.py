@@ -69,7 +69,8 @@ def test_the_one_variant_report_counts_first_variants_only(tmp_path):
 def test_plan_and_compiled_only_follow_the_compile_ledger(tmp_path):
     """``plan`` skips known compile failures and estimates from the ledger; ``measure
     --compiled-only`` measures nothing that precompile has not left in the cache."""
-    from iconbench.timing import compilation
+    from iconbench.timing import compilation, session
+    from iconbench.timing.measurement import Measurement
 
     ledger = compilation.CompileLedger(tmp_path / "work" / "compile.jsonl")
     stack = "stack-test"
@@ -89,8 +90,24 @@ def test_plan_and_compiled_only_follow_the_compile_ledger(tmp_path):
     measured = _run(*suite, "measure", "--compiled-only", "--samples", "10")
     assert measured.returncode == 0, measured.stderr[-2000:]
     output = measured.stderr + measured.stdout
-    assert "1 pairs not compiled yet are left for later" in output
+    assert "1 pairs to measure are not compiled yet (left for later" in output
     assert "measure: 0 cases" in output
+    assert "1 left -> run measure again" in output
+
+    # once measured (on an earlier machine whose build cache is gone), the pair is not
+    # reported as waiting for a compile
+    measurement = Measurement([1e-3], [1e-3], "none")
+    measured_before = session.CaseResult(
+        "compute_tangential_wind[default]", "gtfn_cpu", "tiny", measurement, 8, 0.0, 40.0,
+        None, None, None, 0.0, 1.0,
+    )  # fmt: skip
+    session.SessionLedger(tmp_path / "work" / "session.jsonl").append(measured_before)
+    again = _run(*suite, "measure", "--compiled-only", "--samples", "10")
+    assert again.returncode == 0, again.stderr[-2000:]
+    output = again.stderr + again.stdout
+    assert "not compiled yet" not in output
+    assert "measure: 0 cases" in output
+    assert "; 0 left" in output
 
 
 def test_plan_without_history_and_an_unknown_backend_say_so(tmp_path):
