@@ -45,10 +45,29 @@ def test_measure_asv_and_report_on_the_cpu(tmp_path):
     }
     assert all(c["bytes_moved"] > 0 and c["host_median_s"] > 0 for c in summary["cases"])
 
+    # two variants of one program that never compiled: one row for the program, counted
+    from iconbench.timing import compilation
+
+    ledger = compilation.CompileLedger(tmp_path / "work" / "compile.jsonl")
+    solver = "vertically_implicit_solver_at_corrector_step"
+    for last in ("True", "False"):
+        case = (
+            f"{solver}[lprep_adv=False-is_iau_active=False-rayleigh_type=1-"
+            f"at_first_substep=True-at_last_substep={last}]"
+        )
+        error = "InvalidSDFGNodeError: scan connector | x"
+        ledger.append(
+            compilation.CompileRecord(case, "embedded", "tiny", summary["stack"], 0.0, error=error)
+        )
+
     report = _run("ci/gpu_report.py", str(tmp_path))
     assert report.returncode == 0, report.stderr[-2000:]
-    assert "| embedded | 2 / 192 " in report.stdout
+    assert "| embedded | 2 / 192 (1.0 %) | 0 | 2 |" in report.stdout
     assert "## 10 slowest on embedded" in report.stdout
+    assert (
+        "| embedded | `vertically_implicit_solver_at_corrector_step` | 2 / 32 | "
+        "InvalidSDFGNodeError: scan connector \\| x |"
+    ) in report.stdout
 
 
 def test_the_one_variant_report_counts_first_variants_only(tmp_path):
