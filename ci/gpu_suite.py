@@ -209,8 +209,10 @@ def step_measure(args: argparse.Namespace) -> None:
         return
     jobs = _jobs(args)
     compile_ledger = compilation.CompileLedger(args.out / "work" / "compile.jsonl")
+    # known compile failures of this stack are not compiled again here either (a failure on
+    # another stack says nothing about this one)
     compiled = compile_ledger.compiled(args.stack)
-    failed_compiles = {(r.case, r.backend) for r in compile_ledger.records() if r.error}
+    failed_compiles = compile_ledger.failed(args.stack)
     jobs = [j for j in jobs if j in compiled or j not in failed_compiles]
     ledger = session.SessionLedger(args.out / "work" / "session.jsonl")
     todo = ledger.todo(

@@ -129,6 +129,26 @@ def test_plan_and_compiled_only_follow_the_compile_ledger(tmp_path):
     assert "; 0 left" in output
 
 
+def test_measure_skips_compile_failures_of_its_own_stack_only(tmp_path):
+    """A pair that failed to compile for another stack is still to measure on this one."""
+    from iconbench.timing import compilation
+
+    ledger = compilation.CompileLedger(tmp_path / "work" / "compile.jsonl")
+    for case, stack in [
+        ("compute_tangential_wind[default]", "stack-test"),
+        ("update_theta_and_exner[default]", "stack-old"),
+    ]:
+        ledger.append(compilation.CompileRecord(case, "gtfn_cpu", "tiny", stack, 0.0, error="x"))
+    suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--backends", "gtfn_cpu", "--grid",
+             "tiny", "--programs", PROGRAMS, "--stack", "stack-test"]  # fmt: skip
+    measured = _run(*suite, "measure", "--compiled-only", "--samples", "10")
+    assert measured.returncode == 0, measured.stderr[-2000:]
+    output = measured.stderr + measured.stdout
+    assert "1 pairs to measure are not compiled yet" in output
+    assert "measure: 0 cases" in output
+    assert "; 1 left" in output
+
+
 def test_plan_without_history_and_an_unknown_backend_say_so(tmp_path):
     suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--grid", "tiny", "--programs", PROGRAMS]
     plan = _run(*suite, "--backends", "gtfn_cpu", "plan")
