@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         len(cases),
         ncu=_rows(args.out, "ncu"),
         compile_failures=_compile_failures(args.out, summary, cases),
-        variants=collections.Counter(case.split("[", 1)[0] for case in cases),
+        variants=collections.Counter(suite.split_case(case)[0] for case in cases),
     )
     print(report.render("gpu_suite.md.j2", context))
     return 0

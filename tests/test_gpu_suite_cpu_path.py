@@ -22,6 +22,13 @@ def _run(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+def _measure_compiled_only(suite: list[str]) -> str:
+    """``measure --compiled-only`` with the ``suite`` options; its output, once it succeeded."""
+    measured = _run(*suite, "measure", "--compiled-only", "--samples", "10")
+    assert measured.returncode == 0, measured.stderr[-2000:]
+    return measured.stderr + measured.stdout
+
+
 def test_measure_asv_and_report_on_the_cpu(tmp_path):
     suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--backends", "embedded", "--grid",
              "tiny", "--programs", PROGRAMS]  # fmt: skip
@@ -106,9 +113,7 @@ def test_plan_and_compiled_only_follow_the_compile_ledger(tmp_path):
     assert "2 pairs not measured on tiny; 1 fail to compile (skipped); 1 to compile: ~40 s" in (
         plan.stdout
     )
-    measured = _run(*suite, "measure", "--compiled-only", "--samples", "10")
-    assert measured.returncode == 0, measured.stderr[-2000:]
-    output = measured.stderr + measured.stdout
+    output = _measure_compiled_only(suite)
     assert "1 pairs to measure are not compiled yet (left for later" in output
     assert "measure: 0 cases" in output
     assert "1 left -> run measure again" in output
@@ -121,9 +126,7 @@ def test_plan_and_compiled_only_follow_the_compile_ledger(tmp_path):
         None, None, None, 0.0, 1.0,
     )  # fmt: skip
     session.SessionLedger(tmp_path / "work" / "session.jsonl").append(measured_before)
-    again = _run(*suite, "measure", "--compiled-only", "--samples", "10")
-    assert again.returncode == 0, again.stderr[-2000:]
-    output = again.stderr + again.stdout
+    output = _measure_compiled_only(suite)
     assert "not compiled yet" not in output
     assert "measure: 0 cases" in output
     assert "; 0 left" in output
@@ -141,9 +144,7 @@ def test_measure_skips_compile_failures_of_its_own_stack_only(tmp_path):
         ledger.append(compilation.CompileRecord(case, "gtfn_cpu", "tiny", stack, 0.0, error="x"))
     suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--backends", "gtfn_cpu", "--grid",
              "tiny", "--programs", PROGRAMS, "--stack", "stack-test"]  # fmt: skip
-    measured = _run(*suite, "measure", "--compiled-only", "--samples", "10")
-    assert measured.returncode == 0, measured.stderr[-2000:]
-    output = measured.stderr + measured.stdout
+    output = _measure_compiled_only(suite)
     assert "1 pairs to measure are not compiled yet" in output
     assert "measure: 0 cases" in output
     assert "; 1 left" in output

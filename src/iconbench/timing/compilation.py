@@ -106,20 +106,22 @@ class CompileLedger:
         >>> expect("b[x=2]", "gtfn_gpu"), expect("b[x=2]", "dace_gpu")
         (190.0, 40.0)
         """
+        from iconbench.suite import split_case
+
         known: dict[tuple[str, str], float] = {}
         per_program: dict[tuple[str, str], float] = {}
         for record in self.records():
             if record.error is None:
                 key = (record.case, record.backend)
                 known[key] = max(known.get(key, 0.0), record.seconds)
-                program = (record.case.split("[", 1)[0], record.backend)
+                program = (split_case(record.case)[0], record.backend)
                 per_program[program] = max(per_program.get(program, 0.0), record.seconds)
         fallback = statistics.median(known.values()) if known else 0.0
 
         def expect(case: str, backend: str) -> float:
             if (case, backend) in known:
                 return known[case, backend]
-            return per_program.get((case.split("[", 1)[0], backend), fallback)
+            return per_program.get((split_case(case)[0], backend), fallback)
 
         return expect
 

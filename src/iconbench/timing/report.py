@@ -130,9 +130,11 @@ def failures_by_program(
     >>> [(r["program"], r["failed"], r["variants"]) for r in rows]
     [('halo', 1, 1), ('solver', 2, 4)]
     """
+    from iconbench.suite import split_case
+
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for failure in failures:
-        program = failure["case"].split("[", 1)[0]
+        program, _ = split_case(failure["case"])
         groups.setdefault((failure["backend"], program), []).append(failure)
     return [
         {
