@@ -163,7 +163,8 @@ def _named(benches: Sequence[Benchmark], limit: int, why: bool = False) -> tuple
 
 
 def _counted(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+    plural = "" if n == 1 or word in {"new", "gone"} else "s"
+    return f"{n} {word}{plural}"
 
 
 def verdict_line(summary: Summary) -> str:
@@ -203,6 +204,12 @@ def _openacc(summary: Summary) -> dict[str, Any] | None:
         {*(acc.base.integrate_nh if acc.base else {}), *(acc.head.integrate_nh if acc.head else {})}
     )
     estimates = []
+    backends = [
+        b
+        for b in backends
+        if (acc.base and acc.base.integrate_nh.get(b))
+        or (acc.head and acc.head.integrate_nh.get(b))
+    ]
     for backend in backends:
         base = acc.base.integrate_nh.get(backend) if acc.base else None
         head = acc.head.integrate_nh.get(backend) if acc.head else None
@@ -222,6 +229,8 @@ def _openacc(summary: Summary) -> dict[str, Any] | None:
         :OPENACC_PROGRAMS
     ]:
         before = base_programs.get((p.program, p.backend, p.timer))
+        if p.gt4py_s is None and (before is None or before.gt4py_s is None):
+            continue  # not measured on either side: named below
         rows.append(
             {
                 "program": f"`{p.program}`",
@@ -249,6 +258,13 @@ def _openacc(summary: Summary) -> dict[str, Any] | None:
         "programs": rows,
         "gpu_note": gpu_note,
         "forced": [_escape(f) for f in acc.forced],
+        "unmeasured": sorted(
+            {
+                f"`{p.timer or p.program}` ({p.backend})"
+                for p in (acc.head.programs if acc.head else ())
+                if p.gt4py_s is None
+            }
+        ),
     }
 
 
