@@ -204,8 +204,9 @@ def _first_line(text: str) -> str:
 
 
 def read_failures(result_set: pathlib.Path) -> Failures:
-    """Every outcome in ``work/compile.jsonl`` (``at``) and ``work/session.jsonl``
-    (``started_at``), per combination, in time order.
+    """Every outcome of the compile and measure ledgers, per combination, in time order.
+
+    ``work/compile.jsonl`` is timed by ``at``, ``work/session.jsonl`` by ``started_at``.
     """
     found: list[dict[tuple[str, str, str], list[tuple[float, str | None]]]] = []
     for name, clock in (("compile.jsonl", "at"), ("session.jsonl", "started_at")):
