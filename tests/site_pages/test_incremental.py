@@ -79,7 +79,7 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, cpu_results):
         ([cpu_results, "--out", out, "--static", "limited_area"], "expected KEY=VALUE"),
         ([cpu_results, "--out", out, "--gate", tmp_path / "none.json"], "no such gate summary"),
     ):
-        code, stdout, stderr = publish(*args, check=False)
+        code, _, stderr = publish(*args, check=False)
         assert code == 2, stderr
         assert stderr.startswith("iconbench: error: ")
         assert expected in stderr

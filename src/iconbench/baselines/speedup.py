@@ -204,7 +204,6 @@ def _bootstrap(
         return None
     from scipy import stats  # seconds to import: only when an interval is asked for
 
-
     def vectorised(*xs: np.ndarray, axis: int = -1) -> np.ndarray:
         return statistic(*(np.median(x, axis=axis) for x in xs))
 

@@ -26,7 +26,8 @@ def speedup_chart(section: Mapping[str, Any]) -> str:
             else None
             for b in backends
         )
-        rows.append(plots.BarRow(f"{row['timer']} ({row['share']:.1%})", values))
+        name = row["timer"] if len(row["timer"]) <= 44 else row["timer"][:43] + "…"
+        rows.append(plots.BarRow(f"{name} ({row['share']:.1%})", values))
     return plots.bar_chart(
         rows,
         backends,
@@ -128,12 +129,13 @@ def program_charts(section: Mapping[str, Any], variant: Mapping[str, Any]) -> li
             plots.line_chart(
                 lines,
                 commits,
-                title=f"{title} · {variant['case']} · {section['target'].label}",
+                title=title,
                 y_label=label,
                 scale=scale,
                 references=references,
                 markers=markers,
                 chart_id=f"{metric}-{section['key']}-{variant['key']}",
+                width=640,
             )
         )
     return charts

@@ -192,9 +192,9 @@ def _ledger(path: pathlib.Path) -> Iterator[dict[str, Any]]:
 def _first_line(text: str) -> str:
     r"""The line of an error that says what happened (a traceback's last, else the first).
 
-    >>> _first_line("Traceback (most recent call last):\\n  File x\\nValueError: bad")
+    >>> _first_line("Traceback (most recent call last):\n  File x\nValueError: bad")
     'ValueError: bad'
-    >>> _first_line("dace.InvalidSDFGNodeError: Node validation failed\\nOriginating from")
+    >>> _first_line("dace.InvalidSDFGNodeError: Node validation failed\nOriginating from")
     'dace.InvalidSDFGNodeError: Node validation failed'
     """
     lines = [line.strip() for line in str(text).splitlines() if line.strip()]

@@ -48,7 +48,7 @@ def day(date_ms: int) -> str:
     """``YYYY-MM-DD HH:MM`` (UTC) of an asv date.
 
     >>> day(1795449049693)
-    '2026-11-22 20:30'
+    '2026-11-23 15:50'
     """
     moment = datetime.datetime.fromtimestamp(date_ms / 1000, datetime.UTC)
     return moment.strftime("%Y-%m-%d %H:%M")

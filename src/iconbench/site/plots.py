@@ -57,7 +57,7 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     """Round tick values covering ``[low, high]``.
 
     >>> nice_ticks(0, 87)
-    [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
+    [0, 20, 40, 60, 80, 100]
     >>> nice_ticks(0, 1.7)
     [0.0, 0.5, 1.0, 1.5, 2.0]
     """
@@ -259,8 +259,8 @@ def bar_chart(
     title: str,
     x_label: str,
     references: Sequence[Reference] = (),
-    width: int = 900,
-    label_width: int = 330,
+    width: int = 980,
+    label_width: int = 400,
     chart_id: str = "",
     unit: str = "x",
 ) -> str:
@@ -301,7 +301,7 @@ def bar_chart(
     )
     for r_index, row in enumerate(rows):
         y0 = top + r_index * row_h
-        label = row.label if len(row.label) <= 48 else row.label[:46] + "…"
+        label = row.label if len(row.label) <= 56 else row.label[:54] + "…"
         parts.append(
             f"<text x='{label_width - 8}' y='{y0 + row_h / 2 + 1:.1f}' text-anchor='end' "
             f"fill='#222'>{escape(label)}<title>{escape(row.label)}</title></text>"
