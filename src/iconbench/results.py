@@ -106,21 +106,84 @@ def read(results_dir: str | os.PathLike[str]) -> list[ResultRecord]:
     root = pathlib.Path(results_dir)
     if not root.is_dir():
         raise IconbenchError(f"no asv results directory at {root}")
-    units = {
-        name: bench.get("unit", "")
-        for name, bench in _load_benchmarks(root).items()
-        if isinstance(bench, dict)
-    }
+    units = units_of(root)
     records: list[ResultRecord] = []
-    for path in sorted(root.glob("*/*.json")):
-        if path.name == "machine.json":
-            continue
+    for path in result_paths(root):
         data = json.loads(path.read_text(encoding="utf-8"))
         records.extend(_records_of_file(data, units))
     return records
 
 
-def _records_of_file(data: dict[str, Any], units: dict[str, str]) -> Iterable[ResultRecord]:
+@dataclasses.dataclass(frozen=True)
+class ResultFile:
+    """One asv result file: what it says about its run, and its records.
+
+    Attributes:
+        path: the file.
+        commit: the commit hash of the run.
+        date_ms: asv's ``date`` (milliseconds since the epoch: the commit's date for
+            ``asv run``, the run's for ``--set-commit-hash`` and iconbench's own writers).
+        machine: the asv machine description the run recorded (``machine``, ``cpu``, and
+            ``gpu`` where the runner's ``machine.json`` has one).
+        env_name: asv environment name (iconbench's name the stack and grid in it).
+        records: one :class:`ResultRecord` per benchmark and parameter combination.
+
+    """
+
+    path: pathlib.Path
+    commit: str
+    date_ms: int
+    machine: dict[str, str]
+    env_name: str
+    records: tuple[ResultRecord, ...]
+
+
+def units_of(results_dir: pathlib.Path) -> dict[str, str]:
+    """The unit of every benchmark in ``benchmarks.json`` (empty when it is missing)."""
+    return {
+        name: bench.get("unit", "")
+        for name, bench in _load_benchmarks(results_dir).items()
+        if isinstance(bench, dict)
+    }
+
+
+def result_paths(results_dir: pathlib.Path) -> list[pathlib.Path]:
+    """The result files of an asv ``results_dir`` (``<machine>/<file>.json``), sorted."""
+    return [p for p in sorted(results_dir.glob("*/*.json")) if p.name != "machine.json"]
+
+
+def read_file(
+    path: pathlib.Path, units: dict[str, str] | None = None, *, with_stats: bool = True
+) -> ResultFile:
+    """One result file; a file that is not asv's result format raises one clear line.
+
+    ``with_stats=False`` leaves :attr:`ResultRecord.stats` empty (readers that only need
+    medians, such as the history site over hundreds of files, skip the summaries).
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise IconbenchError(f"{path}: not a readable asv result file ({error})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        raise IconbenchError(f"{path}: not an asv result file (no 'results' object)")
+    try:
+        records = tuple(_records_of_file(data, units or {}, with_stats=with_stats))
+        params = data.get("params") or {}
+        return ResultFile(
+            path=path,
+            commit=str(data.get("commit_hash") or ""),
+            date_ms=int(data.get("date") or 0),
+            machine={str(k): str(v) for k, v in params.items()},
+            env_name=str(data.get("env_name") or ""),
+            records=records,
+        )
+    except (TypeError, ValueError, AttributeError, IconbenchError) as error:
+        raise IconbenchError(f"{path}: malformed asv result file ({error})") from None
+
+
+def _records_of_file(
+    data: dict[str, Any], units: dict[str, str], *, with_stats: bool = True
+) -> Iterable[ResultRecord]:
     from iconbench.suite import split_case
 
     columns = data.get("result_columns", [])
@@ -147,7 +210,7 @@ def _records_of_file(data: dict[str, Any], units: dict[str, str]) -> Iterable[Re
                 kind=name.rsplit(".", 1)[-1],
                 value=None if value is None else float(value),
                 samples=sample_tuple,
-                stats=summarize(sample_tuple) if sample_tuple else None,
+                stats=summarize(sample_tuple) if sample_tuple and with_stats else None,
                 unit=units.get(name, ""),
                 commit=data.get("commit_hash", ""),
                 machine=machine,

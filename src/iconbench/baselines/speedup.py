@@ -36,7 +36,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from iconbench.baselines.format import Baseline, Timer, slug
 from iconbench.baselines.gt4py_timings import GT4PyTiming
@@ -203,6 +202,7 @@ def _bootstrap(
     """Percentile bootstrap CI of ``statistic(*medians)``; None with < 2 samples anywhere."""
     if not samples or min(len(s) for s in samples) < 2:
         return None
+    from scipy import stats  # seconds to import: only when an interval is asked for
 
     def vectorised(*xs: np.ndarray, axis: int = -1) -> np.ndarray:
         return statistic(*(np.median(x, axis=axis) for x in xs))
