@@ -548,8 +548,11 @@ def step_asv(args: argparse.Namespace) -> None:
         python=info.python[:4],
     )
     _log(f"asv: wrote {path}")
+    from iconbench.grids.presets import counts_of
+
     summary = {
         "grid": args.grid,
+        "grid_counts": counts_of(args.grid).as_dict(),
         "backends": args.backends,
         "stack": args.stack,
         "provenance": info.as_dict(),
