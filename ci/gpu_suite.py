@@ -552,11 +552,13 @@ def step_asv(args: argparse.Namespace) -> None:
     )
     _log(f"asv: wrote {path}")
     from iconbench.grids.presets import counts_of
+    from iconbench.programs import backend_variants
 
     summary = {
         "grid": args.grid,
         "grid_counts": counts_of(args.grid).as_dict(),
         "experiment": args.experiment.name if args.experiment else None,
+        "backend_options": backend_variants.options_of(args.backends),
         "backends": args.backends,
         "stack": args.stack,
         "provenance": info.as_dict(),

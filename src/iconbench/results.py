@@ -31,6 +31,8 @@ from iconbench.timing.statistics import SampleStats, summarize
 #: Key of an asv result file's ``params`` holding the counts of each grid measured in it:
 #: ``"NAME:cells/edges/vertices/levels[,NAME:...]"`` (asv keeps params as strings).
 GRID_COUNTS_PARAM = "grid_counts"
+#: Key of the params holding the options of each backend variant of ``backends.toml`` measured.
+BACKEND_OPTIONS_PARAM = "backend_options"
 
 #: The asv benchmark of each kind, in ``benchmarks/programs.py``.
 SUITE = "programs.Programs"
@@ -371,6 +373,13 @@ def write_asv(
     params = {**machine, "python": python}
     if grids:
         params[GRID_COUNTS_PARAM] = format_grid_counts(grids)
+    from iconbench.programs.backend_variants import variants
+
+    measured = sorted({key[1] for by_key in values.values() for key in by_key} & set(variants()))
+    if measured:  # the DaCe variants' options (backends.toml), as they were when measured
+        params[BACKEND_OPTIONS_PARAM] = "; ".join(
+            f"{name}: {variants()[name].describe()}" for name in measured
+        )
     result = asv_results.Results(
         params,
         {},
