@@ -22,6 +22,7 @@ Usage on the GPU runner (see docs/timing.md):
   python ci/gpu_suite.py crosscheck --out results/h100
   python ci/gpu_suite.py asv        --out results/h100
   python ci/gpu_report.py results/h100 > docs/results-h100.md
+  (--experiment mch_icon-ch1_medium: only the variants the experiment runs, on its grid)
 (--no-optimize: run without PYTHONOPTIMIZE; the default re-executes under PYTHONOPTIMIZE=2)
 """
 
@@ -85,6 +86,8 @@ def _jobs(args: argparse.Namespace) -> list[tuple[str, str]]:
 
     shard = parse_shard(args.shard) if args.shard else None
     cases = suite.case_ids(args.programs or "", shard, one_variant=args.one_variant)
+    if args.experiment is not None:  # the variants the experiment runs (its static arguments)
+        cases = args.experiment.case_ids(cases)
     # every program's first variant before any other, so a run its budget cuts short still
     # covers every program
     firsts = set(suite.first_variants(cases))
@@ -548,8 +551,14 @@ def step_asv(args: argparse.Namespace) -> None:
         python=info.python[:4],
     )
     _log(f"asv: wrote {path}")
+    from iconbench.grids.presets import counts_of
+    from iconbench.programs import backend_variants
+
     summary = {
         "grid": args.grid,
+        "grid_counts": counts_of(args.grid).as_dict(),
+        "experiment": args.experiment.name if args.experiment else None,
+        "backend_options": backend_variants.options_of(args.backends),
         "backends": args.backends,
         "stack": args.stack,
         "provenance": info.as_dict(),
@@ -625,7 +634,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "results" / "h100")
     parser.add_argument("--backends", type=lambda s: s.split(","), default=["gtfn_gpu", "dace_gpu"])
-    parser.add_argument("--grid", default="gpu_1m", help="grid preset to measure on")
+    parser.add_argument(
+        "--grid",
+        default="",
+        help="grid preset to measure on (default: the experiment's grid, else gpu_1m)",
+    )
+    parser.add_argument(
+        "--experiment",
+        default="",
+        help="ICON experiment (baselines/experiments/NAME.toml): only the program variants it "
+        "runs, on its grid unless --grid is given",
+    )
     parser.add_argument(
         "--compile-grid",
         default="",
@@ -707,8 +726,21 @@ def main(argv: list[str] | None = None) -> int:
     # measure's workers re-run this script with these options (the step replaced) and their own
     given = list(sys.argv[1:] if argv is None else argv)
     given.remove(args.step)
-    args.argv = ["measure", *given]
+    args.argv = ["measure", *given]  # (the experiment is resolved again by each worker)
     _ensure_optimized(args, sys.argv[1:] if argv is None else list(argv))
+    if args.experiment:
+        from iconbench.baselines import experiments
+        from iconbench.errors import IconbenchError
+
+        try:
+            args.experiment = experiments.load(args.experiment)
+        except IconbenchError as error:
+            parser.error(f"--experiment: {error}")
+        if args.one_variant:
+            parser.error("--experiment chooses the variants; leave out --one-variant")
+    else:
+        args.experiment = None
+    args.grid = args.grid or (args.experiment.grid if args.experiment else "gpu_1m")
     args.compile_grid = args.compile_grid or args.grid
     if not args.stack:
         from iconbench.stacks.identity import stack_key
