@@ -57,9 +57,11 @@ def _has_catalog() -> bool:
 def all_case_ids() -> tuple[str, ...]:
     """Every ``program[variant]`` of the catalog (cheap: no grids, no compilation)."""
     if _has_catalog():
-        from iconbench.programs import catalog
+        from iconbench.programs import caseindex, catalog
 
-        return tuple(catalog.case_ids(catalog.discover()))
+        cases = catalog.case_ids(catalog.discover())
+        caseindex.record(cases)  # the CLI checks --programs against it without gt4py
+        return tuple(cases)
     return FALLBACK_CASES
 
 
