@@ -52,6 +52,8 @@ VOCABULARY: dict[str, str] = {
 DEPRECATED: dict[str, str] = {
     "--program": "--programs",
     "--backend": "--backends",
+    "--preset": "--grid",
+    "--write-grid-file": "--out",
 }
 
 #: Metavars shown in ``--help``, the same everywhere.
@@ -74,7 +76,7 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         hint = f"see '{self.prog} --help'"
-        self.exit(2, f"iconbench: error: {self.prog}: {message}; {hint}\n")
+        self.exit(2, f"iconbench: error: {message}; {hint}\n")
 
 
 def note(text: str) -> None:
@@ -501,10 +503,102 @@ def select_cases(
     if one_variant:
         seen: set[str] = set()
         known = [c for c in known if not (c.split("[")[0] in seen or seen.add(c.split("[")[0]))]
-    selected = [c for c in known if not pattern or re.search(pattern, c)]
+    from iconbench.suite import matches
+
+    selected = [c for c in known if not pattern or matches(pattern, c)]
     if not selected:
         raise IconbenchError(
             f"--programs {pattern!r} matches none of the {len(known)} cases; "
             "'iconbench programs --cases' lists them"
         )
     return select_shard(selected, shard)
+
+
+def check_shard(text: str) -> tuple[int, int] | None:
+    """``"i/n"`` -> ``(i, n)``; ``""`` -> ``None`` (all cases).
+
+    >>> check_shard("2/4"), check_shard("")
+    ((2, 4), None)
+    """
+    from iconbench.timing.sharding import parse_shard
+
+    return parse_shard(text) if text else None
+
+
+def check_benchmark_kinds(text: str) -> tuple[str, ...]:
+    """Benchmark methods of the suite (``time_device,track_bandwidth``); ``""``: all.
+
+    >>> check_benchmark_kinds("time_device")
+    ('time_device',)
+    >>> check_benchmark_kinds("time_gpu")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: unknown benchmark kind 'time_gpu'; choose one of: ...
+    """
+    from iconbench.results import TIME_KINDS, TRACK_KINDS
+
+    known = (*TIME_KINDS, *TRACK_KINDS)
+    kinds = tuple(k.strip() for k in text.split(",") if k.strip())
+    for kind in kinds:
+        if kind not in known:
+            raise IconbenchError(
+                f"unknown benchmark kind {kind!r}; choose one of: {', '.join(known)}"
+            )
+    return kinds
+
+
+#: argparse types of the checks above (their errors become one argparse line).
+shard = _type(check_shard)
+benchmark_kinds = _type(check_benchmark_kinds)
+existing_file_type = _type(existing_file)
+positive_int_type = _type(positive_int)
+grid_type = _type(check_grid)
+output_path_type = _type(output_path)
+
+
+class Deprecated(_Store):
+    """A hidden old spelling that stores into the new option's ``dest``, with a note.
+
+    The note names the replacement: ``DEPRECATED[option]``, else ``VOCABULARY[dest]``.
+    """
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        old = option_string or ""
+        _deprecation(old, DEPRECATED.get(old) or VOCABULARY.get(self.dest, "--" + self.dest))
+        setattr(namespace, self.dest, values)
+
+
+class DeprecatedPlace(_Store):
+    """An option given where it used to be (``baseline --store DIR list``), with a note."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        note(f"{option_string} before the action is deprecated; give it after the action")
+        setattr(namespace, self.dest, values)
+
+
+regex_type = _type(check_regex)
+ratio_type = _type(float_above(1.0))
+existing_dir_type = _type(existing_dir)
+
+
+def existing_path(text: str) -> pathlib.Path:
+    """A path to an existing file or directory."""
+    path = pathlib.Path(text)
+    if not path.exists():
+        raise IconbenchError(f"{path}: no such file or directory")
+    return path
+
+
+existing_path_type = _type(existing_path)

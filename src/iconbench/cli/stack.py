@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
+from iconbench.cli import options
 from iconbench.cli.command import Command
-from iconbench.stacks import identity, lockpins, resolve, stored
-from iconbench.stacks.spec import Stack
+from iconbench.errors import IconbenchError
+
+if TYPE_CHECKING:
+    from iconbench.stacks import resolve
 
 
 class StackCommand(Command):
@@ -41,10 +45,18 @@ class StackCommand(Command):
         parser.add_argument(
             "--save", metavar="NAME", help="resolve: store the resolved stack under NAME"
         )
-        parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+        options.add_json(parser)
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
+        from iconbench.stacks import identity, lockpins, resolve, stored
+        from iconbench.stacks.spec import Stack
+
+        if args.action == "show" and len(args.refs) > 1:
+            raise IconbenchError(
+                f"stack show takes one stored stack name, got {len(args.refs)}: "
+                f"{' '.join(args.refs)}; 'iconbench stack show NAME'"
+            )
         if args.action == "show" and args.refs:
             return cls._print(stored.load(args.refs[0]), args.json)
         if args.action == "show":
@@ -67,7 +79,12 @@ class StackCommand(Command):
             for line in data["icon4py_requires"]:
                 print(f"{'pins':<10} {line}")
             return 0
-        resolved = resolve.resolve(Stack.parse(args.refs))
+        if args.save and args.action == "show":
+            raise IconbenchError("--save only applies to 'stack resolve'")
+        stack = Stack.parse(args.refs)
+        if args.save:
+            stored.check_new(args.save)
+        resolved = resolve.resolve(stack)
         if args.save:
             path = stored.save(args.save, resolved)
             print(f"stored as {args.save!r}: {path}", file=sys.stderr)
