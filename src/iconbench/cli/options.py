@@ -275,10 +275,10 @@ def writable_dir(text: str | os.PathLike[str], what: str = "directory") -> pathl
 def output_path(text: str) -> pathlib.Path:
     """A file or directory to write: where it would go must be (or become) a directory."""
     path = pathlib.Path(text)
-    if path.is_dir():
-        writable_dir(path, "--out")
+    if path.is_file():
+        writable_dir(path.parent, "--out")
     else:
-        writable_dir(path.parent if str(path.parent) else ".", f"--out {path}:")
+        writable_dir(path, "--out")
     return path
 
 
@@ -386,7 +386,8 @@ def add_backends(
     """``--backends NAME[,NAME]``, a comma list and repeatable (old: ``--backend NAME``).
 
     The value is a tuple of known names (``default`` when not given); unknown names are an
-    argparse error that lists the known ones.
+    argparse error that lists the known ones. ``required``: the command checks the value
+    with :func:`require_backends` (argparse would not count the old spelling as given).
     """
     if help is None:
         shown = f"default: {','.join(default)}" if default else "default: all"
@@ -400,10 +401,15 @@ def add_backends(
         "action": _Extend,
         "default": None if default is None else tuple(default),
     }
-    parser.add_argument(
-        "--backends", metavar=METAVARS["backends"], required=required, help=help, **kwargs
-    )
+    parser.add_argument("--backends", metavar=METAVARS["backends"], help=help, **kwargs)
     parser.add_argument("--backend", dest="backends", help=argparse.SUPPRESS, **kwargs)
+
+
+def require_backends(backends: Sequence[str] | None, example: str) -> tuple[str, ...]:
+    """``backends``, or the one line saying they are needed (``example``: a command line)."""
+    if not backends:
+        raise IconbenchError(f"give the backends with --backends NAME[,NAME], e.g. {example}")
+    return tuple(backends)
 
 
 def add_grid(
@@ -469,9 +475,44 @@ def add_out(
     )
 
 
-def add_json(parser: argparse.ArgumentParser, *, help: str = "print machine-readable JSON") -> None:
-    """``--json``: machine-readable output on stdout instead of the table."""
-    parser.add_argument("--json", action="store_true", help=help)
+def add_json(
+    parser: argparse.ArgumentParser,
+    *,
+    help: str = "print machine-readable JSON",
+    file_meant_out: bool = False,
+) -> None:
+    """``--json``: machine-readable output on stdout instead of the table.
+
+    ``file_meant_out``: the command used to take ``--json FILE``; that form still writes
+    FILE (as ``--out FILE`` does now), with a deprecation note.
+    """
+    if not file_meant_out:
+        parser.add_argument("--json", action="store_true", help=help)
+        return
+    parser.add_argument(
+        "--json", nargs="?", const=True, default=False, action=_JsonOrOldFile, help=help
+    )
+
+
+class _JsonOrOldFile(argparse.Action):
+    """``--json`` (a flag), or the old ``--json FILE`` that meant ``--out FILE``."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if values is True:
+            namespace.json = True
+            return
+        _deprecation("--json FILE", "--out FILE (and --json to print JSON)")
+        try:
+            namespace.out = output_path(values)
+        except IconbenchError as error:
+            parser.error(f"argument --json: {error}")
+        namespace.json = False
 
 
 def add_dry_run(parser: argparse.ArgumentParser, *, help: str) -> None:

@@ -51,6 +51,7 @@ class Verify(Command):
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench import buildcache
 
+        options.require_backends(args.backends, "iconbench verify --backends gtfn_cpu")
         options.select_cases(args.programs or "", one_variant=args.one_variant)
         buildcache.configure()
         from iconbench import verification

@@ -59,14 +59,16 @@ def parse_json(text: str, path: str | os.PathLike[str], *, hint: str = "") -> An
     >>> parse_json('{"a": [1, 2', "r.json", hint="re-run asv")
     Traceback (most recent call last):
     ...
-    iconbench.errors.IconbenchError: r.json: line 1: invalid JSON (Expecting ',' delimiter, \
-the file may be truncated); re-run asv
+    iconbench.errors.IconbenchError: r.json: line 1: invalid JSON (Expecting ',' delimiter \
+column 12, the file may be truncated); re-run asv
     """
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        truncated = ", the file may be truncated" if error.pos >= len(text.rstrip()) else ""
-        raise fail(path, f"invalid JSON ({error.msg}{truncated})", hint, error.lineno) from None
+        at_end = error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string")
+        truncated = ", the file may be truncated" if at_end else ""
+        what = f"invalid JSON ({error.msg} column {error.colno}{truncated})"
+        raise fail(path, what, hint, error.lineno) from None
     except RecursionError:
         raise fail(path, "invalid JSON (nested too deeply)", hint) from None
 
