@@ -140,7 +140,7 @@ class Speedup(Command):
                 "give --experiment NAME (one of: "
                 f"{', '.join(experiments.names()) or 'none'}) or --baseline NAME"
             )
-        experiments.check_static_names(cli_pins, what="--static: ")
+        experiments.check_static_names(cli_pins, what="--static ")
         pins = (experiment.pins if experiment else {}) | cli_pins
         name = args.baseline or experiment.baseline  # type: ignore[union-attr]
         root = args.store or store.default_root()
