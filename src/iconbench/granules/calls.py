@@ -38,11 +38,8 @@ class ProgramKey:
 def variant_of(kwargs: Mapping[str, Any]) -> str:
     """The switches among ``kwargs``, in call order, as ``k=v-k=v``.
 
-    >>> import enum
-    import inspect
-    >>> class Kind(enum.IntEnum):
-    ...     KLEMP = 2
-    >>> variant_of({"vn": object(), "at_first_substep": True, "kind": Kind.KLEMP, "n": 3})
+    >>> klemp = enum.IntEnum("RayleighType", {"KLEMP": 2}).KLEMP
+    >>> variant_of({"vn": object(), "at_first_substep": True, "kind": klemp, "n": 3})
     'at_first_substep=True-kind=2'
     """
     parts = []
