@@ -112,12 +112,50 @@ def read(results_dir: str | os.PathLike[str]) -> list[ResultRecord]:
         if isinstance(bench, dict)
     }
     records: list[ResultRecord] = []
-    for path in sorted(root.glob("*/*.json")):
-        if path.name == "machine.json":
-            continue
-        data = json.loads(path.read_text(encoding="utf-8"))
-        records.extend(_records_of_file(data, units))
+    for path in result_files(root):
+        records.extend(read_file(path, units))
     return records
+
+
+def result_files(results_dir: str | os.PathLike[str]) -> list[pathlib.Path]:
+    """The result files (not ``machine.json``) of an asv results dir or one machine's dir."""
+    root = pathlib.Path(results_dir)
+    found = [*root.glob("*.json"), *root.glob("*/*.json")]
+    return sorted(
+        p for p in found if p.name not in ("machine.json", "benchmarks.json") and p.is_file()
+    )
+
+
+def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """One asv result file as JSON; a broken or foreign file raises one clear line."""
+    path = pathlib.Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise IconbenchError(f"{path}: cannot read ({error})") from None
+    except json.JSONDecodeError as error:
+        raise IconbenchError(
+            f"{path}: line {error.lineno}: invalid JSON ({error.msg}); "
+            "pass an asv result file or results directory"
+        ) from None
+    if not isinstance(data, dict) or "results" not in data or "commit_hash" not in data:
+        raise IconbenchError(f"{path}: not an asv result file (no 'results'/'commit_hash')")
+    return data
+
+
+def read_file(
+    path: str | os.PathLike[str], units: dict[str, str] | None = None
+) -> list[ResultRecord]:
+    """Every record of one asv result file; units from its results dir's ``benchmarks.json``."""
+    path = pathlib.Path(path)
+    if units is None:
+        root = path.parent.parent
+        units = {
+            name: bench.get("unit", "")
+            for name, bench in _load_benchmarks(root).items()
+            if isinstance(bench, dict)
+        }
+    return list(_records_of_file(load_file(path), units))
 
 
 def _records_of_file(data: dict[str, Any], units: dict[str, str]) -> Iterable[ResultRecord]:
