@@ -90,6 +90,18 @@ def _log(samples: Sequence[float]) -> np.ndarray:
     return np.log(values)
 
 
+def _pairwise(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """All ``m n`` differences ``y_j - x_i``, sorted (the basis of U, its test and interval)."""
+    return np.sort((y[:, None] - x[None, :]).ravel())
+
+
+def _interval(diffs: np.ndarray, m: int, n: int, confidence: float) -> tuple[float, float]:
+    z = scipy_stats.norm.ppf(0.5 + confidence / 2)
+    k = int(math.floor(m * n / 2 - z * math.sqrt(m * n * (m + n + 1) / 12)))
+    k = min(max(k, 0), len(diffs) - 1)
+    return float(math.exp(diffs[k])), float(math.exp(diffs[len(diffs) - 1 - k]))
+
+
 def hodges_lehmann_interval(
     base: Sequence[float], head: Sequence[float], confidence: float = 0.95
 ) -> tuple[float, float]:
@@ -101,12 +113,39 @@ def hodges_lehmann_interval(
     True
     """
     x, y = _log(base), _log(head)
-    m, n = len(x), len(y)
-    diffs = np.sort((y[:, None] - x[None, :]).ravel())
-    z = scipy_stats.norm.ppf(0.5 + confidence / 2)
-    k = int(math.floor(m * n / 2 - z * math.sqrt(m * n * (m + n + 1) / 12)))
-    k = min(max(k, 0), len(diffs) - 1)
-    return float(math.exp(diffs[k])), float(math.exp(diffs[len(diffs) - 1 - k]))
+    return _interval(_pairwise(x, y), len(x), len(y), confidence)
+
+
+def mann_whitney_greater(diffs: np.ndarray, shift: float, m: int, n: int, ties: float) -> float:
+    r"""One-sided p-value of Mann-Whitney U for "``y - shift`` tends to exceed ``x``".
+
+    :math:`U = \#\{y_j - x_i > s\} + \tfrac12 \#\{y_j - x_i = s\}` counted on the sorted
+    pairwise differences (two binary searches), normal approximation with continuity and
+    tie correction, :math:`\sigma^2 = \tfrac{mn}{12}\big(m+n+1 - \tfrac{T}{(m+n)(m+n-1)}\big)`,
+    :math:`T = \sum (t^3 - t)` over tied groups: scipy's ``mannwhitneyu(method="asymptotic")``,
+    without its per-call overhead (the simulation study makes a million of these).
+
+    >>> rng = np.random.default_rng(1)
+    >>> x, y = rng.normal(0, 1, 40), rng.normal(0.3, 1, 30)
+    >>> ours = mann_whitney_greater(_pairwise(x, y), 0.0, 40, 30, 0.0)
+    >>> theirs = scipy_stats.mannwhitneyu(y, x, alternative="greater", method="asymptotic").pvalue
+    >>> bool(abs(ours - theirs) < 1e-12)
+    True
+    """
+    above = len(diffs) - np.searchsorted(diffs, shift, side="right")
+    equal = np.searchsorted(diffs, shift, side="right") - np.searchsorted(diffs, shift, side="left")
+    u = above + 0.5 * equal
+    mean = m * n / 2
+    var = m * n / 12 * ((m + n + 1) - ties / ((m + n) * (m + n - 1)))
+    if var <= 0:
+        return 1.0 if u <= mean else 0.0
+    z = (u - mean - 0.5) / math.sqrt(var)
+    return float(scipy_stats.norm.sf(z))
+
+
+def _tie_term(values: np.ndarray) -> float:
+    _, counts = np.unique(values, return_counts=True)
+    return float(np.sum(counts.astype(float) ** 3 - counts))
 
 
 def compare(
@@ -130,17 +169,20 @@ def compare(
     (1.1, True, True)
     """
     x, y = _log(base), _log(head)
-    if len(x) < MIN_SAMPLES or len(y) < MIN_SAMPLES:
+    m, n = len(x), len(y)
+    if m < MIN_SAMPLES or n < MIN_SAMPLES:
         raise ValueError(f"need at least {MIN_SAMPLES} samples on each side")
     shift = math.log1p(margin)
-    p_reg = scipy_stats.mannwhitneyu(y - shift, x, alternative="greater").pvalue
-    p_imp = scipy_stats.mannwhitneyu(y + shift, x, alternative="less").pvalue
+    diffs = _pairwise(x, y)
+    p_reg = mann_whitney_greater(diffs, shift, m, n, _tie_term(np.concatenate([y - shift, x])))
+    # "y + shift tends to be below x" is "x - (-shift) ... ": count differences below -shift
+    p_imp = mann_whitney_greater(-diffs[::-1], shift, m, n, _tie_term(np.concatenate([y + shift, x])))
     ratio = float(np.exp(np.median(y) - np.median(x)))
     return Comparison(
         ratio=ratio,
-        ratio_ci=hodges_lehmann_interval(base, head, confidence),
-        p_regression=float(p_reg),
-        p_improvement=float(p_imp),
+        ratio_ci=_interval(diffs, m, n, confidence),
+        p_regression=p_reg,
+        p_improvement=p_imp,
     )
 
 
@@ -219,8 +261,8 @@ def bimodality(samples: Sequence[float]) -> Modes | None:
     if gap < math.log1p(MIN_MODE_GAP) or gap < 4 * max(spread(low), spread(high)):
         return None
     return Modes(
-        low_median=round(float(np.exp(np.median(low))), 6),
-        high_median=round(float(np.exp(np.median(high))), 6),
+        low_median=float(f"{np.exp(np.median(low)):.6g}"),
+        high_median=float(f"{np.exp(np.median(high)):.6g}"),
         low_share=round(split / n, 3),
         gap=round(gap, 3),
     )
