@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 from collections.abc import Sequence
 
 import numpy as np
@@ -96,7 +97,7 @@ def _pairwise(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _interval(diffs: np.ndarray, m: int, n: int, confidence: float) -> tuple[float, float]:
-    z = scipy_stats.norm.ppf(0.5 + confidence / 2)
+    z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
     k = int(math.floor(m * n / 2 - z * math.sqrt(m * n * (m + n + 1) / 12)))
     k = min(max(k, 0), len(diffs) - 1)
     return float(math.exp(diffs[k])), float(math.exp(diffs[len(diffs) - 1 - k]))
@@ -140,7 +141,7 @@ def mann_whitney_greater(diffs: np.ndarray, shift: float, m: int, n: int, ties: 
     if var <= 0:
         return 1.0 if u <= mean else 0.0
     z = (u - mean - 0.5) / math.sqrt(var)
-    return float(scipy_stats.norm.sf(z))
+    return 0.5 * math.erfc(z / math.sqrt(2))
 
 
 def _tie_term(values: np.ndarray) -> float:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import math
 from collections.abc import Callable, Sequence
 
@@ -69,13 +70,18 @@ def median_interval(samples: Sequence[float], confidence: float) -> tuple[float,
     >>> median_interval([float(i) for i in range(1, 101)], 0.95)
     (40.0, 60.0)
     """
-    from scipy import stats as scipy_stats
-
     values = sorted(samples)
     n = len(values)
-    lo = int(scipy_stats.binom.ppf((1 - confidence) / 2, n, 0.5))
+    lo = _median_rank(n, confidence)
     hi = min(n - 1, n - 1 - lo)
     return values[max(lo - 1, 0)], values[hi]
+
+
+@functools.cache
+def _median_rank(n: int, confidence: float) -> int:
+    from scipy import stats as scipy_stats
+
+    return int(scipy_stats.binom.ppf((1 - confidence) / 2, n, 0.5))
 
 
 def _side(rs: ResultSet) -> Side:
