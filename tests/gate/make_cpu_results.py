@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import pathlib
 import random
@@ -83,9 +84,9 @@ def main(out: pathlib.Path) -> None:
             if (role, side) in (("regression", "head"), ("improvement", "base")):
                 delay = lambda: 1.0 * t  # noqa: E731
             elif role == "inconclusive":
-                delay = lambda: rng.uniform(0, 1.5 * t)  # noqa: E731
+                delay = lambda: rng.uniform(0, 3.0 * t)  # noqa: E731
             elif role == "bimodal":
-                delay = lambda: 1.5 * t if rng.random() < 0.5 else 0.0  # noqa: E731
+                delay = lambda: 4.0 * t if rng.random() < 0.5 else 0.0  # noqa: E731
             fail = role == "failed" and side == "head"
             return dataclasses.replace(prepared, program=Altered(prepared.program, delay, fail))
 
@@ -94,22 +95,32 @@ def main(out: pathlib.Path) -> None:
     benchmarks = results.discover_benchmarks(pathlib.Path(__file__).resolve().parents[2] / "benchmarks")
     machine = {"machine": "gate-test", "arch": "x86_64", "cpu": "ci", "num_cpu": "2",
                "os": "Linux", "ram": "", "gpu": "none"}  # fmt: skip
+    # each case on both sides back to back (alternating which goes first), so that the load
+    # of a shared machine drifts as little as possible between the two measurements
+    ledgers = {side: session.SessionLedger(out / side / "session.jsonl") for side in ("base", "head")}
+    for number, (case, role) in enumerate(ROLES.items()):
+        sides = ["base", "head"] if number % 2 else ["head", "base"]
+        for side in sides:
+            if (role, side) in (("new", "base"), ("gone", "head")):
+                continue
+            session.run_cases(
+                [(case, "embedded")],
+                grid="tiny",
+                ledger=ledgers[side],
+                prepare=prepare_for(side),
+                measure_options={"samples": 40, "min_samples": 40, "max_s": 5.0, "warmup_s": 0.02},
+            )
+    every = suite.case_ids()
     for number, (side, commit) in enumerate((("base", BASE), ("head", HEAD))):
-        skip = "new" if side == "base" else "gone"
-        jobs = [(c, "embedded") for c, role in ROLES.items() if role != skip]
-        ledger = session.SessionLedger(out / side / "session.jsonl")
-        session.run_cases(
-            jobs,
-            grid="tiny",
-            ledger=ledger,
-            prepare=prepare_for(side),
-            measure_options={"samples": 40, "min_samples": 40, "max_s": 5.0, "warmup_s": 0.02},
-        )
-        values: dict[str, dict] = {"time_device": {}, "time_host": {}}
-        for r in ledger.results():
+        # combinations not run are NaN (asv's "skipped"); a failed run is None
+        values: dict[str, dict] = {
+            kind: {(c, "embedded", "tiny"): (math.nan, None) for c in every}
+            for kind in ("time_device", "time_host")
+        }
+        for r in ledgers[side].results():
             key = (r.case, r.backend, r.grid)
             if r.measurement is None:
-                values["time_device"][key] = (None, None)
+                values["time_device"][key] = values["time_host"][key] = (None, None)
                 continue
             m = r.measurement
             values["time_host"][key] = (m.host_median, m.host_s)

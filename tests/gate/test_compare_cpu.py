@@ -39,7 +39,7 @@ def test_every_verdict_and_exit_1(cpu_results, tmp_path, capsys):
     improvement = by_case["calculate_nabla4[default]"]
     assert improvement.ratio < 0.75
     failed = by_case["compute_exner_from_rhotheta[default]"]
-    assert failed.head.error and "deliberately broken" in failed.error
+    assert failed.head.error and "head: failed to run" in failed.error and not failed.base.error
     assert summary.base.commit == BASE and summary.head.commit == HEAD
     assert summary.counts["regression"] == 1 and summary.counts["failed"] == 1
     table = capsys.readouterr().out

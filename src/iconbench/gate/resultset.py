@@ -215,6 +215,8 @@ def _asv_entries(records: Iterable[Any]) -> dict[str, Entry]:
         fingerprint = None
         if (fp := kinds.get("track_codegen_fingerprint")) and _finite(fp.value):
             fingerprint = f"{int(fp.value):012x}"
+        # NaN is asv's "skipped" (not run, or a GPU backend without a GPU): no benchmark there
+        kinds = {k: r for k, r in kinds.items() if r.value is None or not math.isnan(r.value)}
         device = kinds.get("time_device")
         if device is not None:
             entry = _asv_entry(case, backend, "device_time", device, fingerprint)

@@ -227,7 +227,8 @@ def compare(
                 **common,
                 gated=True,
                 threshold=widened,
-                ratio=_round(h.median / b.median),
+                # bimodal: the faster modes are compared, so their ratio is the one shown
+                ratio=_round(comparison.ratio if (modes_b or modes_h) else h.median / b.median),
                 ratio_ci=(_round(comparison.ratio_ci[0]), _round(comparison.ratio_ci[1])),  # type: ignore[arg-type]
                 p_value=comparison.p_value,
                 q_value=None,
