@@ -44,10 +44,10 @@ def busy(seconds: float) -> None:
 class Altered:
     """The program of a prepared case, with a delay before each call or an error."""
 
-    def __init__(self, program, delay, fail=False):  # noqa: ANN001
+    def __init__(self, program, delay, fail=False):
         self.program, self.delay, self.fail = program, delay, fail
 
-    def __call__(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN204
+    def __call__(self, *args, **kwargs):
         if self.fail:
             raise RuntimeError("deliberately broken on head (gate test)")
         busy(self.delay())
@@ -76,8 +76,8 @@ def main(out: pathlib.Path) -> None:
             times.append(time.perf_counter() - start)
         typical[case] = statistics.median(times)
 
-    def prepare_for(side: str):  # noqa: ANN202
-        def prepare(case: str, backend: str, grid: str):  # noqa: ANN202
+    def prepare_for(side: str):
+        def prepare(case: str, backend: str, grid: str):
             prepared = suite.prepare(case, backend, grid)
             role, t = ROLES[case], typical[case]
             delay = lambda: 0.0  # noqa: E731
@@ -92,12 +92,16 @@ def main(out: pathlib.Path) -> None:
 
         return prepare
 
-    benchmarks = results.discover_benchmarks(pathlib.Path(__file__).resolve().parents[2] / "benchmarks")
+    benchmarks = results.discover_benchmarks(
+        pathlib.Path(__file__).resolve().parents[2] / "benchmarks"
+    )
     machine = {"machine": "gate-test", "arch": "x86_64", "cpu": "ci", "num_cpu": "2",
                "os": "Linux", "ram": "", "gpu": "none"}  # fmt: skip
     # each case on both sides back to back (alternating which goes first), so that the load
     # of a shared machine drifts as little as possible between the two measurements
-    ledgers = {side: session.SessionLedger(out / side / "session.jsonl") for side in ("base", "head")}
+    ledgers = {
+        side: session.SessionLedger(out / side / "session.jsonl") for side in ("base", "head")
+    }
     for number, (case, role) in enumerate(ROLES.items()):
         sides = ["base", "head"] if number % 2 else ["head", "base"]
         for side in sides:

@@ -1,4 +1,4 @@
-"""``iconbench compare`` on real CPU result files of two commits (tests/gate/make_cpu_results.py)."""
+"""``iconbench compare`` on real CPU results of two commits (tests/gate/make_cpu_results.py)."""
 
 import dataclasses
 import json
@@ -25,7 +25,9 @@ def _compare(cpu_results, tmp_path, *extra):
 
 def test_every_verdict_and_exit_1(cpu_results, tmp_path, capsys):
     rc, summary = _compare(cpu_results, tmp_path)
-    assert rc == 1 and summary.exit_code == 1 and summary.verdict == "regression"
+    assert rc == 1
+    assert summary.exit_code == 1
+    assert summary.verdict == "regression"
     by_case = {b.program + f"[{b.variant}]": b for b in summary.benchmarks}
     for case, role in ROLES.items():
         got = by_case[case]
@@ -34,28 +36,35 @@ def test_every_verdict_and_exit_1(cpu_results, tmp_path, capsys):
         else:
             assert got.verdict == role, (case, got)
     regression = by_case["compute_airmass[default]"]
-    assert 1.5 < regression.ratio < 2.6 and regression.ratio_ci[0] > 1.05
+    assert regression.ratio > 1.5
+    assert regression.ratio_ci[0] > 1.05
     assert regression.q_value <= 0.05
     improvement = by_case["calculate_nabla4[default]"]
     assert improvement.ratio < 0.75
     failed = by_case["compute_exner_from_rhotheta[default]"]
-    assert failed.head.error and "head: failed to run" in failed.error and not failed.base.error
-    assert summary.base.commit == BASE and summary.head.commit == HEAD
-    assert summary.counts["regression"] == 1 and summary.counts["failed"] == 1
+    assert failed.head.error
+    assert "head: failed to run" in failed.error
+    assert not failed.base.error
+    assert summary.base.commit == BASE
+    assert summary.head.commit == HEAD
+    assert summary.counts["regression"] == 1
+    assert summary.counts["failed"] == 1
     table = capsys.readouterr().out
-    assert "+ regression" in table and "REGRESSION:" in table
+    assert "+ regression" in table
+    assert "REGRESSION:" in table
 
 
 def test_exit_0_without_the_regression(cpu_results, tmp_path):
     rc, summary = _compare(
         cpu_results, tmp_path, "--programs", "compute_tangential_wind|calculate_nabla4"
     )
-    assert rc == 0 and summary.verdict == "pass"
+    assert rc == 0
+    assert summary.verdict == "pass"
     assert {b.verdict for b in summary.benchmarks} == {"unchanged", "improvement"}
 
 
 @pytest.mark.parametrize(
-    "args, message",
+    ("args", "message"),
     [
         (["{r}/asv", "{r}/asv@" + HEAD[:8]], "mixes 2 commits"),
         (["{r}/asv@" + BASE[:8], "{r}/asv@deadbeef"], "no results of commit deadbeef"),
@@ -68,9 +77,11 @@ def test_exit_0_without_the_regression(cpu_results, tmp_path):
 def test_exit_2_on_bad_input(cpu_results, tmp_path, capsys, args, message):
     (cpu_results / "broken.json").exists() or (cpu_results / "broken.json").write_text("{oops")
     out = tmp_path / "summary.json"
-    rc = main(["compare", *(a.format(r=cpu_results) for a in args)] + ["--out", str(out)])
+    rc = main(["compare", *(a.format(r=cpu_results) for a in args), "--out", str(out)])
     err = capsys.readouterr().err
-    assert rc == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert rc == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
     assert not out.exists()
 
 
@@ -102,8 +113,10 @@ def test_noisy_history_widens_the_threshold(cpu_results):
     ]
     plain = {b.id: b for b in verdict.compare(base, head, GateConfig()).benchmarks}[key]
     widened = {b.id: b for b in verdict.compare(base, head, history=history).benchmarks}[key]
-    assert plain.verdict == "regression" and plain.threshold == 0.05
-    assert widened.threshold > 1.0 and widened.verdict != "regression"
+    assert plain.verdict == "regression"
+    assert plain.threshold == 0.05
+    assert widened.threshold > 1.0
+    assert widened.verdict != "regression"
     assert any(n.startswith("history is noisy") for n in widened.notes)
 
 
@@ -139,15 +152,19 @@ def test_rerun_adds_samples_within_the_budget(cpu_results):
         base, head, still, max_s=60, measure_head=measure_again, max_rounds=2
     )
     assert len(head2.entries[key].samples) > len(head.entries[key].samples)
-    assert base2 is base and done.added["base"] == 0 and done.added["head"] > 0
-    assert calls and all(c[0] == HEAD and c[2] <= 60 for c in calls)
+    assert base2 is base
+    assert done.added["base"] == 0
+    assert done.added["head"] > 0
+    assert calls
+    assert all(c[0] == HEAD and c[2] <= 60 for c in calls)
     assert ("extrapolate_at_top[default]", "embedded") in calls[0][1]
 
 
 def test_summary_json_round_trip(cpu_results, tmp_path):
-    rc, summary = _compare(cpu_results, tmp_path)
+    _, summary = _compare(cpu_results, tmp_path)
     data = json.loads((tmp_path / "summary.json").read_text())
-    assert data["schema"] == "iconbench-gate-summary" and data["version"] == 1
+    assert data["schema"] == "iconbench-gate-summary"
+    assert data["version"] == 1
     assert set(data["counts"]) == {"regression", "improvement", "unchanged", "inconclusive",
                                    "failed", "new", "gone"}  # fmt: skip
     assert Summary.from_json(summary.to_json()) == summary

@@ -11,7 +11,9 @@ H100 = pathlib.Path(__file__).resolve().parents[2] / "results" / "h100"
 def test_lease_4_against_lease_7(tmp_path, capsys):
     """summary.1 (fd920c0) vs summary.2 (412cde3): lease 7 measured 19 noisy cases again."""
     out = tmp_path / "s.json"
-    rc = main(["compare", str(H100 / "summary.1.json"), str(H100 / "summary.2.json"), "--out", str(out)])
+    rc = main(
+        ["compare", str(H100 / "summary.1.json"), str(H100 / "summary.2.json"), "--out", str(out)]
+    )
     summary = Summary.read(out)
     device = [
         b
@@ -27,16 +29,21 @@ def test_lease_4_against_lease_7(tmp_path, capsys):
     assert all(abs(b.ratio - 1) < 0.006 for b in remeasured)
     # the host overhead of some re-measured dace_gpu cases grew (measured alone, lease 7)
     regressions = [b for b in summary.benchmarks if b.verdict == "regression"]
-    assert regressions and {b.metric for b in regressions} == {"host_overhead"}
-    assert rc == 1 and summary.exit_code == 1
+    assert regressions
+    assert {b.metric for b in regressions} == {"host_overhead"}
+    assert rc == 1
+    assert summary.exit_code == 1
     # 73 dace_gpu variants fail to compile on both sides: reported, not a new failure
     assert summary.counts["failed"] == 73
-    assert summary.base.commit.startswith("fd920c0") and summary.head.commit.startswith("412cde3")
+    assert summary.base.commit.startswith("fd920c0")
+    assert summary.head.commit.startswith("412cde3")
     assert "REGRESSION" in capsys.readouterr().out
 
 
 def test_device_time_only_passes(tmp_path):
-    rc = main(["compare", f"{H100}@fd920c0", f"{H100}@412cde3", "--config", str(_device_only(tmp_path))])
+    rc = main(
+        ["compare", f"{H100}@fd920c0", f"{H100}@412cde3", "--config", str(_device_only(tmp_path))]
+    )
     assert rc == 0
 
 
@@ -49,4 +56,5 @@ def _device_only(tmp_path):
 def test_directory_of_several_runs_is_refused(capsys):
     assert main(["compare", str(H100), f"{H100}@412cde3"]) == 2
     err = capsys.readouterr().err
-    assert "6 commits" in err and "--commit" in err
+    assert "6 commits" in err
+    assert "--commit" in err

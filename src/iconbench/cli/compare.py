@@ -105,9 +105,7 @@ class Compare(Command):
                 f"--backends {','.join(unknown)}: not in the results; they have "
                 + ", ".join(sorted(present))
             )
-        history = [
-            s for path in args.history for s in _history(path, args.grid, base, head)
-        ]
+        history = [s for path in args.history for s in _history(path, args.grid, base, head)]
 
         def select(key: str) -> bool:
             case, backend, _ = key.split("|")
@@ -127,13 +125,13 @@ class Compare(Command):
         return summary.exit_code
 
     @classmethod
-    def _decide(cls, args, base, head, config, history, select):  # noqa: ANN001, ANN206
+    def _decide(cls, args, base, head, config, history, select):  # noqa: PLR0917
         from iconbench.gate import asv_decision, rerun, verdict
 
         decide = None
         if args.method == "asv":
 
-            def decide(b, h):  # noqa: ANN001, ANN202
+            def decide(b, h):
                 return asv_decision.decide(b, h, args.factor)
 
         openacc, why = None, None
@@ -142,7 +140,7 @@ class Compare(Command):
 
             openacc, why = openacc_module.speedups(base, head, args.baseline, store_root=args.store)
 
-        def run_gate(b, h):  # noqa: ANN001, ANN202
+        def run_gate(b, h):
             return verdict.compare(
                 b, h, config, history=history, select=select, asv_decision=decide, openacc=openacc
             )
@@ -153,7 +151,9 @@ class Compare(Command):
             base, head, done = rerun.rerun_inconclusive(
                 base,
                 head,
-                lambda b, h: [r.id for r in run_gate(b, h).benchmarks if r.verdict == "inconclusive"],
+                lambda b, h: [
+                    r.id for r in run_gate(b, h).benchmarks if r.verdict == "inconclusive"
+                ],
                 max_s=args.max_rerun_s,
                 measure_base=rerun.measurer_for(base) if base.commit == here else None,
                 measure_head=rerun.measurer_for(head) if head.commit == here else None,
@@ -169,9 +169,9 @@ class Compare(Command):
         if args.method == "asv":
             import dataclasses
 
-            def asv_says(r):  # noqa: ANN001, ANN202
-                return any(n == "asv: regression" for n in r.notes) or verdict.fails_run(r) and (
-                    r.verdict == "failed"
+            def asv_says(r):
+                return any(n == "asv: regression" for n in r.notes) or (
+                    verdict.fails_run(r) and (r.verdict == "failed")
                 )
 
             summary = verdict.assemble(
@@ -181,7 +181,7 @@ class Compare(Command):
         return summary
 
 
-def _history(path: str, grid: str | None, base, head) -> list:  # noqa: ANN001
+def _history(path: str, grid: str | None, base, head) -> list:
     """Every result set under ``path`` except the two compared (each commit once)."""
     from iconbench import results
     from iconbench.gate import resultset

@@ -17,6 +17,7 @@ How a side is measured again:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -78,11 +79,11 @@ def asv_measure(
             capture_output=True,
         )
         command = [asv, "run", "--config", str(config), "--python=same", "--record-samples",
-                   "--bench", regex, "--set-commit-hash", side.commit, "--machine", machine]  # fmt: skip
-        try:
+                   "--bench", regex, "--set-commit-hash", side.commit]  # fmt: skip
+        command += ["--machine", machine]
+        # asv saves after each benchmark; what finished before the time limit is used
+        with contextlib.suppress(subprocess.TimeoutExpired):
             subprocess.run(command, env=env, check=False, capture_output=True, timeout=budget_s)
-        except subprocess.TimeoutExpired:
-            pass  # asv saves after each benchmark; what finished is used
         root = pathlib.Path(scratch) / "results"
         if not root.exists():
             return {}
@@ -113,10 +114,8 @@ def runner_measure(
                    "--programs", programs, "--budget", f"{max(budget_s - 30, 10):.0f}"]  # fmt: skip
         if stack := side.stack.get("key"):
             command += ["--stack", stack]
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             subprocess.run(command, check=False, capture_output=True, timeout=budget_s)
-        except subprocess.TimeoutExpired:
-            pass
         found: dict[str, tuple[float, ...]] = {}
         path = out / "work" / "session.jsonl"
         for line in path.read_text().splitlines() if path.exists() else []:

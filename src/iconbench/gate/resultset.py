@@ -176,7 +176,7 @@ def _asv_set(path: pathlib.Path, *, commit: str | None, grid: str | None, label:
             f"{path}: several result files for one commit ({names}): different environments "
             "or machines; name one file"
         )
-    (file, data), = loaded.items()
+    ((file, data),) = loaded.items()
     root = file.parent.parent
     records = results.read_file(file)
     grids = sorted({r.grid for r in records if r.grid})
@@ -216,7 +216,7 @@ def _asv_entries(records: Iterable[Any]) -> dict[str, Entry]:
         if (fp := kinds.get("track_codegen_fingerprint")) and _finite(fp.value):
             fingerprint = f"{int(fp.value):012x}"
         # NaN is asv's "skipped" (not run, or a GPU backend without a GPU): no benchmark there
-        kinds = {k: r for k, r in kinds.items() if r.value is None or not math.isnan(r.value)}
+        kinds = {k: r for k, r in kinds.items() if r.value is None or not math.isnan(r.value)}  # noqa: PLW2901
         device = kinds.get("time_device")
         if device is not None:
             entry = _asv_entry(case, backend, "device_time", device, fingerprint)
@@ -245,7 +245,9 @@ def _finite(value: float | None) -> bool:
 def _asv_entry(case: str, backend: str, metric: str, record: Any, fp: str | None) -> Entry:
     if record.value is None:
         # asv stores None for a benchmark that raised (NaN for a skipped one)
-        return Entry(case, backend, metric, (), "s", fp, error="failed to run (asv recorded no value)")
+        return Entry(
+            case, backend, metric, (), "s", fp, error="failed to run (asv recorded no value)"
+        )
     if math.isnan(record.value):
         return Entry(case, backend, metric, (), "s", fp, error="skipped (asv recorded NaN)")
     samples = record.samples or (record.value,)
@@ -386,9 +388,9 @@ def check_comparable(base: ResultSet, head: ResultSet) -> None:
 
     >>> a = Grid("tiny", 1008, None, None, 10)
     >>> _check_grids(a, Grid("tiny", None, None, None, 10))
-    >>> _check_grids(a, Grid("tiny", 1200, None, None, 10))
+    >>> _check_grids(a, Grid("tiny", 1200, None, None, 10))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    iconbench.errors.IconbenchError: grids differ: base tiny has cells=1008, head tiny has cells=1200; compare results of the same grid
+    iconbench.errors.IconbenchError: grids differ: base tiny has cells=1008, head tiny ...
     """
     _check_grids(base.grid, head.grid)
 

@@ -57,7 +57,6 @@ import statistics
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 #: Fewer samples than this on a side: no interval, no test (reported, not gated).
 MIN_SAMPLES = 5
@@ -72,6 +71,7 @@ class Comparison:
         ratio_ci: the Hodges-Lehmann confidence interval of the ratio.
         p_regression: one-sided p-value of "head is slower than base by more than the margin".
         p_improvement: one-sided p-value of "head is faster than base by more than the margin".
+
     """
 
     ratio: float
@@ -98,7 +98,7 @@ def _pairwise(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def _interval(diffs: np.ndarray, m: int, n: int, confidence: float) -> tuple[float, float]:
     z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
-    k = int(math.floor(m * n / 2 - z * math.sqrt(m * n * (m + n + 1) / 12)))
+    k = math.floor(m * n / 2 - z * math.sqrt(m * n * (m + n + 1) / 12))
     k = min(max(k, 0), len(diffs) - 1)
     return float(math.exp(diffs[k])), float(math.exp(diffs[len(diffs) - 1 - k]))
 
@@ -126,6 +126,7 @@ def mann_whitney_greater(diffs: np.ndarray, shift: float, m: int, n: int, ties: 
     :math:`T = \sum (t^3 - t)` over tied groups: scipy's ``mannwhitneyu(method="asymptotic")``,
     without its per-call overhead (the simulation study makes a million of these).
 
+    >>> from scipy import stats as scipy_stats
     >>> rng = np.random.default_rng(1)
     >>> x, y = rng.normal(0, 1, 40), rng.normal(0.3, 1, 30)
     >>> ours = mann_whitney_greater(_pairwise(x, y), 0.0, 40, 30, 0.0)
@@ -177,7 +178,9 @@ def compare(
     diffs = _pairwise(x, y)
     p_reg = mann_whitney_greater(diffs, shift, m, n, _tie_term(np.concatenate([y - shift, x])))
     # "y + shift tends to be below x" is "x - (-shift) ... ": count differences below -shift
-    p_imp = mann_whitney_greater(-diffs[::-1], shift, m, n, _tie_term(np.concatenate([y + shift, x])))
+    p_imp = mann_whitney_greater(
+        -diffs[::-1], shift, m, n, _tie_term(np.concatenate([y + shift, x]))
+    )
     ratio = float(np.exp(np.median(y) - np.median(x)))
     return Comparison(
         ratio=ratio,
@@ -246,7 +249,7 @@ def bimodality(samples: Sequence[float]) -> Modes | None:
     """
     x = np.sort(_log(samples))
     n = len(x)
-    lowest = max(3, int(math.ceil(MIN_MODE_SHARE * n)))
+    lowest = max(3, math.ceil(MIN_MODE_SHARE * n))
     if n < 2 * lowest:
         return None
     gaps = np.diff(x)[lowest - 1 : n - lowest]
@@ -277,6 +280,17 @@ def low_mode(samples: Sequence[float], modes: Modes) -> list[float]:
     """
     cut = math.sqrt(modes.low_median * modes.high_median)
     return [s for s in samples if s < cut]
+
+
+def majority_mode(samples: Sequence[float], modes: Modes) -> list[float]:
+    """The samples of the larger cluster (a bimodal side compared with a one-mode side).
+
+    >>> majority_mode([1.0, 2.0, 2.0, 2.0], Modes(1.0, 2.0, 0.25, 0.69))
+    [2.0, 2.0, 2.0]
+    """
+    cut = math.sqrt(modes.low_median * modes.high_median)
+    low = [s for s in samples if s < cut]
+    return low if modes.low_share >= 0.5 else [s for s in samples if s >= cut]
 
 
 #: How many robust standard deviations of run-to-run drift the margin must cover.

@@ -8,9 +8,9 @@ version 1. :meth:`Summary.write` is atomic.
 >>> s = Summary.from_json(Summary.example().to_json())
 >>> s.verdict, s.exit_code, s.benchmarks[0].verdict, s.benchmarks[0].base.fingerprint
 ('regression', 1, 'regression', '28d4c4bc')
->>> Summary.from_json('{"schema": "iconbench-gate-summary", "version": 2}')
+>>> Summary.from_json('{"schema": "iconbench-gate-summary", "version": 2}')  # doctest: +ELLIPSIS
 Traceback (most recent call last):
-iconbench.errors.IconbenchError: gate summary version 2 is not supported (this reader knows version 1); update iconbench
+iconbench.errors.IconbenchError: gate summary version 2 is not supported ...
 """
 
 from __future__ import annotations
@@ -123,14 +123,7 @@ class Summary:
 
     def write(self, path: str | os.PathLike[str]) -> pathlib.Path:
         """Write atomically (temporary file in the same directory, then ``os.replace``)."""
-        target = pathlib.Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            "w", dir=target.parent, delete=False, suffix=".tmp", encoding="utf-8"
-        ) as out:
-            out.write(self.to_json())
-        os.replace(out.name, target)
-        return target
+        return write_atomic(path, self.to_json())
 
     @classmethod
     def from_json(cls, text: str) -> Summary:
@@ -230,6 +223,18 @@ class Summary:
             counts=counts,
             benchmarks=(bench,),
         )
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> pathlib.Path:
+    """Write ``text`` atomically (temporary file in the same directory, then ``os.replace``)."""
+    target = pathlib.Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(
+        "w", dir=target.parent, delete=False, suffix=".tmp", encoding="utf-8"
+    ) as out:
+        out.write(text)
+    os.replace(out.name, target)
+    return target
 
 
 def _known(kind: type, data: dict[str, Any]) -> dict[str, Any]:

@@ -78,9 +78,7 @@ def render(summary: Summary, *, everything: bool = False) -> str:
     hidden = len(rows) - len(shown)
     if hidden:
         failing = f", {len(known)} failing on both sides" if known and not everything else ""
-        lines.append(
-            f"  ({hidden} not shown: unchanged, not gated{failing}; --all shows them)"
-        )
+        lines.append(f"  ({hidden} not shown: unchanged, not gated{failing}; --all shows them)")
     counts = ", ".join(f"{n} {v}" for v, n in summary.counts.items() if n)
     lines += ["", f"{summary.verdict.upper()}: {counts or 'nothing compared'}"]
     return "\n".join(lines)

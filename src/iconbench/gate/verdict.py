@@ -14,9 +14,10 @@ Per benchmark (``case|backend|metric``, see :mod:`iconbench.gate.resultset`):
 
 Notes explain what the numbers cannot: ``code generation differs`` (fingerprints differ: the
 change may be the generated code, not the commit; check with ``iconbench rebuild-check``),
-``timing is bimodal`` (the faster mode of each side is compared: a changed mix of modes is
-not a regression), ``history is noisy``, ``device clock differs``, ``same samples on both
-sides``.
+``timing is bimodal`` (two modes on both sides: the faster modes are compared, a changed
+mix of modes is not a regression; on one side only: its larger mode is compared, and a
+change that only moves the mix is inconclusive), ``history is noisy``,
+``device clock differs``, ``same samples on both sides``.
 
 The run fails (exit 1) on a gated regression or a benchmark that fails on head but not on
 base.
@@ -51,6 +52,8 @@ class _Pending:
     index: int
     comparison: stats.Comparison
     threshold: float
+    #: one side bimodal: (its faster and slower mode, the other side's median)
+    mix: tuple[float, float, float] | None = None
 
 
 def _numbers(entry: Entry | None, confidence: float) -> SideNumbers | None:
@@ -185,12 +188,19 @@ def compare(
             notes.append("same samples on both sides (not measured again)")
         base_samples, head_samples = list(b.samples), list(h.samples)
         modes_b, modes_h = stats.bimodality(base_samples), stats.bimodality(head_samples)
-        if modes_b or modes_h:
+        one_sided_modes = bool(modes_b) != bool(modes_h)
+        if modes_b and modes_h:
             notes.append("timing is bimodal")
+            base_samples = stats.low_mode(base_samples, modes_b)
+            head_samples = stats.low_mode(head_samples, modes_h)
+        elif one_sided_modes:
+            # one side shows two modes, the other one: the mix moved, or the second mode is
+            # rare on one side; a median of a mixture against one mode is not a comparison
+            notes.append(f"timing is bimodal ({'base' if modes_b else 'head'} only)")
             if modes_b:
-                base_samples = stats.low_mode(base_samples, modes_b)
-            if modes_h:
-                head_samples = stats.low_mode(head_samples, modes_h)
+                base_samples = stats.majority_mode(base_samples, modes_b)
+            else:
+                head_samples = stats.majority_mode(head_samples, modes_h)  # type: ignore[arg-type]
         widened, spread = stats.history_threshold(threshold, history_medians(history, key))
         if widened > threshold:
             notes.append(f"history is noisy (run-to-run spread {spread:.1%})")
@@ -221,13 +231,18 @@ def compare(
         )
         if asv_decision is not None:
             notes.append(f"asv: {asv_decision(b.samples, h.samples)}")
-        pending.append(_Pending(len(results), comparison, widened))
+        mix = None
+        if one_sided_modes:
+            modes = modes_b or modes_h
+            other = h.median if modes_b else b.median
+            mix = (modes.low_median, modes.high_median, other)  # type: ignore[union-attr]
+        pending.append(_Pending(len(results), comparison, widened, mix))
         results.append(
             BenchmarkResult(
                 **common,
                 gated=True,
                 threshold=widened,
-                # bimodal: the faster modes are compared, so their ratio is the one shown
+                # bimodal: the modes compared give the ratio shown
                 ratio=_round(comparison.ratio if (modes_b or modes_h) else h.median / b.median),
                 ratio_ci=(_round(comparison.ratio_ci[0]), _round(comparison.ratio_ci[1])),  # type: ignore[arg-type]
                 p_value=comparison.p_value,
@@ -245,6 +260,12 @@ def compare(
             verdict = "unchanged"
         else:
             verdict = "inconclusive"
+        if item.mix and verdict in ("regression", "improvement"):
+            low, high, other = item.mix
+            if low * 0.99 <= other <= high * 1.01:
+                # the single-mode side sits at one of the other side's modes: the mix of
+                # modes moved, which is not a change of either mode
+                verdict = "inconclusive"
         results[item.index] = dataclasses.replace(results[item.index], q_value=q, verdict=verdict)
     return assemble(base, head, config, results, openacc=openacc)
 
