@@ -173,7 +173,7 @@ def upper95(k: int, n: int) -> float:
 def main() -> int:
     """Fit the noise model, run every scenario, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=200, help="runs per no-change scenario")
+    parser.add_argument("--runs", type=int, default=300, help="runs per no-change scenario")
     parser.add_argument("--power-runs", type=int, default=30, help="runs per regression scenario")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument(
