@@ -207,7 +207,7 @@ def read(results_dir: str | os.PathLike[str]) -> list[ResultRecord]:
         raise IconbenchError(f"no asv results directory at {root}")
     units = units_of(root)
     records: list[ResultRecord] = []
-    for path in result_paths(root):
+    for path in result_files(root):
         records.extend(read_file(path, units).records)
     return records
 
@@ -245,21 +245,22 @@ def units_of(results_dir: pathlib.Path) -> dict[str, str]:
     }
 
 
-def result_paths(results_dir: pathlib.Path) -> list[pathlib.Path]:
-    """The result files of an asv ``results_dir`` (``<machine>/<file>.json``), sorted."""
-    return [p for p in sorted(results_dir.glob("*/*.json")) if p.name != "machine.json"]
+def result_files(results_dir: str | os.PathLike[str]) -> list[pathlib.Path]:
+    """The result files (not ``machine.json``) of an asv results dir or one machine's dir."""
+    root = pathlib.Path(results_dir)
+    found = [*root.glob("*.json"), *root.glob("*/*.json")]
+    return sorted(
+        p for p in found if p.name not in ("machine.json", "benchmarks.json") and p.is_file()
+    )
 
 
-def read_file(
-    path: pathlib.Path, units: dict[str, str] | None = None, *, with_stats: bool = True
-) -> ResultFile:
-    """One result file; a file that is not asv's result format raises one clear line.
+def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """One asv result file as checked JSON.
 
-    ``with_stats=False`` leaves :attr:`ResultRecord.stats` empty (readers that only need
-    medians, such as the history site over hundreds of files, skip the summaries).
-    Any malformed content (truncated, binary, wrong schema, wrong types, negative times) is
-    one line naming the file and the key.
+    Any malformed content (truncated, binary, wrong schema, wrong types) is one line naming
+    the file and the key.
     """
+    path = pathlib.Path(path)
     data = decode.load_json(path, hint=HINT)
     top = Fields(str(path), data, hint=HINT)
     top.text("commit_hash")
@@ -273,8 +274,28 @@ def read_file(
     for name, row in results.data.items():
         if not isinstance(row, list):
             results.fail(f"expected a list, got {describe(row)}", results.path(name))
+    return data
+
+
+def read_file(
+    path: str | os.PathLike[str],
+    units: dict[str, str] | None = None,
+    *,
+    with_stats: bool = True,
+) -> ResultFile:
+    """One result file and its records (negative or non-finite samples are one error line).
+
+    ``units`` default to those of the results dir's ``benchmarks.json``; ``with_stats=False``
+    leaves :attr:`ResultRecord.stats` empty (readers that only need medians, such as the
+    history site over hundreds of files, skip the summaries).
+    """
+    path = pathlib.Path(path)
+    data = load_file(path)
+    top = Fields(str(path), data, hint=HINT)
+    if units is None:
+        units = units_of(path.parent.parent)
     try:
-        records = tuple(_records_of_file(data, units or {}, top, with_stats=with_stats))
+        records = tuple(_records_of_file(data, units, top, with_stats=with_stats))
         return ResultFile(
             path=path,
             commit=str(data.get("commit_hash") or ""),

@@ -77,7 +77,10 @@ def test_static_override_and_unknown_key(tmp_path, capsys):
     results = ROOT / "results/h100/asv"
     assert main(["speedup", str(results), "--experiment", "mch_icon-ch1_medium",
                  "--static", "rayleigh_typo=2"]) == 2  # fmt: skip
-    assert "--static rayleigh_typo: no program has a static argument 'rayleigh_typo'" in capsys.readouterr().err
+    assert (
+        "--static rayleigh_typo: no program has a static argument 'rayleigh_typo'"
+        in capsys.readouterr().err
+    )
     assert main(["speedup", str(results), "--experiment", "nope"]) == 2
     assert "unknown experiment 'nope'; choose one of: mch_icon-ch1_medium" in (
         capsys.readouterr().err
