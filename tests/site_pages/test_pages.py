@@ -89,8 +89,7 @@ def test_every_page_loads_without_console_errors(site, browser):
         loaded = browser.open(page.as_uri(), "document.querySelectorAll('main').length")
         assert loaded.problems == (), f"{page}: {[str(p) for p in loaded.problems]}"
         assert loaded.value == 1
-    # asv's own pages are built and linked (asv 0.6.6 loads jQuery/flot from CDNs: they need
-    # the network, unlike iconbench's pages; docs/site.md says so)
+    # asv's own pages are built and linked (test_offline.py opens them, served, offline)
     links = browser.open(
         (site / "index.html").as_uri(),
         "[...document.querySelectorAll('#asv ~ p a')].map(a => a.href)",

@@ -4,11 +4,17 @@ asv publishes one results directory per configuration, so each result set gets i
 sub-site ``DIR/asv/<name>/``, written by asv's command line with a temporary
 ``asv.conf.json`` (the way ``tests/timing/test_asv_run.py`` and docs/timing.md run it).
 asv reads the repository to order commits; results of commits it cannot find make it fail,
-which is reported in one line and leaves iconbench's pages untouched.
+which is reported in one line and leaves iconbench's pages untouched. The pages asv writes
+load their libraries from CDNs; ``asv_offline`` points them at the copies iconbench ships
+before they replace the previous ones. asv lists (and its grid requests a summary graph of)
+every benchmark in ``benchmarks.json``, measured or not, so a result set that ran a part of
+the suite (three programs on a CPU) is handed to asv with only its measured benchmarks.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import os
 import pathlib
@@ -16,7 +22,17 @@ import subprocess
 import sys
 import tempfile
 
+from iconbench import results
+from iconbench.site import asv_offline
 from iconbench.site.history import ResultSet, slug
+
+
+@dataclasses.dataclass(frozen=True)
+class Published:
+    """What ``asv publish`` of one result set gave: the failure, or the pages' remote loads."""
+
+    error: str | None
+    remote: tuple[str, ...] = ()
 
 
 def name_of(result_set: ResultSet) -> str:
@@ -24,8 +40,8 @@ def name_of(result_set: ResultSet) -> str:
     return slug("-".join(result_set.root.resolve().parts[-2:]))
 
 
-def publish(result_set: ResultSet, out: pathlib.Path, repo: pathlib.Path) -> str | None:
-    """Run ``asv publish`` for ``result_set`` into ``out/asv/<name>``; None or the error line."""
+def publish(result_set: ResultSet, out: pathlib.Path, repo: pathlib.Path) -> Published:
+    """Run ``asv publish`` for ``result_set`` into ``out/asv/<name>``, made offline."""
     html = out / "asv" / name_of(result_set)
     with tempfile.TemporaryDirectory(prefix="iconbench-asv-") as work:
         config = pathlib.Path(work) / "asv.conf.json"
@@ -37,7 +53,7 @@ def publish(result_set: ResultSet, out: pathlib.Path, repo: pathlib.Path) -> str
                     "repo": str(repo),
                     "branches": ["HEAD"],
                     "environment_type": "existing",
-                    "results_dir": str(result_set.asv_dir.resolve()),
+                    "results_dir": str(_measured_only(result_set, pathlib.Path(work))),
                     "html_dir": str(pathlib.Path(work) / "html"),
                 }
             )
@@ -53,8 +69,11 @@ def publish(result_set: ResultSet, out: pathlib.Path, repo: pathlib.Path) -> str
         )
         if done.returncode != 0:
             lines = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
-            return f"asv publish of {result_set.asv_dir} failed: {lines[-1] if lines else '?'}"
+            return Published(
+                f"asv publish of {result_set.asv_dir} failed: {lines[-1] if lines else '?'}"
+            )
         built = pathlib.Path(work) / "html"
+        remote = tuple(asv_offline.make_offline(built))
         staged = html.with_name(html.name + ".new")
         if staged.exists():
             _remove(staged)
@@ -67,7 +86,32 @@ def publish(result_set: ResultSet, out: pathlib.Path, repo: pathlib.Path) -> str
             _remove(old)
         else:
             os.replace(staged, html)
-    return None
+    return Published(None, remote)
+
+
+def _measured_only(result_set: ResultSet, work: pathlib.Path) -> pathlib.Path:
+    """A results dir of links to ``result_set``'s files, ``benchmarks.json`` cut to measured.
+
+    A file asv cannot read is linked as it is: asv skips it with a warning, as it would.
+    """
+    source = result_set.asv_dir.resolve()
+    staged = work / "results"
+    measured: set[str] = set()
+    for path in results.result_files(source):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            measured |= set(json.loads(path.read_bytes()).get("results", {}))
+        (staged / path.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
+        (staged / path.relative_to(source)).symlink_to(path)
+    for machine in source.glob("*/machine.json"):
+        (staged / machine.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
+        (staged / machine.relative_to(source)).symlink_to(machine)
+    staged.mkdir(exist_ok=True)
+    benchmarks = source / "benchmarks.json"
+    if benchmarks.exists():
+        listed = json.loads(benchmarks.read_bytes())
+        kept = {k: v for k, v in listed.items() if k == "version" or k in measured}
+        (staged / "benchmarks.json").write_text(json.dumps(kept))
+    return staged
 
 
 def _same_device(a: pathlib.Path, b: pathlib.Path) -> bool:

@@ -5,8 +5,10 @@ in its script, logs an error or misses an asset must fail, and what a reader see
 checked on the rendered DOM. Chromium's ``--remote-debugging-pipe`` speaks the DevTools
 protocol over two inherited file descriptors (3: commands in, 4: events out, JSON
 messages ended by a NUL byte), so no port is opened and no websocket client is needed:
-``Runtime.consoleAPICalled``, ``Runtime.exceptionThrown`` and ``Log.entryAdded`` (failed
-loads) are collected for every page.
+``Runtime.consoleAPICalled``, ``Runtime.exceptionThrown``, ``Log.entryAdded`` and
+``Network.loadingFailed`` (failed loads) are collected for every page, and the address of
+every request it made (``Network.requestWillBeSent``), so a test can tell that a page loaded
+nothing from outside the site.
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ class PageLoad:
     url: str
     problems: tuple[Problem, ...]
     value: Any
+    requests: tuple[str, ...] = ()
 
 
 class Browser:
@@ -112,7 +115,7 @@ class Browser:
         self._session = self._call("Target.attachToTarget", {"targetId": target, "flatten": True})[
             "sessionId"
         ]
-        for domain in ("Page.enable", "Runtime.enable", "Log.enable"):
+        for domain in ("Page.enable", "Runtime.enable", "Log.enable", "Network.enable"):
             self._call(domain, session=True)
         self._call(
             "Emulation.setDeviceMetricsOverride",
@@ -203,7 +206,12 @@ class Browser:
             details = value["exceptionDetails"]
             raise IconbenchError(f"script on {url} failed: {details.get('text')} {details}")
         # events that arrived while evaluating count too
-        return PageLoad(url, tuple(self._problems()), value.get("result", {}).get("value"))
+        return PageLoad(
+            url,
+            tuple(self._problems()),
+            value.get("result", {}).get("value"),
+            self.requests(),
+        )
 
     def evaluate(self, script: str) -> Any:
         """Evaluate ``script`` on the open page (e.g. after clicking a table header)."""
@@ -218,8 +226,21 @@ class Browser:
         """Problems reported since the last :meth:`open`."""
         return tuple(self._problems())
 
+    def requests(self) -> tuple[str, ...]:
+        """The address of every request the page made since the last :meth:`open`."""
+        return tuple(
+            e["params"]["request"]["url"]
+            for e in self._events
+            if e["method"] == "Network.requestWillBeSent"
+        )
+
     def _problems(self) -> list[Problem]:
         found = []
+        urls = {
+            e["params"]["requestId"]: e["params"]["request"]["url"]
+            for e in self._events
+            if e["method"] == "Network.requestWillBeSent"
+        }
         for event in self._events:
             params = event.get("params", {})
             if event["method"] == "Runtime.consoleAPICalled" and params.get("type") in {
@@ -236,6 +257,10 @@ class Browser:
                 details = params.get("exceptionDetails", {})
                 text = (details.get("exception") or {}).get("description") or details.get("text")
                 found.append(Problem("exception", str(text), details.get("url", "")))
+            elif event["method"] == "Network.loadingFailed" and not params.get("canceled"):
+                reason = params.get("blockedReason") or params.get("corsErrorStatus") or ""
+                text = f"{params.get('errorText', '')} {reason}".strip()
+                found.append(Problem("request.failed", text, urls.get(params["requestId"], "")))
             elif event["method"] == "Log.entryAdded":
                 entry = params.get("entry", {})
                 if entry.get("level") in {"error", "warning"}:

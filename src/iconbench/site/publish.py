@@ -11,7 +11,9 @@ Order of work (every input is checked before anything is written):
 4. render the pages whose data changed: the overview, the estimate page and the program
    list when any run is new, the page of every program a new run measured, the verdict list
    when a summary is new; every page when the site's design (templates, code) changed;
-5. ``asv publish`` for result sets with new files; write the index last.
+5. ``asv publish`` for result sets with new files, its pages pointed at the shipped
+   libraries (``asv_offline``; again for every asv sub-site when the design changed);
+   write the index last.
 """
 
 from __future__ import annotations
@@ -29,7 +31,15 @@ from iconbench.baselines import mapping as timer_mapping
 from iconbench.baselines import store
 from iconbench.baselines.format import Baseline
 from iconbench.errors import IconbenchError
-from iconbench.site import asv_pages, figures, gate_summaries, history, pagedata, render
+from iconbench.site import (
+    asv_offline,
+    asv_pages,
+    figures,
+    gate_summaries,
+    history,
+    pagedata,
+    render,
+)
 from iconbench.site.published import Index, open_site, source_key, stamp
 
 #: Variants per program page that get charts (the rest are in its table).
@@ -248,11 +258,11 @@ def publish(
             name = asv_pages.name_of(result_set)
             if key not in changed_sets and (out / "asv" / name / "index.html").exists():
                 continue
-            error = asv_pages.publish(result_set, out, inputs.repo or _repo_root())
-            if error:
-                problems.append(error)
-                report(error)
-            else:
+            done = asv_pages.publish(result_set, out, inputs.repo or _repo_root())
+            for line in filter(None, (done.error, *done.remote)):
+                problems.append(line)
+                report(line)
+            if done.error is None:
                 index.asv[name] = key
                 pages.append(f"asv/{name}/index.html")
         if asv_sites != [
@@ -268,6 +278,14 @@ def publish(
             pages += _render_overview(
                 env, out, runs=runs, inputs=inputs, common=common, asv_sites=asv_now
             )
+    if everything:  # asv pages published by an older iconbench load what this one ships
+        for name in sorted(index.asv):
+            if (out / "asv" / name / "index.html").exists() and f"asv/{name}/index.html" not in (
+                pages
+            ):
+                for line in asv_offline.make_offline(out / "asv" / name):
+                    problems.append(line)
+                    report(line)
     index.save()
     return Outcome(
         runs_added=len(new_runs),

@@ -84,8 +84,11 @@ def render_page(env: Any, template: str, out: pathlib.Path, page: str, **context
 
 
 def copy_static(out: pathlib.Path) -> None:
-    """Copy the shipped CSS and JavaScript into ``out/static`` (only files that changed)."""
-    for source in sorted(STATIC.iterdir()):
+    """Copy the shipped CSS and JavaScript into ``out/static`` (only files that changed).
+
+    ``static/vendor/`` is not copied: those libraries are asv's pages' (``asv_offline``).
+    """
+    for source in sorted(p for p in STATIC.iterdir() if p.is_file()):
         target = out / "static" / source.name
         data = source.read_bytes()
         if not target.exists() or target.read_bytes() != data:
@@ -99,8 +102,9 @@ def design_digest() -> str:
     """
     digest = hashlib.sha256()
     here = pathlib.Path(__file__).resolve().parent
-    files = [*TEMPLATES.glob("*.j2"), *STATIC.iterdir(), *here.glob("*.py")]
+    assets = [p for p in STATIC.rglob("*") if p.is_file()]
+    files = [*TEMPLATES.glob("*.j2"), *assets, *here.glob("*.py")]
     for path in sorted(files):
-        digest.update(path.name.encode())
+        digest.update(str(path.relative_to(path.parents[1])).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
