@@ -1,35 +1,43 @@
 #!/usr/bin/env python3
 """Rebuild docs/site/*.png: the overview and one program page, in headless Chromium.
 
-The site is published from the committed H100 result sets and the CPU runs of the tests
-(tests/site_pages/cpu_history.py), compared with the illustrative ch1_medium baseline of
-tests/site_pages/data (made-up OpenACC times: the page names it) under the tests' pins.
+Real data only: the committed H100 result sets (results/h100 on ch1_medium, and
+results/h100-mch_icon-ch1_medium on the experiment's grid) compared with the shipped OpenACC
+baseline (baselines/mch-icon-ch1-medium, GH200) under experiment mch_icon-ch1_medium's static
+arguments, and the gate summaries of docs/examples. The same as
+
+    iconbench publish results/h100 results/h100-mch_icon-ch1_medium \
+        --experiment mch_icon-ch1_medium --gate docs/examples --no-asv --out SITE
 
     python ci/site_screenshots.py
 """
 
 from __future__ import annotations
 
+import os
 import pathlib
 import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "src")]
+EXPERIMENT = "mch_icon-ch1_medium"
 
 
 def main() -> int:
     """Publish into a scratch directory and take the two screenshots."""
+    from iconbench.baselines import experiments
     from iconbench.site import headless
     from iconbench.site import publish as site
-    from site_pages import conftest, cpu_history
 
+    os.chdir(ROOT)  # the pages name their sources relative to the repository
     with tempfile.TemporaryDirectory() as scratch:
         out = pathlib.Path(scratch) / "site"
         inputs = site.resolve_inputs(
-            [conftest.H100, cpu_history.cached()],
-            baselines_dir=conftest.BASELINES,
-            pins=conftest.PINS,
+            [pathlib.Path("results/h100"), pathlib.Path(f"results/h100-{EXPERIMENT}")],
+            sorted(pathlib.Path("docs/examples").glob("summary-h100-*.json")),
+            baselines_dir=pathlib.Path("baselines"),
+            pins=experiments.load(EXPERIMENT).pins,
             asv=False,
         )
         site.publish(inputs, out)
@@ -44,7 +52,7 @@ def main() -> int:
                 if loaded.problems:
                     print(f"{page}: {[str(p) for p in loaded.problems]}", file=sys.stderr)
                     return 1
-                browser.screenshot(target / name, full_page=False)
+                browser.screenshot(target / name, full_page=True)
                 print(target / name)
     return 0
 

@@ -11,11 +11,12 @@ import time
 import pytest
 from tests.bot.conftest import TOKEN
 
-from iconbench.bot import marker, publish, summary, target, token
+from iconbench.bot import marker, publish, target, token
 from iconbench.bot.client import GitHubClient
 from iconbench.bot.retry import RetryPolicy
 from iconbench.cli import main
 from iconbench.errors import IconbenchError
+from iconbench.gate.summary import Summary
 
 DATA = pathlib.Path(__file__).parent / "data"
 H100 = DATA / "h100-7212540-fd920c0.json"
@@ -61,12 +62,12 @@ def test_first_run_creates_second_edits_the_same_comment(github, capsys):
     assert _cli(github) == 0
     first = _marked(github)
     assert len(first) == 1
-    assert "40 improvements" in first[0]["body"]
+    assert "58 regressions**, 53 improvements" in first[0]["body"]
     assert len(github.state.statuses) == 1
     status = github.state.statuses[0]
     # iconbench's own commits are not gt4py's: the status goes on the pull request's head
     assert status["sha"] == github.state.head_sha
-    assert status["state"] == "success"
+    assert status["state"] == "failure"
     assert status["context"] == "iconbench/ch1_medium"
     assert len(status["description"]) <= 140
     assert status["target_url"].startswith(f"{github.url}/GridTools/gt4py/pull/1234#issuecomment-")
@@ -114,11 +115,11 @@ def test_first_run_creates_second_edits_the_same_comment(github, capsys):
 
 
 def test_an_older_summary_does_not_replace_a_newer_report(github):
-    gate = summary.load(H100)
+    gate = Summary.read(H100)
     with _client(github) as client:
         publish.publish(gate, _pr(github), client)
     body = _marked(github)[0]["body"]
-    older = summary.from_json(H100.read_text().replace(gate.created, "2020-01-01T00:00:00+00:00"))
+    older = Summary.from_json(H100.read_text().replace(gate.created, "2020-01-01T00:00:00+00:00"))
     with _client(github) as client:
         posted = publish.publish(older, _pr(github), client)
     assert posted.comment.action == "newer"
@@ -137,7 +138,7 @@ def test_comment_found_on_a_later_page(github):
             "updated_at": "2026-11-23T10:00:00Z",
             "login": "someone",
         }
-    gate = summary.load(H100)
+    gate = Summary.read(H100)
     with _client(github) as client:
         publish.publish(gate, _pr(github), client)
     with _client(github) as client:
@@ -151,7 +152,7 @@ def test_comment_found_on_a_later_page(github):
 @pytest.mark.parametrize("runs", [2, 3])
 def test_runs_at_once_leave_one_comment(github, runs):
     github.state.create_delay_s = 0.2  # every run lists before any create has landed
-    gate = summary.load(H100)
+    gate = Summary.read(H100)
     barrier = threading.Barrier(runs)
     errors: list[BaseException] = []
 
@@ -253,7 +254,7 @@ def test_rate_limits_and_5xx_are_retried_with_bounded_backoff(github):
     github.fail("POST", r"/statuses/", 503, message="Service Unavailable")
     sleeps: list[float] = []
     with _client(github, sleeps) as client:
-        posted = publish.publish(summary.load(H100), _pr(github), client)
+        posted = publish.publish(Summary.read(H100), _pr(github), client)
     assert posted.comment.action == "created"
     assert len(github.state.statuses) == 1
     assert sleeps[:2] == [0.01, 0.02]  # 502 twice: exponential from the base
@@ -315,7 +316,7 @@ def test_every_request_reached_the_fake_server(github, only_loopback):
     seen: list[str] = []
     with _client(github) as client:
         client._github.session.hooks["response"].append(lambda r, *a, **k: seen.append(r.url))
-        publish.publish(summary.load(H100), _pr(github), client)
+        publish.publish(Summary.read(H100), _pr(github), client)
     assert seen
     assert len(seen) == len(github.state.requests)
     assert all(url.startswith(github.url + "/api/v3/") for url in seen)

@@ -1,4 +1,8 @@
-"""The comment's content from real summaries (H100 result sets of two commits)."""
+"""The comment's content from real summaries (H100 result sets of two commits).
+
+``data/h100-7212540-fd920c0.json`` is ``iconbench compare results/h100@7212540
+results/h100@fd920c0 --experiment mch_icon-ch1_medium`` (docs/bot.md, Examples).
+"""
 
 from __future__ import annotations
 
@@ -8,37 +12,58 @@ import pathlib
 
 import pytest
 
-from iconbench.bot import links, publish, render, status, summary, target
+from iconbench.bot import links, publish, render, status, target
 from iconbench.errors import IconbenchError
+from iconbench.gate.summary import Summary
 
 H100 = pathlib.Path(__file__).parent / "data" / "h100-7212540-fd920c0.json"
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "docs" / "examples"
 
 
 def test_h100_comment_content():
-    gate = summary.load(H100)
-    assert len(gate.benchmarks) >= 400  # 211 cases x device time + compile time
+    gate = Summary.read(H100)
+    assert len(gate.benchmarks) == 706  # device time, host overhead, compile time per case
     site = links.Site.parse("https://c2sm.github.io/iconbench")
     body = publish.body(gate, target.PullRequest.parse("C2SM/icon4py", 321), site)
     lines = body.splitlines()
     assert lines[0].startswith("<!-- iconbench-pr-summary v1 run=")
-    assert lines[1].startswith("### iconbench · ch1_medium · ✅ **No regression**: 40 improvements")
+    assert lines[1] == (
+        "### iconbench · ch1_medium · ❌ **58 regressions**, 53 improvements, 105 unchanged, "
+        "24 inconclusive results, 19 failed, 327 new"
+    )
     assert len(body) <= render.LIMIT
-    # the clock fix of fd920c0: calculate_divdamp_fields 58.6 -> 9.3 µs is the largest change
+    # the held-stream clock of fd920c0 moves launch time from the device to the host side:
+    # host overhead regressions first, calculate_divdamp_fields 58.6 -> 9.3 µs the top improvement
     first = next(line for line in lines if line.startswith("| [`"))
-    assert "calculate_divdamp_fields" in first
-    assert "58.6 µs | 9.3 µs | **−84.1 %**" in first
-    assert "<details><summary>All benchmarks (422" in body
+    assert "| host overhead | 9.4 µs | 365.5 µs | **+3791.5 %** |" in first
+    improvements = lines[lines.index("#### Improvements (53)") + 4]
+    assert "calculate_divdamp_fields" in improvements
+    assert "58.6 µs | 9.3 µs | **−84.1 %**" in improvements
+    assert "<details><summary>All benchmarks (706; 225 unchanged not listed" in body
     assert body.count("<details>") == body.count("</details>")
-    assert "#### Speed-up against OpenACC" in body
-    assert "Not like for like: grid differs" in body
-    assert "**Code generation changed** (16)" in body
-    assert "**New (no base)** (182)" in body
+    # the experiment's grid is not the one measured: no OpenACC section, not forced
+    assert gate.openacc is None
+    assert "#### Speed-up against OpenACC" not in body
+    assert "**Code generation changed** (48)" in body
+    assert "**New (no base)** (327)" in body
     assert "https://c2sm.github.io/iconbench/verdicts.html#7212540d71..fd920c0fb6" in body
     assert "https://pypi.org/project/gt4py/1.2.1/" in body
 
 
+def test_openacc_section_of_like_for_like_results():
+    gate = Summary.read(EXAMPLES / "summary-h100-mch_icon-ch1_medium.json")
+    body = render.render(gate, target.PullRequest.parse("GridTools/gt4py", 1))
+    assert "#### Speed-up against OpenACC" in body
+    assert "| gtfn_gpu | 1.41x | 1.41x | +0.0 % |" in body  # integrate_nh estimate
+    assert "> ⚠️ Not like for like: GPU differs" in body  # same grid; GH200 vs H100
+    assert "times scaled by 0.74" in body
+    rows = [line for line in body.splitlines() if "| gtfn_gpu |" in line and " µs |" in line]
+    assert len(rows) >= render.OPENACC_PROGRAMS  # the measured timers, not the missing ones
+    assert "`apply_divergence_damping_and_update_vn` | gtfn_gpu | 1.9 % | 247.0 µs" in body
+
+
 def test_stays_under_the_limit_by_folding_and_trimming():
-    gate = summary.load(H100)
+    gate = Summary.read(H100)
     pr = target.PullRequest.parse("GridTools/gt4py", 1)
     site = links.Site.parse("https://c2sm.github.io/iconbench")
     full = render.render(gate, pr, site, limit=10**9)
@@ -46,11 +71,11 @@ def test_stays_under_the_limit_by_folding_and_trimming():
     assert len(full) > render.LIMIT
     fitted = render.render(gate, pr, site)
     assert len(fitted) <= render.LIMIT
-    assert "200 unchanged not listed" in fitted
+    assert "225 unchanged not listed" in fitted
     tiny = render.render(gate, pr, site, limit=12_000)
     assert len(tiny) <= 12_000
     assert "does not fit in a comment" in tiny or "more not listed" in tiny
-    assert "… and 30 more improvements" in tiny
+    assert "… and 43 more improvements" in tiny
 
 
 def test_nothing_changed_is_said_plainly():
@@ -58,16 +83,16 @@ def test_nothing_changed_is_said_plainly():
     data["benchmarks"] = [b for b in data["benchmarks"] if b["verdict"] == "unchanged"]
     data["counts"] = {"unchanged": len(data["benchmarks"])}
     data["verdict"], data["exit_code"] = "pass", 0
-    gate = summary.from_json(json.dumps(data))
+    gate = Summary.from_json(json.dumps(data))
     body = render.render(gate, target.PullRequest.parse("spcl/dace", 5))
-    assert "✅ **Nothing changed**: no benchmark moved beyond its threshold (200 unchanged)" in body
+    assert "✅ **Nothing changed**: no benchmark moved beyond its threshold (225 unchanged)" in body
     assert "#### Regressions" not in body
     assert "#### Improvements" not in body
-    assert status.commit_status(gate, None).description == "no change: 200 benchmarks unchanged"
+    assert status.commit_status(gate, None).description == "no change: 225 benchmarks unchanged"
 
 
 def test_regression_failure_and_error_states():
-    gate = summary.load(H100)
+    gate = Summary.read(H100)
     worse = [
         dataclasses.replace(b, verdict="regression", ratio=1 / b.ratio)
         for b in gate.benchmarks
@@ -78,7 +103,7 @@ def test_regression_failure_and_error_states():
     )
     s = status.commit_status(regressed, "https://x.org/r")
     assert s.state == "failure"
-    assert s.description.startswith("40 regressions: calculate_divdamp_fields +529.4 %")
+    assert s.description.startswith("53 regressions: calculate_divdamp_fields +527.2 %")
     assert len(s.description) <= status.MAX_DESCRIPTION
     failed = dataclasses.replace(gate, verdict="error", error="gtfn_gpu: CUDA out of memory " * 20)
     s = status.commit_status(failed, None, context="iconbench/h100")
@@ -89,11 +114,11 @@ def test_regression_failure_and_error_states():
 
 
 def test_cross_repository_links():
-    gate = summary.load(H100)
+    gate = Summary.read(H100)
     data = json.loads(H100.read_text())
     data["head"]["component"] = data["base"]["component"] = "gt4py"
     data["head"]["stack"]["dace"] = "a" * 40
-    gt4py_side = summary.from_json(json.dumps(data))
+    gt4py_side = Summary.from_json(json.dumps(data))
     on_icon4py = render.render(gt4py_side, target.PullRequest.parse("C2SM/icon4py", 9))
     assert f"(https://github.com/GridTools/gt4py/commit/{gate.head.commit})" in on_icon4py
     assert f"(https://github.com/spcl/dace/commit/{'a' * 40})" in on_icon4py
@@ -107,7 +132,7 @@ def test_cross_repository_links():
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('{"schema": "iconbench-gate-summary", "version": 2}', "version 2 is not an iconbench"),
+        ('{"schema": "iconbench-gate-summary", "version": 2}', "version 2 is not supported"),
         ("[1, 2]", "a JSON object expected"),
         ("{", "line 1: not JSON"),
         ('{"schema": "iconbench-gate-summary", "version": 1, "verdict": "maybe"}', "broken"),
@@ -115,6 +140,6 @@ def test_cross_repository_links():
 )
 def test_other_documents_are_refused_with_one_line(text, message):
     with pytest.raises(IconbenchError, match=message) as info:
-        summary.from_json(text, origin="s.json")
+        Summary.from_json(text, origin="s.json")
     assert "\n" not in str(info.value)
     assert str(info.value).startswith("s.json: ")

@@ -48,7 +48,7 @@ def test_a_broken_result_file_is_reported_and_skipped(tmp_path, cpu_results):
     assert outcome["runs_added"] == 2
     assert len(outcome["problems"]) == 1
     assert str(broken) in outcome["problems"][0]
-    assert "not a readable asv result file" in outcome["problems"][0]
+    assert "the file may be truncated" in outcome["problems"][0]
     assert stderr.count("\n") == 1  # one line
     assert (out / "index.html").exists()
     # once repaired (same path, new content), it is read on the next publish

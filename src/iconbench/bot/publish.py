@@ -15,8 +15,8 @@ from iconbench.bot import marker, render
 from iconbench.bot.client import GitHubClient
 from iconbench.bot.links import Site
 from iconbench.bot.status import CommitStatus, commit_status
-from iconbench.bot.summary import Summary
 from iconbench.bot.target import PullRequest
+from iconbench.gate.summary import Summary
 
 _FULL_SHA = re.compile(r"^[0-9a-f]{40}$")
 
@@ -34,8 +34,9 @@ class Posted:
 def status_commit(summary: Summary, pr: PullRequest, head_now: str) -> str:
     """The commit that gets the status (see the module docstring).
 
-    >>> from iconbench.bot.summary import EXAMPLE, from_json
-    >>> s = from_json(json.dumps(EXAMPLE))
+    >>> import dataclasses
+    >>> s = Summary.example()
+    >>> s = dataclasses.replace(s, head=dataclasses.replace(s.head, commit="1" * 40))
     >>> status_commit(s, PullRequest.parse("GridTools/gt4py", 1), "f" * 40) == "1" * 40
     True
     >>> status_commit(s, PullRequest.parse("C2SM/icon4py", 1), "f" * 40) == "f" * 40
@@ -74,6 +75,3 @@ def publish(
             sha, status.state, status.description, status.target_url, status.context
         )
     return Posted(comment=outcome, status=status, sha=sha, status_sent=send)
-
-
-import json  # noqa: E402,F401  (doctest)

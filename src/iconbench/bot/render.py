@@ -21,12 +21,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from iconbench.bot.links import Site
-from iconbench.bot.summary import Benchmark, Sample, Side, Summary
 from iconbench.bot.target import PullRequest
+from iconbench.gate.summary import BenchmarkResult as Benchmark
+from iconbench.gate.summary import Side, Summary
+from iconbench.gate.summary import SideNumbers as Sample
 
 #: GitHub's maximum comment length (characters).
 LIMIT = 65536
 TEMPLATE = "comment.md.j2"
+#: Stack entries that are no package (the stack key; asv's environment name)
+NOT_PACKAGES = frozenset({"key", "env"})
 #: Programs of the OpenACC section (largest share of OpenACC time first).
 OPENACC_PROGRAMS = 8
 
@@ -163,7 +167,7 @@ def _named(benches: Sequence[Benchmark], limit: int, why: bool = False) -> tuple
 
 
 def _counted(n: int, word: str) -> str:
-    plural = "" if n == 1 or word in {"new", "gone"} else "s"
+    plural = "" if n == 1 or word in {"new", "gone", "failed"} else "s"
     return f"{n} {word}{plural}"
 
 
@@ -224,13 +228,18 @@ def _openacc(summary: Summary) -> dict[str, Any] | None:
     base_programs = {
         (p.program, p.backend, p.timer): p for p in (acc.base.programs if acc.base else ())
     }
+    measured = [
+        p
+        for p in sorted(acc.head.programs if acc.head else (), key=lambda p: -p.share)
+        if p.gt4py_s is not None
+        or (
+            (before := base_programs.get((p.program, p.backend, p.timer))) is not None
+            and before.gt4py_s is not None
+        )
+    ]  # the others are named below as not measured
     rows = []
-    for p in sorted(acc.head.programs if acc.head else (), key=lambda p: -p.share)[
-        :OPENACC_PROGRAMS
-    ]:
+    for p in measured[:OPENACC_PROGRAMS]:
         before = base_programs.get((p.program, p.backend, p.timer))
-        if p.gt4py_s is None and (before is None or before.gt4py_s is None):
-            continue  # not measured on either side: named below
         rows.append(
             {
                 "program": f"`{p.program}`",
@@ -278,7 +287,7 @@ def context(
     head_now: str | None = None,
 ) -> dict[str, Any]:
     """Everything the template shows, as strings, at one level of detail."""
-    level = float(summary.settings.get("confidence", 0.95))
+    level = summary.settings.confidence
     by_verdict: dict[str, list[Benchmark]] = {}
     for bench in summary.benchmarks:
         by_verdict.setdefault(bench.verdict, []).append(bench)
@@ -313,10 +322,10 @@ def context(
     }
     full.sort(key=lambda b: (order.get(b.verdict, 9), b.program, b.variant, b.backend, b.metric))
     shown_full = full if detail.full_rows is None else full[: detail.full_rows]
-    thresholds = summary.settings.get("thresholds") or {}
+    thresholds = summary.settings.thresholds
     return {
         "marker": marker,
-        "grid": summary.grid,
+        "grid": summary.grid_name,
         "verdict_line": verdict_line(summary),
         "pr": pr,
         "sides": [
@@ -325,15 +334,19 @@ def context(
                 "label": _escape(side.label) or side.short,
                 "commit": _commit(side, pr),
                 "component": side.component,
-                "stack": {k: _stack_entry(k, v, pr) for k, v in side.stack.items() if k != "key"},
+                "stack": {
+                    k: _stack_entry(k, v, pr)
+                    for k, v in side.stack.items()
+                    if k not in NOT_PACKAGES
+                },
                 "key": side.stack.get("key", ""),
-                "machine": _escape(side.machine.get("gpu") or side.machine.get("name") or "–"),
-                "date": side.date[:16].replace("T", " "),
+                "machine": _escape(side.device or "–"),
+                "date": (side.date or "")[:16].replace("T", " "),
             }
             for name, side in (("base", summary.base), ("head", summary.head))
         ],
         "components": sorted(
-            {k for s in (summary.base, summary.head) for k in s.stack if k != "key"}
+            {k for s in (summary.base, summary.head) for k in s.stack if k not in NOT_PACKAGES}
         ),
         "head_moved": head_now
         if head_now and not head_now.startswith(summary.head.commit)
@@ -346,6 +359,17 @@ def context(
         "improvements": [_row(b, level, site) for b in improvements[: detail.top_rows]],
         "improvements_more": max(0, len(improvements) - detail.top_rows),
         "openacc": _openacc(summary),
+        "bisect": [
+            {
+                "benchmark": _escape(b.id.replace("|", " ")),
+                "commit": _link(f"`{b.first_bad[:7]}`", b.url or None),
+                "subject": _escape(b.subject),
+                "repository": b.repository or b.component,
+                "change": format_change(b.ratio),
+                "commits": b.commits,
+            }
+            for b in summary.bisect
+        ],
         "notes": notes,
         "full": [_row(b, level, site) for b in shown_full],
         "full_total": len(summary.benchmarks),
@@ -354,7 +378,7 @@ def context(
         else len(by_verdict.get("unchanged", [])),
         "full_more": len(full) - len(shown_full),
         "settings": {
-            "fdr": summary.settings.get("fdr"),
+            "fdr": summary.settings.fdr,
             "confidence": level,
             "thresholds": ", ".join(
                 f"{k.replace('_', ' ')} {100 * v:.0f} %" for k, v in thresholds.items()

@@ -5,19 +5,19 @@ gate passed, ``failure`` on a regression, ``error`` when the run itself failed. 
 ``iconbench/<grid>`` keeps the statuses of different runners (a CPU grid, a GPU grid) apart,
 each replaced by its own next run.
 
->>> from iconbench.bot.summary import EXAMPLE, from_json
->>> s = commit_status(from_json(json.dumps(EXAMPLE)), target_url=None)
->>> s.state, s.context, s.description
-('failure', 'iconbench/unknown', '1 regression: p +6.5 % (gtfn_gpu device time)')
+>>> s = commit_status(Summary.example(), target_url=None)
+>>> s.state, s.context
+('failure', 'iconbench/icon_benchmark_regional')
+>>> s.description
+'1 regression: compute_theta_rho_face_values +6.5 % (gtfn_gpu device time)'
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json  # noqa: F401  (doctest)
 
 from iconbench.bot.render import format_change
-from iconbench.bot.summary import Summary
+from iconbench.gate.summary import Summary
 
 #: GitHub truncates longer descriptions (and older servers refuse them).
 MAX_DESCRIPTION = 140
@@ -76,5 +76,5 @@ def commit_status(
         state=STATES[summary.verdict],
         description=describe(summary),
         target_url=target_url,
-        context=context or f"iconbench/{summary.grid}",
+        context=context or f"iconbench/{summary.grid_name}",
     )

@@ -68,9 +68,10 @@ class CommentCommand(Command):
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
-        from iconbench.bot import links, publish, status, summary, target, token
+        from iconbench.bot import links, publish, status, target, token
         from iconbench.bot.client import GitHubClient
         from iconbench.bot.retry import RetryPolicy
+        from iconbench.gate.summary import Summary
 
         github_url = args.github_url
         if github_url and github_url.rstrip("/") == target.GITHUB_COM:
@@ -81,7 +82,7 @@ class CommentCommand(Command):
             raise IconbenchError(f"--retries {args.retries}: at least 1 (one try, no retry)")
         if not 0 <= args.backoff <= 60:
             raise IconbenchError(f"--backoff {args.backoff}: seconds between 0 and 60")
-        gate = summary.load(args.summary)
+        gate = Summary.read(args.summary)
         if args.dry_run:
             sys.stdout.write(publish.body(gate, pr, site))
             planned = status.commit_status(

@@ -7,6 +7,7 @@ import json
 import pathlib
 import re
 
+from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
@@ -23,6 +24,8 @@ class Compare(Command):
         "iconbench compare base.json head.json --config gate.toml --history .asv/results/ci",
         "iconbench compare base.json head.json --rerun-inconclusive --max-rerun-s 300",
         "iconbench compare base.json head.json --method asv   # asv continuous's decision",
+        "iconbench compare results/h100-mch_icon-ch1_medium results/h100-mch_icon-ch1_medium "
+        "--experiment mch_icon-ch1_medium --force   # OpenACC speed-ups (GPUs differ)",
     )
 
     @classmethod
@@ -73,8 +76,24 @@ class Compare(Command):
             default=300.0,
             help="seconds for --rerun-inconclusive in total (default 300)",
         )
-        parser.add_argument("--baseline", help="OpenACC baseline for the speed-up of each side")
-        parser.add_argument("--store", type=pathlib.Path, help="baselines directory")
+        options.add_experiment(
+            parser,
+            help="ICON experiment (baselines/experiments/NAME.toml): the summary's openacc part "
+            "with its baseline, grid and static arguments",
+        )
+        parser.add_argument(
+            "--baseline",
+            metavar="NAME",
+            help="OpenACC baseline for the speed-up of each side (default: the experiment's)",
+        )
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="OpenACC speed-up across grids/GPUs anyway (listed in openacc.forced)",
+        )
+        options.add_store(
+            parser, help="baselines directory (default: $ICONBENCH_BASELINES or baselines/)"
+        )
         parser.add_argument("--out", type=pathlib.Path, help="write the summary JSON here")
         parser.add_argument(
             "--json", action="store_true", help="print the summary JSON instead of the table"
@@ -96,6 +115,13 @@ class Compare(Command):
         config = (
             gate_config.GateConfig.load(args.config) if args.config else gate_config.GateConfig()
         )
+        from iconbench.gate import openacc as openacc_module
+
+        if args.store:
+            options.existing_dir(args.store, "baseline store")
+        want = openacc_module.request(
+            args.baseline, args.experiment, force=args.force, store_root=args.store
+        )
         base = resultset.resolve(args.base, commit=args.commit, grid=args.grid, label=args.base)
         head = resultset.resolve(args.head, commit=args.commit, grid=args.grid, label=args.head)
         resultset.check_comparable(base, head)
@@ -113,7 +139,7 @@ class Compare(Command):
 
         if not any(select(k) for k in set(base.entries) | set(head.entries)):
             raise IconbenchError(f"no benchmark matches --programs {args.programs!r}")
-        summary = cls._decide(args, base, head, config, history, select)
+        summary = cls._decide(args, base, head, config, history, select, want)
         if args.out:
             summary.write(args.out)
         if args.json:
@@ -125,7 +151,7 @@ class Compare(Command):
         return summary.exit_code
 
     @classmethod
-    def _decide(cls, args, base, head, config, history, select):  # noqa: PLR0917
+    def _decide(cls, args, base, head, config, history, select, want):  # noqa: PLR0917
         from iconbench.gate import asv_decision, rerun, verdict
 
         decide = None
@@ -135,10 +161,10 @@ class Compare(Command):
                 return asv_decision.decide(b, h, args.factor)
 
         openacc, why = None, None
-        if args.baseline:
+        if want is not None:
             from iconbench.gate import openacc as openacc_module
 
-            openacc, why = openacc_module.speedups(base, head, args.baseline, store_root=args.store)
+            openacc, why = openacc_module.speedups(base, head, want)
 
         def run_gate(b, h):
             return verdict.compare(

@@ -6,6 +6,7 @@ The same thing has the same option in every command, declared here once with its
 ``--programs``     REGEX searched in case ids ``program[variant]``
 ``--backends``     NAME[,NAME] backends: a comma list, and repeatable
 ``--grid``         PRESET, a grid preset (``iconbench grid`` lists them)
+``--experiment``   NAME, an ICON experiment (``baselines/experiments/NAME.toml``)
 ``--store``        DIR, a store of files (after the action: ``baseline list --store DIR``)
 ``--jobs``         N >= 1 compile processes (``--no-precompile``: compile on first call)
 ``--out``          PATH of the files written
@@ -40,6 +41,7 @@ VOCABULARY: dict[str, str] = {
     "programs": "--programs",
     "backends": "--backends",
     "grid": "--grid",
+    "experiment": "--experiment",
     "store": "--store",
     "jobs": "--jobs",
     "no_precompile": "--no-precompile",
@@ -61,6 +63,7 @@ METAVARS: dict[str, str] = {
     "programs": "REGEX",
     "backends": "NAME[,NAME]",
     "grid": "PRESET",
+    "experiment": "NAME",
     "store": "DIR",
     "jobs": "N",
     "out": "PATH",
@@ -160,6 +163,22 @@ def check_grid(text: str) -> str:
 
     if text not in PRESETS:
         raise IconbenchError(f"unknown grid preset {text!r}; choose one of: {', '.join(PRESETS)}")
+    return text
+
+
+def check_experiment(text: str) -> str:
+    """``text`` if it names an experiment (a file in ``baselines/experiments/``, or a path).
+
+    >>> check_experiment("mch_icon-ch1_medium")
+    'mch_icon-ch1_medium'
+    >>> check_experiment("mch_icon-ch1_mediun")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: unknown experiment 'mch_icon-ch1_mediun'; choose one of: ...
+    """
+    from iconbench.baselines import experiments
+
+    experiments.load(text)
     return text
 
 
@@ -429,6 +448,13 @@ def add_grid(
         type=_type(check_grids if several else check_grid),
         default=(check_grids(default) if several and default else default),
         help=help,
+    )
+
+
+def add_experiment(parser: argparse.ArgumentParser, *, help: str) -> None:
+    """``--experiment NAME``, checked to exist while the arguments are parsed."""
+    parser.add_argument(
+        "--experiment", metavar=METAVARS["experiment"], type=_type(check_experiment), help=help
     )
 
 

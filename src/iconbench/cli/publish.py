@@ -24,6 +24,8 @@ class Publish(Command):
         "iconbench publish results/h100 .asv/results --out site",
         "iconbench publish results/h100 --gate gate-summaries/ --static limited_area=True "
         "--out site",
+        "iconbench publish results/h100 results/h100-mch_icon-ch1_medium --experiment "
+        "mch_icon-ch1_medium --gate docs/examples --out site --no-asv",
         "iconbench publish results/h100 --out site --serve",
         "iconbench publish --out site --serve --port 8001   # look at a published site",
     )
@@ -62,6 +64,11 @@ class Publish(Command):
             default=mapping.DEFAULT_FILE,
             help="timer->program mapping (default: baselines/mapping/icon_timers.toml)",
         )
+        options.add_experiment(
+            parser,
+            help="ICON experiment (baselines/experiments/NAME.toml): its static arguments pin "
+            "the variants compared with OpenACC (--static overrides one)",
+        )
         parser.add_argument(
             "--static",
             action="append",
@@ -95,12 +102,18 @@ class Publish(Command):
         if not 0 < args.port < 65536:
             raise IconbenchError(f"--port {args.port}: expected 1-65535")
         if args.results or args.gate:
+            from iconbench.baselines import experiments
+
+            pins = _pins(args.static)
+            experiments.check_static_names(pins, what="--static ")
+            if args.experiment:
+                pins = experiments.load(args.experiment).pins | pins
             inputs = publish.resolve_inputs(
                 args.results,
                 args.gate,
                 baselines_dir=args.store,
                 mapping_file=args.mapping,
-                pins=_pins(args.static),
+                pins=pins,
                 baseline=args.baseline,
                 asv=not args.no_asv,
                 repo=args.repo,

@@ -1,16 +1,18 @@
 """The gate's summary (``iconbench-gate-summary`` version 1) as typed values.
 
 The format is fixed in ``docs/gate-summary.md``; the gate writes it, the PR bot, the site and
-CI read it. Readers call :meth:`Summary.from_json`, which refuses another schema or version
-with one line (:class:`iconbench.errors.IconbenchError`) and ignores keys added later within
-version 1. :meth:`Summary.write` is atomic.
+CI read it, all through this module: :meth:`Summary.from_json` (or :meth:`Summary.read`)
+refuses another schema or version with one line (:class:`iconbench.errors.IconbenchError`)
+and ignores keys added later within version 1. :meth:`Summary.write` is atomic.
 
 >>> s = Summary.from_json(Summary.example().to_json())
 >>> s.verdict, s.exit_code, s.benchmarks[0].verdict, s.benchmarks[0].base.fingerprint
 ('regression', 1, 'regression', '28d4c4bc')
+>>> s.benchmarks[0].change, s.head.short, s.grid_name
+(0.065, '0e8595e', 'icon_benchmark_regional')
 >>> Summary.from_json('{"schema": "iconbench-gate-summary", "version": 2}')  # doctest: +ELLIPSIS
 Traceback (most recent call last):
-iconbench.errors.IconbenchError: gate summary version 2 is not supported ...
+iconbench.errors.IconbenchError: gate summary: version 2 is not supported ...
 """
 
 from __future__ import annotations
@@ -52,7 +54,18 @@ class Side:
     stack: dict[str, str]
     machine: dict[str, str]
     grid: Grid
-    source: str
+    source: str | list[str]
+
+    @property
+    def short(self) -> str:
+        """The commit as GitHub abbreviates it (7 characters)."""
+        return self.commit[:7]
+
+    @property
+    def device(self) -> str:
+        """The GPU, else the machine's name (what a reader calls the device)."""
+        gpu = self.machine.get("gpu")
+        return str(gpu if gpu and gpu != "none" else self.machine.get("name") or "")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,6 +101,111 @@ class BenchmarkResult:
     notes: tuple[str, ...] = ()
     error: str | None = None
 
+    @property
+    def change(self) -> float | None:
+        """Relative change ``ratio - 1`` (> 0: slower for times), rounded to 1e-6."""
+        return None if self.ratio is None else round(self.ratio - 1, 6)
+
+    @property
+    def codegen_changed(self) -> bool:
+        """Whether the generated code differs (the gate's note, or two differing fingerprints)."""
+        if any("code generation" in note for note in self.notes):
+            return True
+        prints = [s.fingerprint for s in (self.base, self.head) if s is not None]
+        return len(prints) == 2 and None not in prints and prints[0] != prints[1]
+
+
+@dataclasses.dataclass(frozen=True)
+class ProgramSpeedup:
+    """One ICON timer's program(s) against OpenACC on one side."""
+
+    program: str
+    backend: str
+    timer: str
+    openacc_s: float
+    gt4py_s: float | None
+    speedup: float | None
+    share: float
+
+
+@dataclasses.dataclass(frozen=True)
+class OpenACCSide:
+    """The ``integrate_nh`` estimate per backend and the programs by share, for one side."""
+
+    integrate_nh: dict[str, float]
+    programs: tuple[ProgramSpeedup, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class OpenACC:
+    """Each side's speed-up against a stored OpenACC baseline (the ``openacc`` key)."""
+
+    baseline: str
+    experiment: str
+    #: ``baseline``/``measured`` GPU names; ``bandwidth_scale`` (factor on GT4Py times that
+    #: restates them for the baseline's GPU) and ``scale_source`` where the GPUs differ
+    gpu: dict[str, Any]
+    base: OpenACCSide | None
+    head: OpenACCSide | None
+    #: mismatches (grid, GPU) of a comparison made anyway (``--force``); empty: like for like
+    forced: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """The ``openacc`` object of the document (``sides`` keyed by base/head)."""
+        return {
+            "baseline": self.baseline,
+            "experiment": self.experiment,
+            "gpu": dict(self.gpu),
+            "forced": list(self.forced),
+            "sides": {
+                name: dataclasses.asdict(side)
+                for name, side in (("base", self.base), ("head", self.head))
+                if side is not None
+            },
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> OpenACC:
+        """The typed value of an ``openacc`` object."""
+
+        def side(d: dict[str, Any] | None) -> OpenACCSide | None:
+            if d is None:
+                return None
+            programs = tuple(ProgramSpeedup(**_known(ProgramSpeedup, p)) for p in d["programs"])
+            estimates = {k: float(v) for k, v in d["integrate_nh"].items() if v is not None}
+            return OpenACCSide(estimates, programs)
+
+        sides = data.get("sides") or {}
+        return cls(
+            baseline=str(data["baseline"]),
+            experiment=str(data.get("experiment", "")),
+            gpu=dict(data.get("gpu") or {}),
+            base=side(sides.get("base")),
+            head=side(sides.get("head")),
+            forced=tuple(str(f) for f in data.get("forced") or ()),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Bisection:
+    """The first bad commit of a regression, found by ``iconbench bisect`` (``bisect`` key)."""
+
+    id: str
+    first_bad: str
+    component: str = ""
+    repository: str = ""
+    benchmark: str = ""
+    good: str = ""
+    bad: str = ""
+    parent: str = ""
+    subject: str = ""
+    url: str = ""
+    ratio: float | None = None
+    before: float | None = None
+    after: float | None = None
+    commits: int | None = None
+    method: str = ""
+
 
 @dataclasses.dataclass(frozen=True)
 class Settings:
@@ -110,11 +228,27 @@ class Summary:
     settings: Settings
     counts: dict[str, int]
     benchmarks: tuple[BenchmarkResult, ...]
-    openacc: dict[str, Any] | None = None
+    openacc: OpenACC | None = None
+    #: why the run failed (``verdict == "error"``): no benchmark has numbers on head
+    error: str | None = None
+    #: the program and version that wrote the document
+    generated_by: str = ""
+    #: first bad commits of regressions, appended by ``iconbench bisect``
+    bisect: tuple[Bisection, ...] = ()
+
+    @property
+    def grid_name(self) -> str:
+        """The grid's name (head side; a status context is ``iconbench/<grid>``)."""
+        return self.head.grid.name or self.base.grid.name or "unknown"
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON document as a dict (schema and version first)."""
-        body = dataclasses.asdict(self)
+        body = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        for name in ("base", "head", "settings"):
+            body[name] = dataclasses.asdict(body[name])
+        body["benchmarks"] = [dataclasses.asdict(b) for b in self.benchmarks]
+        body["openacc"] = self.openacc.as_dict() if self.openacc else None
+        body["bisect"] = [dataclasses.asdict(b) for b in self.bisect]
         return {"schema": SCHEMA, "version": VERSION, **body}
 
     def to_json(self) -> str:
@@ -126,28 +260,47 @@ class Summary:
         return write_atomic(path, self.to_json())
 
     @classmethod
-    def from_json(cls, text: str) -> Summary:
-        """Parse and check a summary; refuses another schema or version with one line."""
+    def from_json(cls, text: str, origin: str = "gate summary") -> Summary:
+        """Parse and check a summary; one line naming ``origin`` for anything not v1."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
-            raise IconbenchError(f"gate summary: invalid JSON ({error.msg})") from None
-        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-            raise IconbenchError(f"not a gate summary (schema is not {SCHEMA!r})")
+            raise IconbenchError(
+                f"{origin}: line {error.lineno}: not JSON ({error.msg}); pass the file that "
+                "'iconbench compare BASE HEAD --out summary.json' wrote"
+            ) from None
+        if not isinstance(data, dict):
+            raise IconbenchError(f"{origin}: a JSON object expected, found {type(data).__name__}")
+        if data.get("schema") != SCHEMA:
+            raise IconbenchError(
+                f"{origin}: schema {data.get('schema')!r} is not an {SCHEMA}; write it with "
+                "'iconbench compare BASE HEAD --out summary.json'"
+            )
         if data.get("version") != VERSION:
             raise IconbenchError(
-                f"gate summary version {data.get('version')} is not supported "
-                f"(this reader knows version {VERSION}); update iconbench"
+                f"{origin}: version {data.get('version')!r} is not supported (this reader knows "
+                f"{SCHEMA} version {VERSION}); upgrade iconbench"
             )
         try:
             return cls._from_dict(data)
-        except (KeyError, TypeError) as error:
-            raise IconbenchError(f"gate summary: missing or bad key {error}") from None
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise IconbenchError(
+                f"{origin}: broken {SCHEMA} v{VERSION} document (missing or invalid {error}); "
+                "regenerate it with 'iconbench compare'"
+            ) from None
 
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> Summary:
-        """Read a summary file."""
-        return cls.from_json(pathlib.Path(path).read_text(encoding="utf-8"))
+        """Read a summary file; a missing or unreadable one is one line naming it."""
+        try:
+            text = pathlib.Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise IconbenchError(
+                f"{path}: no such gate summary; pass the file 'iconbench compare --out' wrote"
+            ) from None
+        except (OSError, UnicodeDecodeError) as error:
+            raise IconbenchError(f"{path}: not a readable gate summary ({error})") from None
+        return cls.from_json(text, origin=str(path))
 
     @classmethod
     def _from_dict(cls, data: dict[str, Any]) -> Summary:
@@ -163,12 +316,16 @@ class Summary:
             return SideNumbers(**known)
 
         def bench(d: dict[str, Any]) -> BenchmarkResult:
+            if d["verdict"] not in VERDICTS:
+                raise ValueError(f"benchmark verdict {d['verdict']!r}")
             known = _known(BenchmarkResult, d)
             known["base"], known["head"] = numbers(d["base"]), numbers(d["head"])
             known["ratio_ci"] = tuple(d["ratio_ci"]) if d.get("ratio_ci") else None
             known["notes"] = tuple(d.get("notes", ()))
             return BenchmarkResult(**known)
 
+        if data["verdict"] not in RUN_VERDICTS.values():
+            raise ValueError(f"verdict {data['verdict']!r}")
         return cls(
             created=data["created"],
             verdict=data["verdict"],
@@ -178,7 +335,10 @@ class Summary:
             settings=Settings(**_known(Settings, data["settings"])),
             counts=dict(data["counts"]),
             benchmarks=tuple(bench(b) for b in data["benchmarks"]),
-            openacc=data.get("openacc"),
+            openacc=OpenACC.from_dict(data["openacc"]) if data.get("openacc") else None,
+            error=data.get("error"),
+            generated_by=str(data.get("generated_by") or ""),
+            bisect=tuple(Bisection(**_known(Bisection, b)) for b in data.get("bisect") or ()),
         )
 
     @classmethod

@@ -31,12 +31,14 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 
+from iconbench import __version__
 from iconbench.gate import stats
 from iconbench.gate.config import GateConfig
 from iconbench.gate.resultset import Entry, ResultSet, check_comparable
 from iconbench.gate.summary import (
     VERDICTS,
     BenchmarkResult,
+    OpenACC,
     Settings,
     Side,
     SideNumbers,
@@ -131,7 +133,7 @@ def compare(
     history: Sequence[ResultSet] = (),
     select: Callable[[str], bool] = lambda _key: True,
     asv_decision: AsvDecision | None = None,
-    openacc: dict | None = None,
+    openacc: OpenACC | None = None,
 ) -> Summary:
     """The summary of head against base (grids must match: see ``check_comparable``)."""
     config = config or GateConfig.default()
@@ -294,19 +296,25 @@ def assemble(
     config: GateConfig,
     results: Sequence[BenchmarkResult],
     *,
-    openacc: dict | None = None,
+    openacc: OpenACC | None = None,
     decides: Callable[[BenchmarkResult], bool] = fails_run,
 ) -> Summary:
-    """The summary document: counts over gated benchmarks, run verdict and exit code."""
+    """The summary document: counts over gated benchmarks, run verdict and exit code.
+
+    The run itself failed (verdict ``error``, exit 2, ``error`` says why) when head has
+    benchmarks and none of them has numbers: a crashed runner is no verdict on the change.
+    """
     counts = dict.fromkeys(VERDICTS, 0)
     for r in results:
         if r.gated or r.verdict in ("failed", "new", "gone"):
             counts[r.verdict] += 1
     failing = any(decides(r) for r in results)
+    error = run_error(results)
+    verdict, exit_code = ("error", 2) if error else ("regression", 1) if failing else ("pass", 0)
     return Summary(
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        verdict="regression" if failing else "pass",
-        exit_code=1 if failing else 0,
+        verdict=verdict,
+        exit_code=exit_code,
         base=_side(base),
         head=_side(head),
         settings=Settings(
@@ -317,4 +325,15 @@ def assemble(
         counts=counts,
         benchmarks=tuple(results),
         openacc=openacc,
+        error=error,
+        generated_by=f"iconbench {__version__} compare",
     )
+
+
+def run_error(results: Sequence[BenchmarkResult]) -> str | None:
+    """Why the head run failed as a whole (no head benchmark has numbers), else ``None``."""
+    on_head = [r.head for r in results if r.head is not None]
+    if not on_head or any(h.error is None for h in on_head):
+        return None
+    first = next(h.error for h in on_head)
+    return f"all {len(on_head)} benchmarks of head failed (first: {first})"

@@ -474,16 +474,25 @@ def _fingerprint_changes(
 # --------------------------------------------------------------------------- gate
 
 
-def gate_rows(summaries: Sequence[Any]) -> list[dict[str, Any]]:
-    """The gate's verdicts, newest first, each with its listed changes linked to pages."""
+#: The benchmark verdicts the verdict page lists one by one (the others are counted).
+LISTED = ("regression", "improvement", "failed")
+
+
+def gate_rows(summaries: Sequence[tuple[str, Any]]) -> list[dict[str, Any]]:
+    """The gate's verdicts (``(source, Summary)``), newest first, with the listed changes."""
     rows = []
-    for summary in sorted(summaries, key=lambda s: s.created, reverse=True):
+    for path, summary in sorted(summaries, key=lambda item: item[1].created, reverse=True):
+        acc = summary.openacc
         rows.append(
             {
                 "summary": summary,
+                "path": path,
+                "estimate": dict(acc.head.integrate_nh) if acc and acc.head else {},
+                "forced": bool(acc and acc.forced),
                 "changes": [
-                    {"change": c, "page": program_page(c.program) if c.program else None}
-                    for c in summary.changes
+                    {"change": b, "page": program_page(b.program) if b.program else None}
+                    for b in summary.benchmarks
+                    if b.verdict in LISTED
                 ],
             }
         )

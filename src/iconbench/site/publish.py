@@ -31,15 +31,8 @@ from iconbench.baselines import mapping as timer_mapping
 from iconbench.baselines import store
 from iconbench.baselines.format import Baseline
 from iconbench.errors import IconbenchError
-from iconbench.site import (
-    asv_offline,
-    asv_pages,
-    figures,
-    gate_summaries,
-    history,
-    pagedata,
-    render,
-)
+from iconbench.gate.summary import Summary
+from iconbench.site import asv_offline, asv_pages, figures, history, pagedata, render
 from iconbench.site.published import Index, open_site, source_key, stamp
 
 #: Variants per program page that get charts (the rest are in its table).
@@ -85,7 +78,7 @@ def resolve_inputs(
 ) -> Inputs:
     """Check every input before any work: one line naming the first that is wrong."""
     sets = tuple(history.result_set(p) for p in result_paths)
-    gates = tuple(f for p in gate_paths for f in gate_summaries.summary_files(p))
+    gates = tuple(f for p in gate_paths for f in summary_files(p))
     root = baselines_dir or store.default_root()
     if baselines_dir is not None and not root.is_dir():
         raise IconbenchError(f"--store {root}: no such baselines directory")
@@ -176,7 +169,7 @@ def _read_new_gates(
         if index.gates.get(key, {}).get("stamp") == now:
             continue
         try:
-            summary = gate_summaries.load(path)
+            summary = Summary.read(path)
         except IconbenchError as error:
             problems.append(f"skipped {error}")
             report(problems[-1])
@@ -189,12 +182,21 @@ def _read_new_gates(
     return added, problems
 
 
-def _stored_gates(index: Index, out: pathlib.Path) -> list[gate_summaries.GateSummary]:
-    found = []
-    for key, entry in sorted(index.gates.items()):
-        summary = gate_summaries.load(out / "data" / entry["stored"])
-        found.append(dataclasses.replace(summary, path=key))
-    return found
+def summary_files(path: pathlib.Path) -> list[pathlib.Path]:
+    """``path`` itself, or the ``*.json`` files under a directory of gate summaries."""
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return sorted(path.rglob("*.json"))
+    raise IconbenchError(f"{path}: no such gate summary file or directory")
+
+
+def _stored_gates(index: Index, out: pathlib.Path) -> list[tuple[str, Summary]]:
+    """Each published summary (read with the gate's reader) and the input it came from."""
+    return [
+        (key, Summary.read(out / "data" / entry["stored"]))
+        for key, entry in sorted(index.gates.items())
+    ]
 
 
 def publish(
