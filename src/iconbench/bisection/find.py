@@ -66,13 +66,9 @@ def checkout_config(
     benchmark_dir: pathlib.Path | None = None,
 ) -> pathlib.Path:
     """An asv config that bisects ``repo`` in this Python's stack (``iconbench-checkout``)."""
-    path = asvconf.write_for_checkout(component, repo, asv_root, benchmark_dir)
-    conf = json.loads(path.read_text())
-    conf["environment_type"] = "iconbench-checkout"
-    conf["plugins"] = [".iconbench.stacks.checkout_env"]
-    conf["pythons"] = [sys.executable]
-    conf["build_command"] = conf["install_command"] = []
-    return asvconf.write_atomically(path.with_name(f"checkout-{path.name}"), asvconf.dumps(conf))
+    return asvconf.write_for_checkout(
+        component, repo, asv_root, benchmark_dir, environment="checkout"
+    )
 
 
 def _values(results_dir: pathlib.Path, machine: str, commit: str, bench: str) -> list[float]:

@@ -42,7 +42,7 @@ def _files(args: argparse.Namespace) -> dict[str, tuple[str, pathlib.Path]]:
             )
         for path in sorted(root.rglob("*.json")):
             files[path.relative_to(root).as_posix()] = ("asv", path)
-    for role, option in (("summary", args.summary), ("gate", args.gate)):
+    for role, option in (("summary", args.summary), ("gate", args.gate), ("other", args.other)):
         for number, path in enumerate(option or []):
             name = pathlib.Path(path).name
             key = f"{role}/{number}-{name}" if len(option) > 1 else f"{role}/{name}"
@@ -80,6 +80,9 @@ class History(Command):
         parser.add_argument("--asv", action="append", help="append: an asv results directory")
         parser.add_argument("--summary", action="append", help="append: a runner summary.json")
         parser.add_argument("--gate", action="append", help="append: a gate summary JSON")
+        parser.add_argument(
+            "--other", action="append", help="append: any other file (e.g. the stack's commits)"
+        )
         parser.add_argument(
             "--pr-days", type=int, default=90, help="prune: days a PR's results are kept (90)"
         )

@@ -19,6 +19,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 import tempfile
 
 from asv import environment, util
@@ -49,14 +50,54 @@ def source_roots(tree: pathlib.Path) -> list[pathlib.Path]:
     return found or [tree]
 
 
-class CheckoutEnvironment(environment.ExistingEnvironment):
-    """The running Python with the commit under test's sources first on the path."""
+class CheckoutEnvironment(environment.Environment):
+    """The running Python with the commit under test's sources first on the path.
+
+    Modelled on asv's ``ExistingEnvironment`` (nothing to create), but not derived from it:
+    asv treats an existing environment as one that cannot take a commit (``asv run`` then
+    ignores the repository), and this one takes every commit asked for.
+    """
 
     tool_name = TOOL_NAME
 
     def __init__(self, conf, executable, requirements, tagged_env_vars):
+        executable = sys.executable if executable == "same" else executable
+        try:
+            executable = os.path.abspath(util.which(executable))
+            version = "import sys; print(f'{sys.version_info[0]}.{sys.version_info[1]}')"
+            self._python = util.check_output([executable, "-c", version]).strip()
+        except (util.ProcessError, OSError):
+            raise environment.EnvironmentUnavailable() from None
+        self._executable = executable
+        self._requirements = {}
         super().__init__(conf, executable, requirements, tagged_env_vars)
         self._trees = pathlib.Path(conf.env_dir).resolve() / "checkouts"
+
+    @classmethod
+    def matches(cls, python):
+        try:
+            util.which(sys.executable if python == "same" else python)
+        except OSError:
+            return False
+        return True
+
+    @property
+    def name(self):
+        executable = self._executable.replace(os.path.sep, "_")
+        return environment.get_env_name(self.tool_name, executable, {}, self._tagged_env_vars)
+
+    @property
+    def installed_commit_hash(self):
+        return self._global_env_vars.get("ASV_COMMIT")
+
+    def check_presence(self):
+        return True
+
+    def create(self):
+        pass
+
+    def _setup(self):
+        pass
 
     def can_install_project(self):
         return True
@@ -75,7 +116,7 @@ class CheckoutEnvironment(environment.ExistingEnvironment):
     def install_project(self, conf, repo, commit_hash=None):
         """Export ``commit_hash``'s tree (once) and put its sources on ``PYTHONPATH``."""
         if commit_hash is None:
-            commit_hash = self._get_commit_hash(repo)
+            commit_hash = repo.get_hash_from_name(None)
         tree = self._trees / commit_hash
         if not tree.exists():
             self._trees.mkdir(parents=True, exist_ok=True)
@@ -96,7 +137,3 @@ class CheckoutEnvironment(environment.ExistingEnvironment):
         # asv's benchmark script drops PYTHONPATH and puts ASV_PYTHONPATH on sys.path instead
         self._global_env_vars["ASV_PYTHONPATH"] = os.pathsep.join(paths)
         self._set_commit_hash(commit_hash)
-
-    @staticmethod
-    def _get_commit_hash(repo):
-        return repo.get_hash_from_name(None)
