@@ -1,0 +1,394 @@
+"""The pull request comment: the gate summary as GitHub markdown (``reporting/comment.md.j2``).
+
+The verdict comes first, in one line; then the two stacks, the regressions and improvements,
+the speed-up against OpenACC, notes (code generation changes, inconclusive and failed
+benchmarks) and the whole table folded in ``<details>``. GitHub refuses comments over
+:data:`LIMIT` characters, so :func:`render` tries ever shorter forms (:data:`LEVELS`: fold the
+unchanged rows away, then shorten the full table, the top tables and the note lists) and takes
+the first that fits; whatever is left out is counted in the comment and is on the site.
+
+>>> format_time(1.2345e-4), format_time(2.2878e-3), format_time(31.2)
+('123.4 µs', '2.288 ms', '31.20 s')
+>>> format_change(1.065), format_change(0.5), format_change(None)
+('+6.5 %', '−50.0 %', '–')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from iconbench.bot.links import Site
+from iconbench.bot.summary import Benchmark, Sample, Side, Summary
+from iconbench.bot.target import PullRequest
+
+#: GitHub's maximum comment length (characters).
+LIMIT = 65536
+TEMPLATE = "comment.md.j2"
+#: Programs of the OpenACC section (largest share of OpenACC time first).
+OPENACC_PROGRAMS = 8
+
+
+@dataclasses.dataclass(frozen=True)
+class Detail:
+    """How much of the summary one rendering shows."""
+
+    #: rows of the regressions / improvements tables
+    top_rows: int
+    #: rows of the folded full table (None: all)
+    full_rows: int | None
+    #: whether the folded table lists unchanged benchmarks too
+    full_unchanged: bool
+    #: entries named per note (code generation, inconclusive, failed, new, gone)
+    note_items: int
+
+
+LEVELS = (
+    Detail(top_rows=50, full_rows=None, full_unchanged=True, note_items=40),
+    Detail(top_rows=50, full_rows=None, full_unchanged=False, note_items=40),
+    Detail(top_rows=40, full_rows=250, full_unchanged=False, note_items=20),
+    Detail(top_rows=25, full_rows=100, full_unchanged=False, note_items=10),
+    Detail(top_rows=10, full_rows=0, full_unchanged=False, note_items=5),
+)
+
+
+def format_time(seconds: float | None) -> str:
+    """Seconds with a unit that keeps 4 significant digits."""
+    if seconds is None or math.isnan(seconds):
+        return "–"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.3f} ms"
+    return f"{seconds:.2f} s"
+
+
+def format_value(value: float | None, unit: str) -> str:
+    """A value in its unit: times as :func:`format_time`, bandwidth in GB/s."""
+    if unit == "s":
+        return format_time(value)
+    if value is None:
+        return "–"
+    if unit in {"B/s", "bytes/s"}:
+        return f"{value / 1e9:,.1f} GB/s"
+    return f"{value:.4g} {unit}".strip()
+
+
+def format_change(ratio: float | None) -> str:
+    """``head / base - 1`` as a signed percentage (a real minus sign for decreases)."""
+    if ratio is None or math.isnan(ratio):
+        return "–"
+    change = 100 * (ratio - 1)
+    return f"+{change:.1f} %" if change >= 0 else f"−{-change:.1f} %"
+
+
+def _percent(x: float) -> str:
+    return f"{100 * (x - 1):+.1f}".replace("-", "−")
+
+
+def format_confidence(bench: Benchmark, level: float) -> str:
+    """The ratio's interval as changes, and the FDR-adjusted q value."""
+    parts = []
+    if bench.ratio_ci is not None:
+        low, high = bench.ratio_ci
+        parts.append(f"{round(100 * level)} % CI {_percent(low)} … {_percent(high)} %")
+    if bench.q_value is not None:
+        parts.append(f"q = {bench.q_value:.1g}")
+    return ", ".join(parts) or "–"
+
+
+def _side_value(sample: Sample | None, unit: str) -> str:
+    if sample is None:
+        return "–"
+    if sample.error:
+        return "failed"
+    return format_value(sample.median, unit)
+
+
+def _link(text: str, url: str | None) -> str:
+    return f"[{text}]({url})" if url else text
+
+
+def _commit(side: Side, pr: PullRequest) -> str:
+    return _link(f"`{side.short}`", pr.commit_url(side.commit, side.component or None))
+
+
+def _stack_entry(name: str, value: str, pr: PullRequest) -> str:
+    """A stack component: a released version (link to PyPI) or a commit (link to its repo)."""
+    if not value:
+        return "–"
+    text = str(value)
+    if len(text) >= 7 and all(c in "0123456789abcdef" for c in text.lower()):
+        return _link(f"`{text[:7]}`", pr.commit_url(text, name))
+    package = {"icon4py": "icon4py-common"}.get(name, name)
+    return _link(text, f"https://pypi.org/project/{package}/{text}/")
+
+
+def _escape(text: str) -> str:
+    """Make free text safe in a table cell on one line."""
+    return " ".join(str(text).replace("|", "\\|").replace("<", "&lt;").split())
+
+
+def _row(bench: Benchmark, level: float, site: Site | None) -> dict[str, str]:
+    program = f"`{bench.program}`"
+    if site is not None:
+        program = f"[{program}]({site.program(bench.program)})"
+    return {
+        "program": program,
+        "variant": "" if bench.variant == "default" else f"`{_escape(bench.variant)}`",
+        "backend": bench.backend,
+        "metric": bench.metric.replace("_", " "),
+        "base": _side_value(bench.base, bench.unit),
+        "head": _side_value(bench.head, bench.unit),
+        "change": format_change(bench.ratio),
+        "confidence": format_confidence(bench, level),
+        "verdict": bench.verdict,
+    }
+
+
+def _named(benches: Sequence[Benchmark], limit: int, why: bool = False) -> tuple[list[str], int]:
+    """``program[variant] (backend)`` for the first ``limit``; the count of the rest."""
+    names = []
+    for bench in benches[:limit]:
+        variant = "" if bench.variant == "default" else f"[{bench.variant}]"
+        text = f"`{bench.program}{variant}` ({bench.backend}"
+        text += f", {bench.metric.replace('_', ' ')})" if bench.metric != "device_time" else ")"
+        reason = bench.error or (bench.head.error if bench.head else None) or "; ".join(bench.notes)
+        if why and reason:
+            text += f": {_escape(reason)[:160]}"
+        names.append(text)
+    return names, max(0, len(benches) - limit)
+
+
+def _counted(n: int, word: str) -> str:
+    plural = "" if n == 1 or word in {"new", "gone"} else "s"
+    return f"{n} {word}{plural}"
+
+
+def verdict_line(summary: Summary) -> str:
+    """The one line at the top: what happened, in words, with the counts."""
+    counts = summary.counts
+    regressions = counts.get("regression", 0)
+    improvements = counts.get("improvement", 0)
+    unchanged = counts.get("unchanged", 0)
+    others = [
+        _counted(counts[key], key if key != "inconclusive" else "inconclusive result")
+        for key in ("inconclusive", "failed", "new", "gone")
+        if counts.get(key)
+    ]
+    tail = ", ".join([f"{unchanged} unchanged", *others])
+    if summary.verdict == "error":
+        what = summary.error or (
+            f"{_counted(counts.get('failed', 0), 'benchmark')} failed"
+            if counts.get("failed")
+            else "no results"
+        )
+        return f"⚠️ **The benchmark run failed** ({_escape(what)[:200]}): no verdict on this change"
+    if summary.verdict == "regression":
+        return (
+            f"❌ **{_counted(regressions, 'regression')}**, "
+            f"{_counted(improvements, 'improvement')}, {tail}"
+        )
+    if improvements:
+        return f"✅ **No regression**: {_counted(improvements, 'improvement')}, {tail}"
+    return f"✅ **Nothing changed**: no benchmark moved beyond its threshold ({tail})"
+
+
+def _openacc(summary: Summary) -> dict[str, Any] | None:
+    acc = summary.openacc
+    if acc is None or (acc.base is None and acc.head is None):
+        return None
+    backends = sorted(
+        {*(acc.base.integrate_nh if acc.base else {}), *(acc.head.integrate_nh if acc.head else {})}
+    )
+    estimates = []
+    backends = [
+        b
+        for b in backends
+        if (acc.base and acc.base.integrate_nh.get(b))
+        or (acc.head and acc.head.integrate_nh.get(b))
+    ]
+    for backend in backends:
+        base = acc.base.integrate_nh.get(backend) if acc.base else None
+        head = acc.head.integrate_nh.get(backend) if acc.head else None
+        estimates.append(
+            {
+                "backend": backend,
+                "base": "–" if base is None else f"{base:.2f}x",
+                "head": "–" if head is None else f"{head:.2f}x",
+                "change": format_change(head / base) if base and head else "–",
+            }
+        )
+    base_programs = {
+        (p.program, p.backend, p.timer): p for p in (acc.base.programs if acc.base else ())
+    }
+    rows = []
+    for p in sorted(acc.head.programs if acc.head else (), key=lambda p: -p.share)[
+        :OPENACC_PROGRAMS
+    ]:
+        before = base_programs.get((p.program, p.backend, p.timer))
+        if p.gt4py_s is None and (before is None or before.gt4py_s is None):
+            continue  # not measured on either side: named below
+        rows.append(
+            {
+                "program": f"`{p.program}`",
+                "timer": f"`{p.timer}`" if p.timer and p.timer != p.program else "",
+                "backend": p.backend,
+                "share": f"{100 * p.share:.1f} %",
+                "openacc": format_time(p.openacc_s),
+                "base": format_time(before.gt4py_s if before else None),
+                "head": format_time(p.gt4py_s),
+                "speedup_base": f"{before.speedup:.2f}x" if before and before.speedup else "–",
+                "speedup_head": f"{p.speedup:.2f}x" if p.speedup else "–",
+            }
+        )
+    gpu = acc.gpu
+    scale = gpu.get("bandwidth_scale")
+    gpu_note = ""
+    if gpu.get("baseline") and gpu.get("measured") and gpu["baseline"] != gpu["measured"]:
+        gpu_note = f"OpenACC measured on {gpu['baseline']}, GT4Py on {gpu['measured']}"
+        if scale:
+            gpu_note += f" (times scaled by {scale:.2f}, {gpu.get('scale_source', 'bandwidth')})"
+    return {
+        "baseline": acc.baseline,
+        "experiment": acc.experiment,
+        "estimates": estimates,
+        "programs": rows,
+        "gpu_note": gpu_note,
+        "forced": [_escape(f) for f in acc.forced],
+        "unmeasured": sorted(
+            {
+                f"`{p.timer or p.program}` ({p.backend})"
+                for p in (acc.head.programs if acc.head else ())
+                if p.gt4py_s is None
+            }
+        ),
+    }
+
+
+def context(
+    summary: Summary,
+    pr: PullRequest,
+    site: Site | None,
+    detail: Detail,
+    *,
+    marker: str,
+    head_now: str | None = None,
+) -> dict[str, Any]:
+    """Everything the template shows, as strings, at one level of detail."""
+    level = float(summary.settings.get("confidence", 0.95))
+    by_verdict: dict[str, list[Benchmark]] = {}
+    for bench in summary.benchmarks:
+        by_verdict.setdefault(bench.verdict, []).append(bench)
+    regressions = sorted(by_verdict.get("regression", []), key=lambda b: -(b.ratio or 0))
+    improvements = sorted(by_verdict.get("improvement", []), key=lambda b: b.ratio or 0)
+    metrics = {b.metric for b in regressions + improvements}
+    codegen = [b for b in summary.benchmarks if b.codegen_changed]
+    notes = []
+    for key, title, benches, why in (
+        ("codegen", "Code generation changed", codegen, False),
+        (
+            "inconclusive",
+            "Inconclusive (too noisy to decide)",
+            by_verdict.get("inconclusive", []),
+            True,
+        ),
+        ("failed", "Failed", by_verdict.get("failed", []), True),
+        ("new", "New (no base)", by_verdict.get("new", []), False),
+        ("gone", "Gone (no head)", by_verdict.get("gone", []), False),
+    ):
+        if benches:
+            names, more = _named(benches, detail.note_items, why)
+            notes.append(
+                {"key": key, "title": title, "n": len(benches), "names": names, "more": more}
+            )
+    full = [b for b in summary.benchmarks if detail.full_unchanged or b.verdict != "unchanged"]
+    order = {
+        v: i
+        for i, v in enumerate(
+            ("regression", "failed", "improvement", "inconclusive", "new", "gone", "unchanged")
+        )
+    }
+    full.sort(key=lambda b: (order.get(b.verdict, 9), b.program, b.variant, b.backend, b.metric))
+    shown_full = full if detail.full_rows is None else full[: detail.full_rows]
+    thresholds = summary.settings.get("thresholds") or {}
+    return {
+        "marker": marker,
+        "grid": summary.grid,
+        "verdict_line": verdict_line(summary),
+        "pr": pr,
+        "sides": [
+            {
+                "name": name,
+                "label": _escape(side.label) or side.short,
+                "commit": _commit(side, pr),
+                "component": side.component,
+                "stack": {k: _stack_entry(k, v, pr) for k, v in side.stack.items() if k != "key"},
+                "key": side.stack.get("key", ""),
+                "machine": _escape(side.machine.get("gpu") or side.machine.get("name") or "–"),
+                "date": side.date[:16].replace("T", " "),
+            }
+            for name, side in (("base", summary.base), ("head", summary.head))
+        ],
+        "components": sorted(
+            {k for s in (summary.base, summary.head) for k in s.stack if k != "key"}
+        ),
+        "head_moved": head_now
+        if head_now and not head_now.startswith(summary.head.commit)
+        else None,
+        "head_now_url": pr.commit_url(head_now) if head_now else None,
+        "head_short": summary.head.short,
+        "show_metric": len(metrics) > 1 or metrics - {"device_time"},
+        "regressions": [_row(b, level, site) for b in regressions[: detail.top_rows]],
+        "regressions_more": max(0, len(regressions) - detail.top_rows),
+        "improvements": [_row(b, level, site) for b in improvements[: detail.top_rows]],
+        "improvements_more": max(0, len(improvements) - detail.top_rows),
+        "openacc": _openacc(summary),
+        "notes": notes,
+        "full": [_row(b, level, site) for b in shown_full],
+        "full_total": len(summary.benchmarks),
+        "full_hidden_unchanged": 0
+        if detail.full_unchanged
+        else len(by_verdict.get("unchanged", [])),
+        "full_more": len(full) - len(shown_full),
+        "settings": {
+            "fdr": summary.settings.get("fdr"),
+            "confidence": level,
+            "thresholds": ", ".join(
+                f"{k.replace('_', ' ')} {100 * v:.0f} %" for k, v in thresholds.items()
+            ),
+        },
+        "site": site,
+        "report_url": site.report(summary.base.commit, summary.head.commit) if site else None,
+        "nothing_changed": summary.verdict == "pass" and not regressions and not improvements,
+    }
+
+
+def render(
+    summary: Summary,
+    pr: PullRequest,
+    site: Site | None = None,
+    *,
+    marker: str = "",
+    head_now: str | None = None,
+    limit: int = LIMIT,
+) -> str:
+    """The comment body: the most detailed form that stays under ``limit`` characters."""
+    from iconbench.timing.report import render as render_template
+
+    body = ""
+    for detail in LEVELS:
+        body = (
+            render_template(
+                TEMPLATE, context(summary, pr, site, detail, marker=marker, head_now=head_now)
+            ).strip()
+            + "\n"
+        )
+        if len(body) <= limit:
+            return body
+    cut = body[: limit - 200].rsplit("\n", 1)[0]
+    if cut.count("<details>") > cut.count("</details>"):
+        cut += "\n\n</details>"
+    return cut + "\n\n… (cut to GitHub's comment limit; the full report is on the site)\n"
