@@ -17,8 +17,9 @@ sys.path.insert(0, str(ROOT / "src"))
 def _numbered(out: pathlib.Path, stem: str) -> list[pathlib.Path]:
     """``stem.json``, ``stem.1.json``, ``stem.2.json``, … in the order they were written.
 
-    Results are never overwritten (``iconbench.runner.output.write_new_or_suffixed``), and the suffix, not
-    the modification time, says which is newer: a fresh clone gives every file the same time.
+    Results are never overwritten (``iconbench.runner.output.write_new_or_suffixed``), and the
+    suffix, not the modification time, says which is newer: a fresh clone gives every file the
+    same time.
     """
     numbered = []
     for path in out.glob(f"{stem}*.json"):
