@@ -21,5 +21,13 @@ else
     export PYTHONPATH="$root/src${PYTHONPATH:+:$PYTHONPATH}"
 fi
 export ICONBENCH_CACHE_DIR="${ICONBENCH_CACHE_DIR:-$root/.cache}"
+# ICONBENCH_SHARED_BUILD_CACHE=1 (the workflows set it): one gt4py build cache for every run
+# on this runner instead of one per stack. gt4py names each build folder by a fingerprint of
+# the generated source and its own version, so different stacks never share a build, and a
+# pull request's head finds main's builds of every program whose code it did not change.
+if [ "${ICONBENCH_SHARED_BUILD_CACHE:-0}" = 1 ]; then
+    export GT4PY_BUILD_CACHE_DIR="${GT4PY_BUILD_CACHE_DIR:-$ICONBENCH_CACHE_DIR/gt4py/shared}"
+    export GT4PY_BUILD_CACHE_LIFETIME=persistent
+fi
 export PYTHONUNBUFFERED=1
 iconbench() { python -m iconbench "$@"; }
