@@ -12,6 +12,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 REPO = pathlib.Path(__file__).resolve().parents[1]
 PROGRAMS = "^(compute_tangential_wind|update_theta_and_exner)\\["
 
@@ -187,3 +189,27 @@ def test_an_unknown_grid_is_one_line_before_any_work(tmp_path):
         "iconbench: error: unknown grid preset 'no_such_grid'; choose one of: " + ", ".join(PRESETS)
     ]
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow  # two suite runs: ~1 min on 2 free cores (tests/baselines checks the selection)
+def test_experiment_selects_its_variants_and_results_record_the_grid(tmp_path):
+    # mch_icon-ch1_medium runs apply_divergence_damping_and_update_vn in one of its 16
+    # variants (is_iau_active=False, limited_area=True, 2nd order on, 4th order off)
+    suite = [*SUITE, "--out", str(tmp_path), "--backends", "embedded", "--grid",
+             "tiny", "--experiment", "mch_icon-ch1_medium", "--programs",
+             "^(apply_divergence_damping_and_update_vn|compute_tangential_wind)\\["]  # fmt: skip
+    measured = _run(*suite, "measure", "--samples", "5", "--max-s", "0.2")
+    assert measured.returncode == 0, measured.stderr[-2000:]
+    assert "measure: 2 cases" in measured.stderr + measured.stdout
+    written = _run(*suite, "asv")
+    assert written.returncode == 0, written.stderr[-2000:]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["experiment"] == "mch_icon-ch1_medium"
+    assert summary["grid_counts"] == {"cells": 512, "edges": 768, "vertices": 256, "levels": 10}
+    assert {c["case"] for c in summary["cases"]} == {
+        "compute_tangential_wind[default]",
+        "apply_divergence_damping_and_update_vn[is_iau_active=False-limited_area=True-"
+        "apply_2nd_order_divergence_damping=True-apply_4th_order_divergence_damping=False]",
+    }
+    (result_file,) = (tmp_path / "asv").glob("*/*-existing-*.json")
+    assert json.loads(result_file.read_text())["params"]["grid_counts"] == "tiny:512/768/256/10"

@@ -7,8 +7,9 @@
 # Usage (repository root, wheels in .whl/):
 #   ICONBENCH_COMMIT=<sha> bash ci/gpu/lease.sh start gtfn_gpu,dace_gpu [WAIT_S]
 #   bash ci/gpu/lease.sh wait [WAIT_S]
-# Environment: ICONBENCH_GPU_GRID (default ch1_medium), ICONBENCH_VARIANTS=all (default: the
-# first variant of each program), ICONBENCH_CHECKS (programs per backend cross-checked, 5; 0
+# Environment: ICONBENCH_EXPERIMENT (e.g. mch_icon-ch1_medium: every program in the variants
+# the experiment runs, on its grid), ICONBENCH_GPU_GRID (default: the experiment's grid, else
+# ch1_medium), ICONBENCH_VARIANTS=all (default: the first variant of each program), ICONBENCH_CHECKS (programs per backend cross-checked, 5; 0
 # skips the cupyx and ncu checks), ICONBENCH_VERIFY (backends to verify, default all; none
 # skips verification), ICONBENCH_MEASURE_S (seconds kept after compiling for measuring and
 # the rest, 600), ICONBENCH_DEADLINE_S (seconds the whole job may take: compiling and
@@ -19,10 +20,17 @@ run=/tmp/iconbench-run
 action="${1:-wait}"
 
 pipeline() {
-    local backends="$1" grid="${ICONBENCH_GPU_GRID:-ch1_medium}" out="$run/h100"
+    local backends="$1" grid="${ICONBENCH_GPU_GRID:-}" out="$run/h100"
     local variants=(--one-variant) checks="${ICONBENCH_CHECKS:-5}"
     local deadline=$((SECONDS + ${ICONBENCH_DEADLINE_S:-100000}))
     [ "${ICONBENCH_VARIANTS:-}" = all ] && variants=()
+    local selection=(--grid "${grid:-ch1_medium}")
+    if [ -n "${ICONBENCH_EXPERIMENT:-}" ]; then
+        # the experiment chooses the variants (and, unless ICONBENCH_GPU_GRID, the grid)
+        variants=()
+        selection=(--experiment "$ICONBENCH_EXPERIMENT")
+        [ -n "$grid" ] && selection+=(--grid "$grid")
+    fi
     cd "$root" || exit 1
     # shellcheck source=/dev/null
     source ci/gpu-env.sh || exit 1
@@ -32,7 +40,7 @@ pipeline() {
     # `start` has set aside whatever an earlier job left on this machine
     cp results/h100/work/*.jsonl "$out/work/"
     nvidia-smi >"$run/nvidia-smi.txt" 2>&1
-    local suite=(python3 -m iconbench suite --out "$out" --backends "$backends" --grid "$grid")
+    local suite=(python3 -m iconbench suite --out "$out" --backends "$backends" "${selection[@]}")
     "${suite[@]}" plan "${variants[@]}"
     # no compile starts later than ICONBENCH_MEASURE_S before the deadline (what `plan` says
     # measuring will take, plus the checks and result files)

@@ -25,7 +25,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.grids.presets import GridCounts, counts_of
 from iconbench.timing.statistics import SampleStats, summarize
+
+#: Key of an asv result file's ``params`` holding the counts of each grid measured in it:
+#: ``"NAME:cells/edges/vertices/levels[,NAME:...]"`` (asv keeps params as strings).
+GRID_COUNTS_PARAM = "grid_counts"
+#: Key of the params holding the options of each backend variant of ``backends.toml`` measured.
+BACKEND_OPTIONS_PARAM = "backend_options"
 
 #: The asv benchmark of each kind, in ``benchmarks/programs.py``.
 SUITE = "programs.Programs"
@@ -62,6 +69,8 @@ class ResultRecord:
         env_name: asv environment name.
         params: the raw parameter values of the combination, by asv parameter name.
         benchmark: full asv benchmark name, e.g. ``programs.Programs.time_device``.
+        grid_counts: the counts of the grid the file recorded for ``grid`` (``None`` in files
+            written before counts were recorded: see :func:`grid_counts`).
 
     """
 
@@ -79,6 +88,86 @@ class ResultRecord:
     env_name: str
     params: dict[str, str]
     benchmark: str
+    grid_counts: GridCounts | None = None
+
+
+def format_grid_counts(counts: dict[str, GridCounts]) -> str:
+    """The ``grid_counts`` param of a result file.
+
+    >>> format_grid_counts({"tiny": GridCounts(512, 768, 256, 10)})
+    'tiny:512/768/256/10'
+    >>> parse_grid_counts(_) == {"tiny": GridCounts(512, 768, 256, 10)}
+    True
+    """
+    return ",".join(
+        f"{name}:{c.cells}/{c.edges}/{c.vertices}/{c.levels}" for name, c in sorted(counts.items())
+    )
+
+
+def parse_grid_counts(text: str) -> dict[str, GridCounts]:
+    """Inverse of :func:`format_grid_counts` (``{}`` for an empty or foreign value)."""
+    found = {}
+    for item in filter(None, text.split(",")):
+        name, _, numbers = item.rpartition(":")
+        try:
+            found[name] = GridCounts(*(int(n) for n in numbers.split("/")))
+        except (TypeError, ValueError):
+            continue
+    return found
+
+
+def grid_counts(record: ResultRecord) -> GridCounts | None:
+    """The counts of the grid a record was measured on.
+
+    Recorded in the result file since counts are recorded; for older files, the counts the
+    preset name generates (presets never change their counts, ``ch1_medium`` included: a test
+    freezes them), ``None`` for a grid name that is no preset.
+    """
+    if record.grid_counts is not None:
+        return record.grid_counts
+    try:
+        return counts_of(record.grid)
+    except IconbenchError:
+        return None
+
+
+def check_same_grid(
+    first: Iterable[ResultRecord | GridCounts | None],
+    second: Iterable[ResultRecord | GridCounts | None],
+    what: tuple[str, str] = ("base", "head"),
+) -> GridCounts | None:
+    """Refuse to compare results measured on grids of different counts (one clear line).
+
+    Each side is records (their :func:`grid_counts`) or counts; each side must be on one grid
+    and both on the same one. Returns the common counts (``None`` when neither side knows).
+    The gate calls this before comparing two result sets; ``speedup`` before a baseline.
+
+    >>> a, b = GridCounts(44526, 67130, 22605, 80), GridCounts(1147333, 1722722, 575390, 80)
+    >>> check_same_grid([a], [a]) == a
+    True
+    >>> check_same_grid([a], [b])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: base and head were measured on different grids (cells ...
+    """
+    sides = []
+    for name, items in zip(what, (first, second), strict=True):
+        counts = {
+            (grid_counts(item) if isinstance(item, ResultRecord) else item) for item in items
+        } - {None}
+        if len(counts) > 1:
+            listed = "; ".join(str(c) for c in sorted(counts))
+            raise IconbenchError(
+                f"{name} holds results of {len(counts)} grids ({listed}); select one with --grid"
+            )
+        sides.append(next(iter(counts), None))
+    if None not in sides and sides[0] != sides[1]:
+        raise IconbenchError(
+            f"{what[0]} and {what[1]} were measured on different grids "
+            f"({sides[0].differences(sides[1])}); compare results of one grid (select it with "
+            "--grid)"
+        )
+    return sides[0] or sides[1]
 
 
 def _unquote(value: str) -> str:
@@ -106,25 +195,89 @@ def read(results_dir: str | os.PathLike[str]) -> list[ResultRecord]:
     root = pathlib.Path(results_dir)
     if not root.is_dir():
         raise IconbenchError(f"no asv results directory at {root}")
-    units = {
-        name: bench.get("unit", "")
-        for name, bench in _load_benchmarks(root).items()
-        if isinstance(bench, dict)
-    }
+    units = units_of(root)
     records: list[ResultRecord] = []
-    for path in sorted(root.glob("*/*.json")):
-        if path.name == "machine.json":
-            continue
+    for path in result_paths(root):
         data = json.loads(path.read_text(encoding="utf-8"))
         records.extend(_records_of_file(data, units))
     return records
 
 
-def _records_of_file(data: dict[str, Any], units: dict[str, str]) -> Iterable[ResultRecord]:
+@dataclasses.dataclass(frozen=True)
+class ResultFile:
+    """One asv result file: what it says about its run, and its records.
+
+    Attributes:
+        path: the file.
+        commit: the commit hash of the run.
+        date_ms: asv's ``date`` (milliseconds since the epoch: the commit's date for
+            ``asv run``, the run's for ``--set-commit-hash`` and iconbench's own writers).
+        machine: the asv machine description the run recorded (``machine``, ``cpu``, and
+            ``gpu`` where the runner's ``machine.json`` has one).
+        env_name: asv environment name (iconbench's name the stack and grid in it).
+        records: one :class:`ResultRecord` per benchmark and parameter combination.
+
+    """
+
+    path: pathlib.Path
+    commit: str
+    date_ms: int
+    machine: dict[str, str]
+    env_name: str
+    records: tuple[ResultRecord, ...]
+
+
+def units_of(results_dir: pathlib.Path) -> dict[str, str]:
+    """The unit of every benchmark in ``benchmarks.json`` (empty when it is missing)."""
+    return {
+        name: bench.get("unit", "")
+        for name, bench in _load_benchmarks(results_dir).items()
+        if isinstance(bench, dict)
+    }
+
+
+def result_paths(results_dir: pathlib.Path) -> list[pathlib.Path]:
+    """The result files of an asv ``results_dir`` (``<machine>/<file>.json``), sorted."""
+    return [p for p in sorted(results_dir.glob("*/*.json")) if p.name != "machine.json"]
+
+
+def read_file(
+    path: pathlib.Path, units: dict[str, str] | None = None, *, with_stats: bool = True
+) -> ResultFile:
+    """One result file; a file that is not asv's result format raises one clear line.
+
+    ``with_stats=False`` leaves :attr:`ResultRecord.stats` empty (readers that only need
+    medians, such as the history site over hundreds of files, skip the summaries).
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise IconbenchError(f"{path}: not a readable asv result file ({error})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        raise IconbenchError(f"{path}: not an asv result file (no 'results' object)")
+    try:
+        records = tuple(_records_of_file(data, units or {}, with_stats=with_stats))
+        params = data.get("params") or {}
+        return ResultFile(
+            path=path,
+            commit=str(data.get("commit_hash") or ""),
+            date_ms=int(data.get("date") or 0),
+            machine={str(k): str(v) for k, v in params.items()},
+            env_name=str(data.get("env_name") or ""),
+            records=records,
+        )
+    except (TypeError, ValueError, AttributeError, IconbenchError) as error:
+        raise IconbenchError(f"{path}: malformed asv result file ({error})") from None
+
+
+def _records_of_file(
+    data: dict[str, Any], units: dict[str, str], *, with_stats: bool = True
+) -> Iterable[ResultRecord]:
     from iconbench.suite import split_case
 
     columns = data.get("result_columns", [])
     machine = data.get("params", {}).get("machine", "")
+    recorded = parse_grid_counts(str(data.get("params", {}).get(GRID_COUNTS_PARAM, "")))
     for name, row in data.get("results", {}).items():
         entry = dict(zip(columns, row, strict=False))
         params = entry.get("params") or []
@@ -147,13 +300,14 @@ def _records_of_file(data: dict[str, Any], units: dict[str, str]) -> Iterable[Re
                 kind=name.rsplit(".", 1)[-1],
                 value=None if value is None else float(value),
                 samples=sample_tuple,
-                stats=summarize(sample_tuple) if sample_tuple else None,
+                stats=summarize(sample_tuple) if sample_tuple and with_stats else None,
                 unit=units.get(name, ""),
                 commit=data.get("commit_hash", ""),
                 machine=machine,
                 env_name=data.get("env_name", ""),
                 params=named,
                 benchmark=name,
+                grid_counts=recorded.get(named.get("grid", "")),
             )
 
 
@@ -250,13 +404,24 @@ def write_asv(
     env_name: str,
     python: str,
     date_ms: int | None = None,
+    grids: dict[str, GridCounts] | None = None,
 ) -> pathlib.Path:
     """Write one asv result file (plus ``benchmarks.json`` and ``machine.json`` if missing).
 
     ``values[kind][(case, backend, grid)] = (value, samples)`` with ``kind`` the method name
     (``time_device``…). Combinations without a value are stored as ``None`` (failed/skipped),
-    exactly as ``asv run`` does. Refuses to overwrite an existing result file.
+    exactly as ``asv run`` does. Refuses to overwrite an existing result file. ``grids``: the
+    counts of each grid measured (default: of the presets named in ``values``), stored in the
+    file's params under :data:`GRID_COUNTS_PARAM`.
     """
+    if grids is None:
+        names = {key[2] for by_key in values.values() for key in by_key}
+        grids = {}
+        for name in names:
+            try:
+                grids[name] = counts_of(name)
+            except IconbenchError:
+                continue
     from asv import results as asv_results
     from asv import runner as asv_runner
 
@@ -268,8 +433,18 @@ def write_asv(
     machine_json = root / machine["machine"] / "machine.json"
     if not machine_json.exists():
         _atomic_write(machine_json, json.dumps({**machine, "version": 1}, indent=4))
+    params = {**machine, "python": python}
+    if grids:
+        params[GRID_COUNTS_PARAM] = format_grid_counts(grids)
+    from iconbench.programs.backend_variants import variants
+
+    measured = sorted({key[1] for by_key in values.values() for key in by_key} & set(variants()))
+    if measured:  # the DaCe variants' options (backends.toml), as they were when measured
+        params[BACKEND_OPTIONS_PARAM] = "; ".join(
+            f"{name}: {variants()[name].describe()}" for name in measured
+        )
     result = asv_results.Results(
-        {**machine, "python": python},
+        params,
         {},
         commit,
         date_ms or int(datetime.datetime.now(datetime.UTC).timestamp() * 1000),

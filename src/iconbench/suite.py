@@ -138,9 +138,13 @@ def split_case(case: str) -> tuple[str, str]:
 def is_gpu_backend(backend: str) -> bool:
     """Whether ``backend`` runs on a GPU (by name).
 
-    >>> is_gpu_backend("dace_gpu"), is_gpu_backend("gtfn_cpu")
-    (True, False)
+    >>> is_gpu_backend("dace_gpu"), is_gpu_backend("gtfn_cpu"), is_gpu_backend("dace_gpu_noauto")
+    (True, False, True)
     """
+    from iconbench.programs.backend_variants import variants
+
+    if (variant := variants().get(backend)) is not None:
+        return variant.device == "gpu"
     return backend.endswith("_gpu") or backend == "gpu"
 
 

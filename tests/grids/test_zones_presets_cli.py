@@ -179,3 +179,54 @@ def test_smallest_accepted_sizes_make_consistent_grids(cells, limited_area):
     for dim in DIMS:
         start, end = bounds(generated.grid, dim, h_grid.Zone.INTERIOR)
         assert end > start
+
+
+#: Every preset's generated counts, frozen: results name their grid by preset, so a preset must
+#: never generate another grid under the same name (add a new preset instead).
+FROZEN_COUNTS = {
+    "tiny": (512, 768, 256, 10),
+    "tiny_lam": (1907, 2930, 1024, 10),
+    "small": (20088, 30132, 10044, 65),
+    "icon_benchmark_regional": (44526, 67130, 22605, 80),
+    "mch_icon-ch1_medium": (44526, 67130, 22605, 80),
+    "icon_benchmark_global": (328104, 492156, 164052, 80),
+    "ch1_operational": (1147333, 1722722, 575390, 80),
+    "ch1_medium": (1147333, 1722722, 575390, 80),  # what results/h100 measured
+    "gpu_1m": (1000160, 1500240, 500080, 80),
+}
+
+
+@pytest.mark.parametrize("name", FROZEN_COUNTS)
+def test_preset_counts_never_change(name):
+    assert tuple(grids.PRESETS[name].counts.as_dict().values()) == FROZEN_COUNTS[name]
+
+
+def test_presets_are_true_to_their_names():
+    # icon4py: icon_benchmark_regional = MCH_OPR_R19B08_DOMAIN01, 44 528 / 67 096 / 22 569
+    regional = grids.PRESETS["icon_benchmark_regional"]
+    assert (regional.real.cells, regional.real.edges, regional.real.vertices) == (
+        44_528,
+        67_096,
+        22_569,
+    )
+    # the generated patch: closest near-square lattice, Euler characteristic 1 like the domain
+    assert abs(regional.num_cells - 44_528) <= 2
+    assert regional.num_vertices - regional.num_edges + regional.num_cells == 1
+    assert regional.exactness().startswith("approx.: cells -2")
+    assert "inferred" in grids.PRESETS["mch_icon-ch1_medium"].real.inferred
+    assert grids.PRESETS["icon_benchmark_global"].real.cells == 327_680
+    assert grids.PRESETS["ch1_operational"].real.cells == 1_147_980
+    assert grids.PRESETS["ch1_medium"].counts == grids.PRESETS["ch1_operational"].counts
+
+
+def test_cli_listing_shows_real_counts_with_sources(capsys):
+    assert cli.main(["grid"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    regional = next(line for line in lines if line.startswith("icon_benchmark_regional "))
+    assert regional.split()[2:6] == ["44528", "67096", "22569", "80"]
+    assert "approx.: cells -2" in regional
+    experiment = lines.index(next(line for line in lines if line.startswith("mch_icon-ch1_med")))
+    block = "\n".join(lines[experiment : experiment + 5])
+    assert "MCH_OPR_R19B08_DOMAIN01" in block
+    assert "inferred:" in block
+    assert "137 x 165 lattice, 44526 cells / 67130 edges / 22605 vertices / 80 levels" in block

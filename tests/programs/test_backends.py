@@ -32,3 +32,28 @@ def test_availability_says_why_not():
     assert why == ""
     usable, why = backends.available("dace_gpu")
     assert usable or why  # no GPU here: the reason is given
+
+
+def test_variants_come_from_the_file_users_edit(tmp_path, monkeypatch):
+    from iconbench.programs import backend_variants
+
+    # the shipped backends.toml: the old names keep working, block sizes are options
+    assert {"dace_cpu_noauto", "dace_gpu_noauto", "dace_gpu_sync", "dace_gpu_nometrics"} <= set(
+        backends.names()
+    )
+    block = backends.descriptor("dace_gpu_block64x4")
+    assert block["optimization_args"] == {"gpu_block_size": [64, 4, 1]}
+    assert backends.is_gpu("dace_gpu_block128_1d")
+    assert backend_variants.options_of(["gtfn_gpu", "dace_gpu_sync"]) == {
+        "dace_gpu_sync": {"async_sdfg_call": False}
+    }
+    # a user's own file; a misspelt option is refused (icon4py's factory would swallow it)
+    mine = tmp_path / "backends.toml"
+    mine.write_text(
+        'version = 1\n[dace_gpu_mine]\ndevice = "gpu"\noptions = { auto_optimise = false }\n'
+    )
+    monkeypatch.setenv(backend_variants.ENV_VAR, str(mine))
+    assert "dace_gpu_mine" in backends.names()
+    assert "dace_gpu_noauto" not in backends.names()
+    with pytest.raises(IconbenchError, match=r"unknown option 'auto_optimise'.*auto_optimize"):
+        backends.descriptor("dace_gpu_mine")

@@ -1,6 +1,7 @@
 """Which ledger records count as measured: the resumption rules of the one-process runs."""
 
 import dataclasses
+import json
 import weakref
 
 from iconbench.timing import session
@@ -107,3 +108,8 @@ def test_each_case_is_freed_before_the_next_is_prepared(tmp_path):
     )
     assert [r.error for r in measured] == [None, None, None]
     assert alive_when_preparing == [0, 0, 0]
+    # every ledger line records the grid's counts, so a later preset change cannot relabel it
+    lines = (tmp_path / "session.jsonl").read_text().splitlines()
+    assert [json.loads(line)["grid_counts"] for line in lines] == 3 * [
+        {"cells": 512, "edges": 768, "vertices": 256, "levels": 10}
+    ]

@@ -53,6 +53,8 @@ class GT4PyTiming:
     gpu: str
     samples_s: tuple[float, ...]
     metric: str = "compute"
+    #: counts of the grid measured on (asv results record them; ``None``: unknown, a dump)
+    grid_counts: Any = None
 
     @property
     def variant(self) -> str:
@@ -178,6 +180,8 @@ def from_records(
     (variant ``default``: none). asv records the machine, not the GPU: the GPU is ``gpu`` if
     given, else the asv machine name.
     """
+    from iconbench.results import grid_counts
+
     wanted = ASV_KINDS[metric]
     by_case: dict[tuple[str, str, str, str], Any] = {}
     for record in records:
@@ -202,9 +206,20 @@ def from_records(
                 gpu=gpu or machine,
                 samples_s=tuple(float(s) for s in record.samples),
                 metric=record.kind,
+                grid_counts=grid_counts(record),
             )
         )
     return timings
+
+
+def _preset_counts(grid: str) -> Any:
+    """The counts of a grid named by preset (a dump's ``--grid``), else ``None``."""
+    from iconbench.grids.presets import counts_of
+
+    try:
+        return counts_of(grid)
+    except IconbenchError:
+        return None
 
 
 def load(
@@ -229,7 +244,8 @@ def load(
                     f"{path}: a gt4py metrics dump does not record grid or GPU; "
                     "pass --grid and --gpu (e.g. --grid R04B09 --gpu A100)"
                 )
-            return from_metrics_dump(text, grid=grid, gpu=gpu, metric=metric, origin=str(path))
+            timings = from_metrics_dump(text, grid=grid, gpu=gpu, metric=metric, origin=str(path))
+            return [dataclasses.replace(t, grid_counts=_preset_counts(grid)) for t in timings]
     if not path.is_dir():
         raise IconbenchError(
             f"{path}: not a gt4py metrics dump nor an asv results directory; pass the dump "

@@ -36,12 +36,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from iconbench.baselines.format import Baseline, Timer, slug
 from iconbench.baselines.gt4py_timings import GT4PyTiming
 from iconbench.baselines.mapping import ProgramRef, TimerMapping, TimerProgramMapping
 from iconbench.errors import IconbenchError
+from iconbench.grids.presets import GridCounts
 
 #: The upstream goal for the dycore on a single GPU (DaCe optimisation project).
 GOAL = 1.5
@@ -70,6 +70,8 @@ class Row:
     speedup: float | None = None
     ci: tuple[float, float] | None = None
     metric: str = ""
+    #: estimate for the baseline's GPU (speed-up x bandwidth ratio), when the GPUs differ
+    speedup_bandwidth_scaled: float | None = None
 
     @property
     def counted(self) -> bool:
@@ -102,6 +104,8 @@ class Estimate:
     reference: str
     openacc_s: float
     gt4py_s: float
+    #: estimate for the baseline's GPU (value x bandwidth ratio), when the GPUs differ
+    value_bandwidth_scaled: float | None = None
 
     @property
     def distance_to_goal(self) -> float:
@@ -137,19 +141,42 @@ class Report:
     backends: tuple[BackendReport, ...]
     unmapped: tuple[tuple[str, float, str], ...]
     forced: tuple[str, ...]
+    #: :meth:`GpuScaling.as_dict` when GT4Py ran on another GPU than the baseline (estimate)
+    gpu_scaling: dict[str, Any] | None = None
+    #: the experiment compared against (its file), when one was given
+    experiment_file: str = ""
 
 
-def check_comparable(baseline: Baseline, timings: Sequence[GT4PyTiming], force: bool) -> list[str]:
+def check_comparable(
+    baseline: Baseline,
+    timings: Sequence[GT4PyTiming],
+    force: bool,
+    grid: tuple[str, GridCounts] | None = None,
+) -> list[str]:
     """Refuse timings from another grid or GPU than the baseline's, unless ``force``.
 
-    Names are compared as slugs (``A100`` == ``a100``). Returns the forced mismatches, which the
-    report prints, so a forced comparison can never pass for a like-for-like one.
+    ``grid``: the experiment's grid (preset name and counts); timings are then compared by the
+    counts of the grid they were measured on, so a renamed preset cannot pass for another
+    grid. Without it, grid names are compared as slugs (``A100`` == ``a100``). Returns the
+    forced mismatches, which the report prints, so a forced comparison can never pass for a
+    like-for-like one.
     """
     mismatches = []
-    for what, ours, theirs in (
-        ("grid", baseline.experiment.grid, {t.grid for t in timings}),
-        ("GPU", baseline.machine.gpu, {t.gpu for t in timings}),
-    ):
+    if grid is not None:
+        name, counts = grid
+        others = sorted(
+            {(t.grid, t.grid_counts) for t in timings if t.grid_counts != counts},
+            key=lambda item: item[0],
+        )
+        mismatches += [
+            f"grid differs: the experiment's {name!r} has {counts}, GT4Py timings on {g!r} "
+            f"have {c if c else 'unknown counts'}"
+            for g, c in others
+        ]
+    checks = [("GPU", baseline.machine.gpu, {t.gpu for t in timings})]
+    if grid is None:
+        checks.insert(0, ("grid", baseline.experiment.grid, {t.grid for t in timings}))
+    for what, ours, theirs in checks:
         other = sorted(x for x in theirs if slug(x) != slug(ours))
         if other:
             mismatches.append(
@@ -203,6 +230,7 @@ def _bootstrap(
     """Percentile bootstrap CI of ``statistic(*medians)``; None with < 2 samples anywhere."""
     if not samples or min(len(s) for s in samples) < 2:
         return None
+    from scipy import stats  # seconds to import: only when an interval is asked for
 
     def vectorised(*xs: np.ndarray, axis: int = -1) -> np.ndarray:
         return statistic(*(np.median(x, axis=axis) for x in xs))
@@ -356,14 +384,22 @@ def compare(
     force: bool = False,
     backends: Sequence[str] | None = None,
     pins: Mapping[str, Any] | None = None,
+    grid: tuple[str, GridCounts] | None = None,
+    gpu_scaling: Any = None,
+    experiment_file: str = "",
 ) -> Report:
     """The full report: refuses other grids/GPUs unless ``force`` (then says so).
 
-    ``pins`` fixes static arguments for every program (see :func:`pinned`).
+    ``pins`` fixes static arguments for every program (see :func:`pinned`); ``grid`` is the
+    experiment's grid (see :func:`check_comparable`). ``gpu_scaling``
+    (:class:`iconbench.baselines.gpu_scaling.GpuScaling`) adds, when the GPUs differ, the
+    speed-ups restated for the baseline's GPU by memory bandwidth, marked as estimates.
     """
     if not timings:
         raise IconbenchError("no GT4Py timings to compare; check the RESULTS input")
-    forced = check_comparable(baseline, timings, force)
+    forced = check_comparable(baseline, timings, force, grid)
+    gpus_differ = any(slug(t.gpu) != slug(baseline.machine.gpu) for t in timings)
+    factor = gpu_scaling.factor if gpu_scaling is not None and gpus_differ else None
     step = _step_time(baseline, mapping)
     present = sorted({t.backend for t in timings})
     chosen = list(backends) if backends else present
@@ -389,11 +425,23 @@ def compare(
             rows.append(row)
             used[timer.name] = measured
         rows.sort(key=lambda r: r.share, reverse=True)
+        estimate = _estimate(baseline, rows, used, step)
+        if factor is not None:
+            rows = [
+                dataclasses.replace(r, speedup_bandwidth_scaled=r.speedup * factor)
+                if r.speedup is not None
+                else r
+                for r in rows
+            ]
+            if estimate is not None:
+                estimate = dataclasses.replace(
+                    estimate, value_bandwidth_scaled=estimate.value * factor
+                )
         reports.append(
             BackendReport(
                 backend=backend,
                 rows=tuple(rows),
-                estimate=_estimate(baseline, rows, used, step),
+                estimate=estimate,
                 granules=tuple(_granules(rows, mapping, backend, timings)),
             )
         )
@@ -418,4 +466,6 @@ def compare(
         backends=tuple(reports),
         unmapped=unmapped,
         forced=tuple(forced),
+        gpu_scaling=gpu_scaling.as_dict() if factor is not None else None,
+        experiment_file=experiment_file,
     )

@@ -39,6 +39,11 @@ def _backend(report: BackendReport) -> list[str]:
             f"{_ms(row.openacc_s):>11} "
             f"{_ms(row.gt4py_s):>10} {_x(row.speedup):>9} {_ci(row.ci):>18} {spread:>17}  "
             f"{status}"
+            + (
+                f"  [{row.speedup_bandwidth_scaled:.3g}x est.*]"
+                if row.speedup_bandwidth_scaled is not None
+                else ""
+            )
         )
         lines.append(f"    programs: {', '.join(row.programs)}; GT4Py metric: {row.metric or '-'}")
     if (est := report.estimate) is not None:
@@ -52,6 +57,14 @@ def _backend(report: BackendReport) -> list[str]:
             f"  integrate_nh estimate: {est.value:.3g}x, 95% CI {_ci(est.ci)} "
             f"(sum calls x OpenACC {est.openacc_s:.4g} s / sum calls x GT4Py {est.gt4py_s:.4g} s)",
             f"  coverage: {est.coverage:.1%} of OpenACC time ({est.reference})",
+            *(
+                [
+                    f"  integrate_nh estimate scaled to the baseline's GPU: "
+                    f"{est.value_bandwidth_scaled:.3g}x (estimate*)"
+                ]
+                if est.value_bandwidth_scaled is not None
+                else []
+            ),
             f"  goal {GOAL}x: distance {est.distance_to_goal:+.3g}x; {verdict}",
         ]
     else:
@@ -72,10 +85,20 @@ def render(report: Report) -> str:
         f"baseline {report.baseline}: {report.experiment}, grid {report.grid}, GPU {report.gpu}",
         f"GT4Py timings: grid {', '.join(report.gt4py_grids)}, GPU {', '.join(report.gt4py_gpus)}",
     ]
+    if report.experiment_file:
+        lines.append(f"experiment {report.experiment_file}")
     if report.forced:
         lines += [
             f"WARNING (--force): {m}; these speed-ups are NOT like for like" for m in report.forced
         ]
+    if report.gpu_scaling is not None:
+        g = report.gpu_scaling
+        b, o = g["baseline"], g["gt4py"]
+        lines.append(
+            f"* estimate: speed-up x {g['factor']:.3f} = {b['gpu']} {b['bytes_per_s'] / 1e12:.3g} "
+            f"TB/s ({b['kind']}) / {o['gpu']} {o['bytes_per_s'] / 1e12:.3g} TB/s ({o['kind']}): "
+            "GT4Py restated for the baseline's GPU assuming memory-bound kernels; not measured"
+        )
     for backend in report.backends:
         lines += ["", *_backend(backend)]
     if report.unmapped:

@@ -16,6 +16,7 @@ class Grid(Command):
     examples = (
         "iconbench grid",
         "iconbench grid --preset tiny_lam",
+        "iconbench grid --preset icon_benchmark_regional   # 44 528-cell R19B08 domain",
         "iconbench grid --cells 1000000 --levels 80",
         "iconbench grid --preset ch2 --write-grid-file ch2.nc",
         "iconbench grid --grid-file icon_grid_0002_R19B07_mch.nc --levels 80",
@@ -45,15 +46,30 @@ class Grid(Command):
 
         if args.preset is None and args.cells is None and args.grid_file is None:
             print(
-                f"{'preset':<12} {'kind':<6} {'cells':>10} {'edges':>10} {'vertices':>10} "
-                f"{'levels':>6}  description"
+                f"{'preset':<24} {'kind':<5} {'cells':>9} {'edges':>9} {'vertices':>9} "
+                f"{'levels':>6}  generated grid vs the real one; description"
             )
             for spec in grids.PRESETS.values():
                 kind = "lam" if spec.limited_area else "torus"
-                print(
-                    f"{spec.name:<12} {kind:<6} {spec.num_cells:>10} {spec.num_edges:>10} "
-                    f"{spec.num_vertices:>10} {spec.num_levels:>6}  {spec.description}"
+                real = spec.real
+                cells, edges, vertices = (
+                    (real.cells, real.edges or "-", real.vertices or "-")
+                    if real
+                    else (spec.num_cells, spec.num_edges, spec.num_vertices)
                 )
+                print(
+                    f"{spec.name:<24} {kind:<5} {cells:>9} {edges:>9} {vertices:>9} "
+                    f"{spec.num_levels:>6}  {spec.exactness()}; {spec.description}"
+                )
+                if real is not None:
+                    print(f"{'':<26}real grid: {real.name}; source: {real.source}")
+                    print(f"{'':<26}generated: {spec.nx} x {spec.ny} lattice, {spec.counts}")
+                    if real.inferred:
+                        print(f"{'':<26}{real.inferred}")
+            print(
+                "counts: of the real ICON grid where a preset stands for one (with its source), "
+                "else of the generated grid; results record the generated grid's counts"
+            )
             return 0
         from iconbench.grids import checks
 

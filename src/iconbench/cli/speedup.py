@@ -6,7 +6,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from iconbench.baselines import gt4py_timings, mapping, speedup, speedup_table, store
+from iconbench.baselines import (
+    experiments,
+    gpu_scaling,
+    gt4py_timings,
+    mapping,
+    speedup,
+    speedup_table,
+    store,
+)
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
@@ -28,6 +36,10 @@ class Speedup(Command):
     name = "speedup"
     summary = "speed-up of GT4Py over an OpenACC baseline, per program and for integrate_nh"
     examples = (
+        "iconbench speedup results/h100/asv --experiment mch_icon-ch1_medium --force   "
+        "# H100 vs the GH200 baseline: raw and bandwidth-scaled (estimate)",
+        "iconbench speedup results/h100/asv --experiment mch_icon-ch1_medium --force "
+        "--static rayleigh_type=1 --json",
         "iconbench speedup gt4py_timers.json --baseline mch-r04b09/unknown_unknown_2024-05 "
         "--grid R04B09 --gpu A100",
         "iconbench speedup .asv/results --baseline mch-r04b09/unknown_unknown_2024-05 "
@@ -41,7 +53,15 @@ class Speedup(Command):
             type=Path,
             help="gt4py metrics dump (GT4PY_DUMP_METRICS_AT_EXIT) or asv results directory",
         )
-        parser.add_argument("--baseline", required=True, help="stored baseline name or file")
+        parser.add_argument(
+            "--experiment",
+            help="ICON experiment (baselines/experiments/NAME.toml): its baseline, grid and "
+            "static arguments",
+        )
+        parser.add_argument(
+            "--baseline",
+            help="stored baseline name or file (default: the experiment's; one is required)",
+        )
         parser.add_argument("--store", type=Path, default=None, help="baselines directory")
         parser.add_argument(
             "--mapping",
@@ -71,7 +91,7 @@ class Speedup(Command):
             action="append",
             default=[],
             metavar="KEY=VALUE",
-            help="pin a static argument for all programs (the experiment's configuration)",
+            help="pin a static argument for all programs (overrides the experiment's value)",
         )
         parser.add_argument(
             "--force",
@@ -82,9 +102,44 @@ class Speedup(Command):
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
-        pins = _pins(args.static)
-        baseline = store.load(args.store or store.default_root(), args.baseline)
+        cli_pins = _pins(args.static)
+        experiment = experiments.load(args.experiment) if args.experiment else None
+        if experiment is None and not args.baseline:
+            raise IconbenchError(
+                "give --experiment NAME (one of: "
+                f"{', '.join(experiments.names()) or 'none'}) or --baseline NAME"
+            )
+        experiments.check_static_names(cli_pins, what="--static: ")
+        pins = (experiment.pins if experiment else {}) | cli_pins
+        baseline = store.load(
+            args.store or store.default_root(),
+            args.baseline or experiment.baseline,  # type: ignore[union-attr]
+        )
         timings = gt4py_timings.load(args.results, grid=args.grid, gpu=args.gpu, metric=args.metric)
+        grid = None
+        if experiment is not None:
+            from iconbench.grids.presets import counts_of
+
+            grid = (experiment.grid, counts_of(experiment.grid))
+            on_grid = [t for t in timings if t.grid_counts == grid[1]]
+            if on_grid and args.grid is None:
+                timings = on_grid
+            elif not on_grid and not args.force:
+                measured = ", ".join(sorted({f"{t.grid} ({t.grid_counts})" for t in timings}))
+                raise IconbenchError(
+                    f"{args.results}: no timings on experiment {experiment.name}'s grid "
+                    f"{experiment.grid!r} ({grid[1]}), only on {measured}; measure it "
+                    f"(ci/gpu_suite.py measure --experiment {experiment.name}) or pass --force"
+                )
+        scaling = None
+        gpus = {t.gpu for t in timings}
+        if len(gpus) == 1:
+            measured_peak = None
+            if args.results.is_dir():
+                from iconbench import results
+
+                measured_peak = gpu_scaling.measured_copy_peak(results.read(args.results))
+            scaling = gpu_scaling.scaling(baseline.machine.gpu, gpus.pop(), measured_peak)
         report = speedup.compare(
             baseline,
             mapping.load(args.mapping),
@@ -92,6 +147,9 @@ class Speedup(Command):
             force=args.force,
             backends=args.backend,
             pins=pins,
+            grid=grid,
+            gpu_scaling=scaling,
+            experiment_file=str(experiment.path) if experiment else "",
         )
         print(speedup_table.to_json(report) if args.json else speedup_table.render(report))
         return 0

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
 from iconbench.cli.command import Command
+from iconbench.errors import IconbenchError
 from iconbench.stacks import identity, lockpins, resolve, stored
 from iconbench.stacks.spec import Stack
 
@@ -22,14 +24,17 @@ class StackCommand(Command):
         "iconbench stack resolve gt4py=https://github.com/GridTools/gt4py.git@main dace==2.0.0b1",
         "iconbench stack resolve dace=../dace@fix-maps --save dace-fix-maps   # store, by name",
         "iconbench stack show dace-fix-maps",
+        "iconbench stack pins   # dace as gt4py's uv.lock pins it, per gt4py release",
+        "iconbench stack pins --refresh --gt4py-repo ../gt4py --ref v1.2.1",
     )
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "action",
-            choices=("show", "resolve"),
-            help="show: this environment (or the stored stack NAME); resolve: the given refs",
+            choices=("show", "resolve", "pins"),
+            help="show: this environment (or the stored stack NAME); resolve: the given refs; "
+            "pins: the recorded pins of gt4py's uv.lock per release",
         )
         parser.add_argument(
             "refs",
@@ -42,9 +47,25 @@ class StackCommand(Command):
             "--save", metavar="NAME", help="resolve: store the resolved stack under NAME"
         )
         parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+        parser.add_argument(
+            "--refresh",
+            action="store_true",
+            help="pins: read gt4py's uv.lock at --ref of --gt4py-repo and record its pins",
+        )
+        parser.add_argument(
+            "--gt4py-repo", metavar="PATH", help="pins --refresh: a gt4py git checkout or mirror"
+        )
+        parser.add_argument(
+            "--ref",
+            action="append",
+            metavar="REF",
+            help="pins --refresh: the gt4py tag to read (repeatable; default: v<locked gt4py>)",
+        )
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
+        if args.action == "pins":
+            return cls._pins(args)
         if args.action == "show" and args.refs:
             return cls._print(stored.load(args.refs[0]), args.json)
         if args.action == "show":
@@ -53,6 +74,7 @@ class StackCommand(Command):
                 "components": stack,
                 "stack_key": identity.stack_key(stack=stack),
                 "icon4py_requires": lockpins.icon4py_requirements(),
+                "pin_origins": [dataclasses.asdict(o) for o in lockpins.pin_origins(stack)],
             }
             if args.json:
                 print(json.dumps(data, indent=2, sort_keys=True))
@@ -64,14 +86,38 @@ class StackCommand(Command):
                 dirty = f" +diff {entry['diff_sha256']}" if "diff_sha256" in entry else ""
                 print(f"{name:<10} {entry['version']:<12} {entry['source']:<9}{where}{dirty}")
             print(f"{'key':<10} {data['stack_key']}  (gt4py build cache)")
-            for line in data["icon4py_requires"]:
-                print(f"{'pins':<10} {line}")
+            print("default pins (what the component above locks):")
+            for origin in lockpins.pin_origins(stack):
+                check = "ok" if origin.agrees else f"DIFFERS: installed {origin.installed}"
+                print(f"  {origin.package:<9} {origin.pinned:<10} from {origin.origin}  [{check}]")
             return 0
         resolved = resolve.resolve(Stack.parse(args.refs))
         if args.save:
             path = stored.save(args.save, resolved)
             print(f"stored as {args.save!r}: {path}", file=sys.stderr)
         return cls._print(resolved, args.json)
+
+    @staticmethod
+    def _pins(args: argparse.Namespace) -> int:
+        from iconbench.stacks import upstreamlock
+
+        if args.refresh:
+            if not args.gt4py_repo:
+                raise IconbenchError("stack pins --refresh needs --gt4py-repo PATH (a checkout)")
+            refs = args.ref or [f"v{lockpins.pinned_version('gt4py')}"]
+            for pins in upstreamlock.refresh(args.gt4py_repo, refs):
+                print(f"recorded gt4py {pins.gt4py_version}: {pins.pins} from {pins.origin}")
+            return 0
+        if args.gt4py_repo or args.ref:
+            raise IconbenchError("--gt4py-repo/--ref only go with stack pins --refresh")
+        entries = upstreamlock.load_extract()
+        if args.json:
+            print(json.dumps({v: e.as_dict() for v, e in entries.items()}, indent=2))
+            return 0
+        for version, entry in entries.items():
+            pins = ", ".join(f"{k} {v}" for k, v in entry.pins.items())
+            print(f"gt4py {version:<8} {pins:<28} {entry.origin} commit {entry.commit[:12]}")
+        return 0
 
     @staticmethod
     def _print(resolved: list[resolve.ResolvedComponent], as_json: bool) -> int:

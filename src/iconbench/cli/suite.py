@@ -50,6 +50,8 @@ class Suite(Command):
         "--compiled-only --retry-failed --remeasure-cv-above 0.01",
         "iconbench suite asv --out results/h100 --backends gtfn_gpu,dace_gpu --grid ch1_medium",
         "iconbench suite all --out results/shard-2 --shard 2/4 --backends gtfn_gpu,dace_gpu",
+        "iconbench suite all --out results/ch1 --backends gtfn_gpu "
+        "--experiment mch_icon-ch1_medium",
     )
 
     @classmethod
@@ -69,7 +71,17 @@ class Suite(Command):
             action="append",
             help="comma list, also repeatable (default: embedded,gtfn_cpu)",
         )
-        parser.add_argument("--grid", default="tiny", help="grid preset to measure on")
+        parser.add_argument(
+            "--grid",
+            default="",
+            help="grid preset to measure on (default: the experiment's grid, else tiny)",
+        )
+        parser.add_argument(
+            "--experiment",
+            default="",
+            help="ICON experiment (baselines/experiments/NAME.toml): only the program variants "
+            "it runs, on its grid unless --grid is given",
+        )
         parser.add_argument(
             "--compile-grid",
             default="",
@@ -143,6 +155,17 @@ class Suite(Command):
         from iconbench.timing.sharding import parse_shard
 
         backends = _backends(args.backends)
+        experiment = None
+        if args.experiment:
+            from iconbench.baselines import experiments
+
+            try:
+                experiment = experiments.load(args.experiment)
+            except IconbenchError as error:
+                raise IconbenchError(f"--experiment: {error}") from None
+            if args.one_variant:
+                raise IconbenchError("--experiment chooses the variants; leave out --one-variant")
+        args.grid = args.grid or (experiment.grid if experiment else "tiny")
         for grid in {args.grid, args.compile_grid or args.grid}:
             if grid not in PRESETS:
                 raise IconbenchError(
@@ -157,7 +180,7 @@ class Suite(Command):
             # the flag is fixed at interpreter start; workers inherit it through the environment
             sys.stdout.flush()
             os.execv(sys.executable, [sys.executable, "-m", "iconbench", *sys.argv[1:]])
-        options = cls._options(args, backends)
+        options = cls._options(args, backends, experiment)
         (options.work).mkdir(parents=True, exist_ok=True)
         cls._environment(options)
         # after the build cache is configured: resolving a backend imports gt4py
@@ -193,7 +216,7 @@ class Suite(Command):
         return 0
 
     @staticmethod
-    def _options(args: argparse.Namespace, backends: tuple[str, ...]):
+    def _options(args: argparse.Namespace, backends: tuple[str, ...], experiment=None):
         from iconbench.runner.options import RunOptions
 
         stack = args.stack
@@ -206,6 +229,7 @@ class Suite(Command):
                   "--max-s", str(args.max_s), "--warmup-s", str(args.warmup_s)]  # fmt: skip
         for flag, value in (("--programs", args.programs), ("--shard", args.shard),
                             ("--compile-grid", args.compile_grid),
+                            ("--experiment", args.experiment),
                             ("--remeasure-cv-above", args.remeasure_cv_above)):  # fmt: skip
             if value:
                 worker += [flag, str(value)]
@@ -236,6 +260,7 @@ class Suite(Command):
             provenance=args.provenance,
             case=args.case,
             ncu_calls=args.ncu_calls,
+            experiment=experiment,
             worker_jobs=args.worker_jobs,
             inflight=args.inflight,
             worker_argv=tuple(worker),

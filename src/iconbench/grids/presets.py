@@ -1,32 +1,52 @@
 """Named grid sizes, from "CI tiny" to "fills a GPU", and the spec of any other size.
 
 A :class:`GridSpec` fixes the lattice exactly (``nx`` x ``ny`` vertices), so a preset always
-generates identical arrays. Presets of real grids match their number of cells (to within the
-1 % a near-square lattice allows) and levels:
+generates identical arrays. A preset named after a real ICON grid carries that grid's counts
+(:class:`RealGrid`, with its source) next to the counts of the generated lattice: a generated
+limited-area patch has ``V - E + C = 1`` like the real domain, but a near-square lattice
+reaches a given cell count only approximately, and a torus cannot have a sphere's counts
+(``V - E + C = 2``). ``iconbench grid`` prints both and what is exact.
 
-* ``icon_global``, ``icon_benchmark_global``, ``icon_benchmark_regional``: the grids behind
-  icon4py's own ``--grid`` presets ``icon_global`` (R02B04, 40 levels = its
-  ``DEFAULT_NUM_LEVELS``), ``icon_benchmark_global`` (R02B06, 80 levels =
-  ``BENCHMARK_DEFAULT_LEVELS``) and ``icon_benchmark_regional`` (``mch_opr_R19B08_DOM01``, 80
-  levels), see ``icon4py.model.testing.fixtures.stencil_tests``. A global ICON grid RnBk has
-  ``20 n^2 4^k`` cells (Wan et al. 2013, GMD 6, 735): R02B04 = 20 480, R02B06 = 327 680,
-  R02B07 = 1 310 720. The regional benchmark domain is the MeteoSwiss R19B08 (1 km) domain;
-  its size is taken as ICON-CH1's.
-* ``ch1_medium``: MeteoSwiss ICON-CH1(-EPS), ~1 km, 80 levels (opendatadocs.meteoswiss.ch,
-  "Numerical weather forecasting model ICON-CH1/2-EPS"), 1 147 980 cells.
-* ``ch2``: MeteoSwiss ICON-CH2(-EPS), ~2.1 km, 80 levels, 283 876 cells (R19B07, icon4py
-  ``Grids.R19_B07_MCH_LOCAL``, "the full icon-ch2 operational setup").
+Real grids (icon4py ``model/common/tests/common/grid/utils.py`` ``GRID_REFERENCE_VALUES`` and
+``model/testing/src/icon4py/model/testing/definitions.py`` ``Grids``, C2SM/icon4py @ 0baa415b):
+
+* ``icon_benchmark_regional``: icon4py's ``--grid icon_benchmark_regional``
+  (``model/testing/.../fixtures/stencil_tests.py``) is ``Grids.MCH_OPR_R19B08_DOMAIN01``
+  (``mch_opr_R19B08_DOM01``, "suitable for running single GPU benchmarks") with
+  ``BENCHMARK_DEFAULT_LEVELS`` = 80 levels: 44 528 cells, 67 096 edges, 22 569 vertices.
+  No near-square lattice has exactly 44 528 cells (the exact ones are 25:1 strips), so the
+  generated patch is the closest near-square one, 137 x 165 vertices: 44 526 cells (-2).
+* ``mch_icon-ch1_medium``: the grid of the ``mch_icon-ch1_medium`` experiment whose OpenACC
+  timers icon4py publishes. *Known*: it is a MeteoSwiss ICON-CH1 (1 km, R19B08) limited-area
+  experiment, 80 levels (icon4py's benchmark levels). *Inferred*: its domain is
+  ``MCH_OPR_R19B08_DOMAIN01`` (icon4py's divergence-damping test uses "for icon-ch1(_medium)"
+  ``second_order_divdamp_scaling_coeff = 34497.62``, the mean cell area of that domain in
+  m^2, and the OpenACC per-call times match standalone runs on it), not the operational
+  ICON-CH1 domain (26 x more cells).
+* ``icon_benchmark_global``: ``Grids.R02B06_GLOBAL`` (``icon_grid_0021_R02B06_G``), 80 levels:
+  327 680 cells, 491 520 edges, 163 842 vertices; ``icon_global``: R02B04, 20 480 cells,
+  40 levels (icon4py's ``DEFAULT_NUM_LEVELS``). A global ICON grid RnBk has ``20 n^2 4^k``
+  cells (Wan et al. 2013, GMD 6, 735).
+* ``ch2``: ``Grids.R19_B07_MCH_LOCAL`` ("the full icon-ch2 operational setup"), 283 876 cells.
+* ``ch1_operational``: the full operational MeteoSwiss ICON-CH1(-EPS) domain, ~1 km, 80 levels,
+  1 147 980 cells (opendatadocs.meteoswiss.ch, "Numerical weather forecasting model
+  ICON-CH1/2-EPS"): the preset that fills one GPU. ``ch1_medium`` is its old name, kept so
+  that results recorded under it (results/h100) keep their meaning: the same 1 147 980 cells.
 
 >>> spec_for("tiny", None, None).num_cells
 512
 >>> spec_for(None, 20000, 65).num_cells  # the nearest near-square lattice
 20088
+>>> r = PRESETS["icon_benchmark_regional"]
+>>> r.real.cells, r.num_cells, str(r.counts)
+(44528, 44526, '44526 cells / 67130 edges / 22605 vertices / 80 levels')
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 from iconbench.errors import IconbenchError
 from iconbench.grids.torus import ROW_HEIGHT
@@ -36,6 +56,59 @@ MIN_TORUS = (3, 4)
 MIN_LAM = (24, 24)
 """Smallest patch (nx, ny) whose boundary, nudging and interior zones are all non-empty."""
 MAX_CELLS = 200_000_000
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class GridCounts:
+    """What makes two timings comparable: cells, edges, vertices and levels of the grid.
+
+    >>> GridCounts(44526, 67130, 22605, 80).differences(GridCounts(1147980, 1722512, 574533, 80))
+    'cells 44526 vs 1147980, edges 67130 vs 1722512, vertices 22605 vs 574533'
+    """
+
+    cells: int
+    edges: int
+    vertices: int
+    levels: int
+
+    def __str__(self) -> str:
+        return (
+            f"{self.cells} cells / {self.edges} edges / {self.vertices} vertices / "
+            f"{self.levels} levels"
+        )
+
+    def differences(self, other: GridCounts) -> str:
+        """``cells A vs B, ...`` for every count that differs (empty when all agree)."""
+        return ", ".join(
+            f"{name} {a} vs {b}"
+            for name, a, b in zip(
+                ("cells", "edges", "vertices", "levels"),
+                dataclasses.astuple(self),
+                dataclasses.astuple(other),
+                strict=True,
+            )
+            if a != b
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GridCounts:
+        return cls(*(int(data[k]) for k in ("cells", "edges", "vertices", "levels")))
+
+
+@dataclasses.dataclass(frozen=True)
+class RealGrid:
+    """A real ICON grid a preset stands for: its name, counts and where they are published."""
+
+    name: str
+    cells: int
+    edges: int | None
+    vertices: int | None
+    source: str
+    #: what is known and what inferred about the grid being this one ("" when known)
+    inferred: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,6 +135,7 @@ class GridSpec:
     num_edges: int = 0
     num_vertices: int = 0
     grid_file: str | None = None
+    real: RealGrid | None = None
 
     def __post_init__(self) -> None:
         if self.grid_file is not None:
@@ -78,6 +152,34 @@ class GridSpec:
             ("num_vertices", vertices),
         ):  # fmt: skip
             object.__setattr__(self, name, value)
+
+    @property
+    def counts(self) -> GridCounts:
+        """The counts of the grid this spec generates (what a timing on it measured)."""
+        return GridCounts(self.num_cells, self.num_edges, self.num_vertices, self.num_levels)
+
+    def exactness(self) -> str:
+        """How the generated grid's counts compare with the real grid's the preset stands for.
+
+        ``exact``, ``approx.: <differences>``, or ``generated`` when there is no real grid.
+
+        >>> PRESETS["icon_benchmark_regional"].exactness()
+        'approx.: cells -2 (-0.004 %), edges +34, vertices +36'
+        """
+        if self.real is None:
+            return "generated"
+        diffs = []
+        for name, real, ours in (
+            ("cells", self.real.cells, self.num_cells),
+            ("edges", self.real.edges, self.num_edges),
+            ("vertices", self.real.vertices, self.num_vertices),
+        ):
+            if real is not None and real != ours:
+                rel = (
+                    f" ({(ours - real) / real:+.3%})".replace("%", " %") if name == "cells" else ""
+                )
+                diffs.append(f"{name} {ours - real:+d}{rel}")
+        return "approx.: " + ", ".join(diffs) if diffs else "exact"
 
     @property
     def domain_size(self) -> tuple[float, float]:
@@ -106,6 +208,27 @@ def lattice_for_cells(num_cells: int, limited_area: bool) -> tuple[int, int]:
 
 
 CH1_CELLS, CH2_CELLS = 1_147_980, 283_876
+_ICON4PY = "C2SM/icon4py model/common/tests/common/grid/utils.py GRID_REFERENCE_VALUES"
+R19B08_DOMAIN01 = RealGrid(
+    "MCH_OPR_R19B08_DOMAIN01 (mch_opr_R19B08_DOM01)",
+    44_528,
+    67_096,
+    22_569,
+    f"{_ICON4PY}; icon_benchmark_regional in model/testing/.../fixtures/stencil_tests.py",
+)
+_CH1_OPERATIONAL = dict(
+    num_cells=CH1_CELLS,
+    num_levels=80,
+    limited_area=True,
+    edge_length=1100.0,
+    real=RealGrid(
+        "MeteoSwiss ICON-CH1(-EPS) operational domain",
+        CH1_CELLS,
+        None,
+        None,
+        "opendatadocs.meteoswiss.ch, 'Numerical weather forecasting model ICON-CH1/2-EPS'",
+    ),
+)
 
 PRESETS: dict[str, GridSpec] = {
     spec.name: spec
@@ -114,30 +237,66 @@ PRESETS: dict[str, GridSpec] = {
         GridSpec("tiny_lam", 0, 10, True, description="CI: limited area", nx=32, ny=32),
         GridSpec("small", 20_000, 65, description="laptop-size torus"),
         GridSpec("small_lam", 20_000, 65, True, description="laptop-size limited area"),
-        GridSpec("icon_global", 20_480, 40, description="icon4py icon_global (R02B04) size"),
+        GridSpec(
+            "icon_global", 20_480, 40, description="icon4py icon_global (R02B04), torus",
+            real=RealGrid("R02B04_GLOBAL (icon_grid_0013_R02B04_R)", 20_480, 30_720, 10_242,
+                          _ICON4PY),
+        ),
         GridSpec(
             "icon_benchmark_global", 327_680, 80, edge_length=60e3,
-            description="icon4py icon_benchmark_global (R02B06) size",
+            description="icon4py icon_benchmark_global (R02B06), torus",
+            real=RealGrid("R02B06_GLOBAL (icon_grid_0021_R02B06_G)", 327_680, 491_520, 163_842,
+                          _ICON4PY),
         ),
         GridSpec(
-            "icon_benchmark_regional", CH1_CELLS, 80, True, edge_length=1100.0,
-            description="icon4py icon_benchmark_regional (R19B08 LAM) size",
+            "icon_benchmark_regional", 0, 80, True, edge_length=1100.0, nx=137, ny=165,
+            description="icon4py icon_benchmark_regional (R19B08 DOMAIN01)",
+            real=R19B08_DOMAIN01,
         ),
         GridSpec(
-            "r02b07", 1_310_720, 80, edge_length=30e3, description="global R02B07 size (~20 km)"
+            "mch_icon-ch1_medium", 0, 80, True, edge_length=1100.0, nx=137, ny=165,
+            description="grid of the mch_icon-ch1_medium experiment (inferred R19B08 DOMAIN01)",
+            real=dataclasses.replace(
+                R19B08_DOMAIN01,
+                inferred="known: MeteoSwiss ICON-CH1 medium experiment, 1 km (R19B08), LAM, "
+                "80 levels; inferred: the MCH_OPR_R19B08_DOMAIN01 domain (icon4py's "
+                "divdamp test: scaling coeff 34497.62 'for icon-ch1(_medium)' = its mean "
+                "cell area; OpenACC per-call times match runs on it)",
+            ),
+        ),
+        GridSpec(
+            "r02b07", 1_310_720, 80, edge_length=30e3, description="global R02B07 size (~20 km)",
+            real=RealGrid("R02B07_GLOBAL (icon_grid_0023_R02B07_G)", 1_310_720, 1_966_080,
+                          655_362, _ICON4PY),
         ),
         GridSpec(
             "ch2", CH2_CELLS, 80, True, edge_length=2200.0,
-            description="MeteoSwiss ICON-CH2 size (R19B07, 2.1 km)",
+            description="MeteoSwiss ICON-CH2 operational (R19B07, 2.1 km)",
+            real=RealGrid("R19_B07_MCH_LOCAL (icon_grid_0002_R19B07_mch)", CH2_CELLS, 426_599,
+                          142_724, _ICON4PY),
         ),
         GridSpec(
-            "ch1_medium", CH1_CELLS, 80, True, edge_length=1100.0,
-            description="MeteoSwiss ICON-CH1 size (R19B08, 1 km)",
+            "ch1_operational", **_CH1_OPERATIONAL,
+            description="full operational ICON-CH1 domain (1 km): fills one GPU",
+        ),
+        GridSpec(
+            "ch1_medium", **_CH1_OPERATIONAL,
+            description="old name of ch1_operational (results/h100 use it): NOT the "
+            "mch_icon-ch1_medium experiment's grid",
         ),
         GridSpec("gpu_1m", 1_000_000, 80, description="~1M cells x 80 levels", edge_length=1e3),
         GridSpec("gpu_4m", 4_000_000, 80, description="fills an H100/H200", edge_length=500.0),
     )
 }  # fmt: skip
+
+
+def counts_of(preset: str) -> GridCounts:
+    """The counts of the grid a preset name generates (results name their grid by preset).
+
+    >>> counts_of("ch1_medium") == counts_of("ch1_operational")
+    True
+    """
+    return spec_for(preset, None, None).counts
 
 
 def spec_for(

@@ -3,8 +3,9 @@
 icon4py's ``model_backends.BACKENDS`` maps names (``gtfn_cpu``, ``dace_gpu``, ...) to backend
 descriptors that ``model_options.customize_backend`` turns into backends, applying the
 per-program options ICON itself uses. Benchmarks must run the same code ICON runs, so this
-module only adds a few named DaCe configurations (:data:`CUSTOM_DACE`, e.g. without
-auto-optimization) for comparing code-generation options.
+module only adds the named DaCe configurations users compare (without auto-optimization,
+other block sizes...), read from the file they edit, ``backends.toml`` at the repository root
+(:mod:`iconbench.programs.backend_variants`).
 """
 
 from __future__ import annotations
@@ -13,21 +14,14 @@ import functools
 from typing import Any
 
 from iconbench.errors import IconbenchError
-
-#: Extra DaCe configurations: name -> (device, options of ``make_custom_dace_backend``).
-CUSTOM_DACE: dict[str, tuple[str, dict[str, Any]]] = {
-    "dace_cpu_noauto": ("cpu", {"auto_optimize": False}),
-    "dace_gpu_noauto": ("gpu", {"auto_optimize": False}),
-    "dace_gpu_sync": ("gpu", {"async_sdfg_call": False}),
-    "dace_gpu_nometrics": ("gpu", {"use_metrics": False}),
-}
+from iconbench.programs.backend_variants import variants
 
 
 def names() -> list[str]:
     """Every backend name :func:`resolve` accepts."""
     from icon4py.model.common import model_backends
 
-    return [*model_backends.BACKENDS, *CUSTOM_DACE]
+    return [*model_backends.BACKENDS, *variants()]
 
 
 def descriptor(name: str) -> dict[str, Any] | None:
@@ -37,12 +31,12 @@ def descriptor(name: str) -> dict[str, Any] | None:
     if name in model_backends.BACKENDS:
         like = model_backends.BACKENDS[name]
         return None if like is None else dict(like)  # type: ignore[arg-type]
-    if name in CUSTOM_DACE:
-        device, options = CUSTOM_DACE[name]
+    if (variant := variants().get(name)) is not None:
+        variant.check_options(model_backends.make_custom_dace_backend)
         return {
             "backend_factory": model_backends.make_custom_dace_backend,
-            "device": model_backends.GPU if device == "gpu" else model_backends.CPU,
-            **options,
+            "device": model_backends.GPU if variant.device == "gpu" else model_backends.CPU,
+            **variant.options,
         }
     raise IconbenchError(f"unknown backend {name!r}; choose one of: {', '.join(names())}")
 
@@ -79,8 +73,8 @@ def is_gpu(name: str) -> bool:
     >>> is_gpu("gtfn_cpu"), is_gpu("dace_gpu_noauto")
     (False, True)
     """
-    if name in CUSTOM_DACE:
-        return CUSTOM_DACE[name][0] == "gpu"
+    if (variant := variants().get(name)) is not None:
+        return variant.device == "gpu"
     return name == "gpu" or name.endswith("_gpu")
 
 

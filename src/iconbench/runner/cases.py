@@ -18,6 +18,8 @@ def jobs(options: RunOptions) -> list[Pair]:
 
     shard = parse_shard(options.shard) if options.shard else None
     cases = suite.case_ids(options.programs or "", shard, one_variant=options.one_variant)
+    if options.experiment is not None:  # the variants the experiment runs (its static arguments)
+        cases = options.experiment.case_ids(cases)
     firsts = set(suite.first_variants(cases))
     return jobs_for(sorted(cases, key=lambda case: case not in firsts), options.backends)
 

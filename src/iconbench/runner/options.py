@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
+from typing import Any
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,6 +33,8 @@ class RunOptions:
     provenance: pathlib.Path | None
     case: str
     ncu_calls: int
+    #: the ICON experiment (iconbench.baselines.experiments.Experiment) whose variants run
+    experiment: Any = None
     worker_jobs: pathlib.Path | None = None
     inflight: pathlib.Path | None = None
     #: the command line a measure worker is started with (this call's, step replaced)

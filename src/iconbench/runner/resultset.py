@@ -113,8 +113,14 @@ def run(options: RunOptions) -> None:
         python=info.python[:4],
     )
     log(f"asv: wrote {path}")
+    from iconbench.grids.presets import counts_of
+    from iconbench.programs import backend_variants
+
     summary = {
         "grid": options.grid,
+        "grid_counts": counts_of(options.grid).as_dict(),
+        "experiment": options.experiment.name if options.experiment else None,
+        "backend_options": backend_variants.options_of(options.backends),
         "backends": options.backends,
         "stack": options.stack,
         "provenance": info.as_dict(),

@@ -7,6 +7,7 @@ each component "main" means; the components not under test are installed from it
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.metadata
 import pathlib
@@ -96,3 +97,49 @@ def locked_requirements(
         raise IconbenchError(f"uv export of {lock_file} failed: {out.stderr.strip()}")
     extra = [line for name in sorted(pins) for line in pins[name]]
     return out.stdout + "".join(f"{line}\n" for line in extra)
+
+
+@dataclasses.dataclass(frozen=True)
+class PinOrigin:
+    """Where the default version of one package comes from; ``installed``: what this has."""
+
+    package: str
+    pinned: str
+    installed: str
+    origin: str
+
+    @property
+    def agrees(self) -> bool:
+        return self.installed in {v.strip() for v in self.pinned.split(",")}
+
+
+def pin_origins(stack: dict[str, dict[str, str]]) -> list[PinOrigin]:
+    """gt4py as icon4py requires it, dace and networkx as gt4py's lock pins them.
+
+    ``stack`` is :func:`iconbench.stacks.identity.environment_stack`: a gt4py checkout is read
+    at its commit, a release from the recorded extract (:mod:`iconbench.stacks.upstreamlock`).
+    """
+    from iconbench.stacks import upstreamlock
+
+    origins = []
+    icon4py = stack.get("icon4py", {}).get("version", "?")
+    for line in icon4py_requirements()[:1]:  # every icon4py distribution pins the same gt4py
+        dist, _, requirement = line.partition(": ")
+        origins.append(
+            PinOrigin(
+                "gt4py",
+                requirement.removeprefix("gt4py").lstrip("=<>~! "),
+                stack["gt4py"]["version"],
+                f"{dist} {icon4py}'s requirement {requirement}",
+            )
+        )
+    pins = upstreamlock.pins_for(stack["gt4py"])
+    for package, version in pins.pins.items():
+        try:
+            installed = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            installed = "missing"
+        origins.append(
+            PinOrigin(package, version, installed, f"gt4py {pins.gt4py_version}'s {pins.origin}")
+        )
+    return origins

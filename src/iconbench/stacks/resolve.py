@@ -26,7 +26,7 @@ class ResolvedComponent:
     """A component pinned exactly: a release version, or a commit of a repository."""
 
     component: str
-    source: str  # "lock", "release" or "git"
+    source: str  # "lock", "gt4py-lock" (the pin of gt4py's uv.lock), "release" or "git"
     version: str | None = None
     repo: str | None = None
     ref: str | None = None
@@ -143,8 +143,33 @@ def resolve_component(ref: ComponentRef) -> ResolvedComponent:
 
 
 def resolve(stack: Stack) -> list[ResolvedComponent]:
-    """Pin every component of ``stack``."""
-    return [resolve_component(ref) for ref in stack.refs]
+    """Pin every component of ``stack``.
+
+    A gt4py commit of a local checkout brings its own dace: unless dace is given, it is what
+    that commit's ``uv.lock`` pins (source ``gt4py-lock``), the dace gt4py's CI tested it with.
+    """
+    resolved = [resolve_component(ref) for ref in stack.refs]
+    gt4py = next(r for r in resolved if r.component == "gt4py")
+    dace = stack.get("dace")
+    if (
+        gt4py.commit
+        and gt4py.repo
+        and is_local_repo(gt4py.repo)
+        and not (dace.version or dace.is_git)
+    ):
+        from iconbench.stacks import upstreamlock
+
+        try:
+            pins = upstreamlock.read_lock(gt4py.repo, gt4py.commit, url=gt4py.repo)
+        except IconbenchError:
+            return resolved  # a commit without uv.lock: the project lock's dace stands
+        resolved = [
+            ResolvedComponent("dace", "gt4py-lock", version=pins.pins["dace"])
+            if r.component == "dace"
+            else r
+            for r in resolved
+        ]
+    return resolved
 
 
 def iconbench_commit() -> str | None:

@@ -46,6 +46,8 @@ class CaseResult:
     started_at: float
     duration_s: float
     error: str | None = None
+    #: cells/edges/vertices/levels of ``grid`` as measured (``None`` in older ledger lines)
+    grid_counts: dict[str, int] | None = None
 
     @property
     def timed_s(self) -> float | None:
@@ -280,6 +282,17 @@ def run_cases(
     return new
 
 
+def _grid_counts(grid: str) -> dict[str, int] | None:
+    """The counts of preset ``grid`` for the ledger (``None`` for a grid that is no preset)."""
+    from iconbench.errors import IconbenchError
+    from iconbench.grids.presets import counts_of
+
+    try:
+        return counts_of(grid).as_dict()
+    except IconbenchError:
+        return None
+
+
 def _measure_case(
     case: str,
     backend: str,
@@ -316,6 +329,7 @@ def _measure_case(
             datasheet_bytes_per_s=datasheet(backend),
             started_at=wall0,
             duration_s=time.perf_counter() - t0,
+            grid_counts=_grid_counts(grid),
         )
     except Exception as error:
         detail = "".join(traceback.format_exception_only(error)).strip()[-2000:]

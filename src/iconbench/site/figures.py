@@ -1,0 +1,141 @@
+"""Which plots each page shows, made from its page data with :mod:`iconbench.site.plots`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from iconbench.site import plots
+
+GOAL_COLOUR, PARITY_COLOUR, OPENACC_COLOUR = "#1a7f37", "#555555", "#c62828"
+
+
+def speedup_chart(section: Mapping[str, Any]) -> str:
+    """Speed-up per ICON timer (rows by share of OpenACC time) and backend, estimate on top."""
+    backends = [
+        b for b in section["backends"] if any(b in row["backends"] for row in section["speedups"])
+    ]
+    rows: list[plots.BarRow] = []
+    estimate = {e["backend"]: e["estimate"].value for e in section["estimates"]}
+    if estimate:
+        rows.append(plots.BarRow("integrate_nh estimate", tuple(estimate.get(b) for b in backends)))
+    for row in section["speedups"]:
+        values = tuple(
+            (row["backends"].get(b) or {}).get("speedup")
+            if (row["backends"].get(b) or {}).get("status") in {"ok", "partial"}
+            else None
+            for b in backends
+        )
+        name = row["timer"] if len(row["timer"]) <= 44 else row["timer"][:43] + "…"
+        rows.append(plots.BarRow(f"{name} ({row['share']:.1%})", values))
+    return plots.bar_chart(
+        rows,
+        backends,
+        title=f"Speed-up over OpenACC · {section['target'].label} · {section['commit']}",
+        x_label="speed-up over OpenACC (x, > 1: GT4Py faster); rows by share of OpenACC time",
+        references=(
+            plots.Reference("parity 1x", 1.0, PARITY_COLOUR),
+            plots.Reference(f"goal {section['goal']}x", section["goal"], GOAL_COLOUR),
+        ),
+        chart_id=f"speedup-{section['key']}",
+    )
+
+
+def slowest_chart(section: Mapping[str, Any]) -> str:
+    """Without a baseline: the programs with the largest device time, per backend."""
+    backends = section["backends"]
+    rows = [
+        plots.BarRow(entry["program"], tuple(entry["times"].get(b) for b in backends))
+        for entry in section["slowest"]
+    ]
+    scale = plots.time_scale([v for r in rows for v in r.values])
+    scaled = [
+        plots.BarRow(r.label, tuple(None if v is None else v * scale.factor for v in r.values))
+        for r in rows
+    ]
+    return plots.bar_chart(
+        scaled,
+        backends,
+        title=f"Slowest programs · {section['target'].label} · {section['commit']}",
+        x_label=f"device time per call [{scale.unit}] (slowest variant)",
+        chart_id=f"slowest-{section['key']}",
+        unit=f" {scale.unit}",
+    )
+
+
+def estimate_chart(section: Mapping[str, Any], goal: float) -> str:
+    """The integrate_nh estimate of each backend over commits, with parity and goal."""
+    commits = section["commits"]
+    index = {c: i for i, c in enumerate(commits)}
+    backends = sorted({p["backend"] for p in section["points"]})
+    lines = []
+    for n, backend in enumerate(backends):
+        values: list[float | None] = [None] * len(commits)
+        for point in section["points"]:
+            if point["backend"] == backend:
+                values[index[point["commit"]]] = point["value"]
+        lines.append(plots.Line(backend, tuple(values), plots.colour(backend, n)))
+    return plots.line_chart(
+        lines,
+        commits,
+        title=f"integrate_nh estimate · {section['target'].label}",
+        y_label="speed-up over OpenACC (x)",
+        references=(
+            plots.Reference("parity 1x", 1.0, PARITY_COLOUR),
+            plots.Reference(f"goal {goal}x", goal, GOAL_COLOUR),
+        ),
+        chart_id=f"estimate-{section['key']}",
+    )
+
+
+METRICS = (
+    ("device_s", "Device time per call", "device time per call", "time"),
+    ("overhead_s", "Host overhead per call", "host − device time per call", "time"),
+    ("compile_s", "Compile time (cold)", "compile time", "time"),
+    ("bandwidth_fraction", "Fraction of the bandwidth peak", "fraction of copy peak", "fraction"),
+)
+
+
+def program_charts(section: Mapping[str, Any], variant: Mapping[str, Any]) -> list[str]:
+    """Device time (with OpenACC and code changes), overhead, compile time, bandwidth."""
+    charts = []
+    commits = section["commits"]
+    for metric, title, label, kind in METRICS:
+        series = variant["series"][metric]
+        if not any(v is not None for values in series.values() for v in values):
+            continue
+        lines = [
+            plots.Line(backend, tuple(values), plots.colour(backend, n))
+            for n, (backend, values) in enumerate(series.items())
+        ]
+        references, markers = [], []
+        if metric == "device_s":
+            if variant["openacc"]:
+                references.append(
+                    plots.Reference(
+                        f"OpenACC ({variant['openacc']['timer']})",
+                        variant["openacc"]["openacc_s"],
+                        OPENACC_COLOUR,
+                    )
+                )
+            markers = [
+                plots.Marker(c["index"], f"{c['backend']} code {c['to'][:6]}")
+                for c in variant["fingerprint_changes"]
+            ]
+        values = [v for values in series.values() for v in values]
+        values += [r.value for r in references]
+        scale = plots.time_scale(values) if kind == "time" else plots.Scale(100.0, "%")
+        charts.append(
+            plots.line_chart(
+                lines,
+                commits,
+                title=title,
+                y_label=label,
+                scale=scale,
+                references=references,
+                markers=markers,
+                chart_id=f"{metric}-{section['key']}-{variant['key']}",
+                width=640,
+            )
+        )
+    return charts

@@ -1,0 +1,311 @@
+"""Reading the history: result files into typed runs, one per (result file, grid).
+
+Two kinds of result sets feed the site, both in asv's storage:
+
+* an asv ``results_dir`` (``benchmarks.json``, ``<machine>/machine.json``, one file per
+  commit and environment), as ``iconbench run`` / ``asv run`` write it;
+* a GPU runner's result set (``results/h100``: ``asv/`` as above, written by
+  ``ci/gpu_suite.py asv``, plus ``work/compile.jsonl`` and ``work/session.jsonl``, the
+  compile and measure ledgers). asv stores a failed combination as ``None`` without a
+  reason; the ledgers say which ones failed to compile and which failed to run, and why,
+  so that failures show on the site instead of silently lowering the coverage.
+
+A run is keyed by its :class:`Target`, the (device, grid) it ran on as the result file
+records it (the runner's ``machine.json`` ``gpu``, else the asv machine name), never by a
+preset name known in advance.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import pathlib
+import re
+import statistics
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from iconbench import results
+from iconbench.errors import IconbenchError
+from iconbench.suite import split_case
+
+#: asv benchmark kind -> field of :class:`Measured`.
+KIND_FIELDS = {
+    "time_device": "device_s",
+    "time_host": "host_s",
+    "track_call_overhead": "overhead_s",
+    "track_compile_cold": "compile_s",
+    "track_bandwidth_fraction": "bandwidth_fraction",
+}
+
+
+def slug(text: str) -> str:
+    """A file-name-safe lower-case form of ``text``.
+
+    >>> slug("NVIDIA H100 80GB HBM3"), slug("compute_theta[a=1-b=True]")
+    ('nvidia-h100-80gb-hbm3', 'compute_theta-a-1-b-true')
+    """
+    return re.sub(r"[^a-z0-9_]+", "-", text.lower()).strip("-")
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Target:
+    """What a run measured on: the device (GPU model, or the CPU machine) and the grid."""
+
+    device: str
+    grid: str
+
+    @property
+    def label(self) -> str:
+        """How pages name it, e.g. ``NVIDIA H100 80GB HBM3 · ch1_medium``."""
+        return f"{self.device} · {self.grid}"
+
+    @property
+    def key(self) -> str:
+        """A stable file-name-safe key."""
+        return f"{slug(self.device)}--{slug(self.grid)}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Measured:
+    """One (case, backend) of one run: medians, or why there is no number."""
+
+    case: str
+    backend: str
+    #: ``ok``, ``compile failed``, ``run failed`` or ``not measured`` (asv stored no value
+    #: and no ledger says why: skipped, timed out, or not selected).
+    status: str
+    device_s: float | None = None
+    samples: int = 0
+    host_s: float | None = None
+    overhead_s: float | None = None
+    compile_s: float | None = None
+    bandwidth_fraction: float | None = None
+    fingerprint: str | None = None
+    error: str | None = None
+
+    @property
+    def program(self) -> str:
+        """The program part of the case id."""
+        return split_case(self.case)[0]
+
+    @property
+    def variant(self) -> str:
+        """The variant part of the case id (``default`` without one)."""
+        return split_case(self.case)[1]
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """The results of one commit on one target, from one result file."""
+
+    target: Target
+    commit: str
+    date_ms: int
+    machine: str
+    env_name: str
+    source: str
+    measured: tuple[Measured, ...]
+
+    @property
+    def id(self) -> str:
+        """Unique per (machine, commit, environment, grid): the name of its stored copy."""
+        return slug(f"{self.machine}-{self.commit[:12]}-{self.env_name}-{self.target.grid}")
+
+    @property
+    def programs(self) -> tuple[str, ...]:
+        """The programs with at least one case in this run."""
+        return tuple(sorted({m.program for m in self.measured}))
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form the published site keeps (see :func:`run_from_dict`)."""
+        return {
+            "target": dataclasses.asdict(self.target),
+            "commit": self.commit,
+            "date_ms": self.date_ms,
+            "machine": self.machine,
+            "env_name": self.env_name,
+            "source": self.source,
+            "measured": [
+                {k: v for k, v in dataclasses.asdict(m).items() if v is not None}
+                for m in self.measured
+            ],
+        }
+
+
+def run_from_dict(data: dict[str, Any]) -> Run:
+    """The inverse of :meth:`Run.as_dict`."""
+    return Run(
+        target=Target(**data["target"]),
+        commit=data["commit"],
+        date_ms=int(data["date_ms"]),
+        machine=data["machine"],
+        env_name=data["env_name"],
+        source=data["source"],
+        measured=tuple(Measured(**m) for m in data["measured"]),
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Failures:
+    """What a GPU runner's ledgers say about (case, backend, grid) combinations over time.
+
+    Each key maps to its outcomes ``(unix time, error or None)`` in ledger order, so that a
+    run is explained by what was known when it was written (a case that failed in lease 8
+    and was measured in lease 10 is a run failure of lease 8's run only).
+    """
+
+    compile: dict[tuple[str, str, str], list[tuple[float, str | None]]]
+    run: dict[tuple[str, str, str], list[tuple[float, str | None]]]
+
+    def reason(
+        self, case: str, backend: str, grid: str, at_s: float = math.inf
+    ) -> tuple[str, str | None]:
+        """``(status, error)`` of a combination asv has no value for, as of ``at_s``."""
+        for status, outcomes in (("compile failed", self.compile), ("run failed", self.run)):
+            known = [
+                error for when, error in outcomes.get((case, backend, grid), ()) if when <= at_s
+            ]
+            if known and known[-1] is not None:
+                return status, known[-1]
+        return "not measured", None
+
+
+NO_FAILURES = Failures({}, {})
+
+
+def _ledger(path: pathlib.Path) -> Iterator[dict[str, Any]]:
+    if not path.exists():
+        return
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise IconbenchError(f"{path}:{number}: not a JSON line ({error.msg})") from None
+        if isinstance(entry, dict):
+            yield entry
+
+
+def _first_line(text: str) -> str:
+    r"""The line of an error that says what happened (a traceback's last, else the first).
+
+    >>> _first_line("Traceback (most recent call last):\n  File x\nValueError: bad")
+    'ValueError: bad'
+    >>> _first_line("dace.InvalidSDFGNodeError: Node validation failed\nOriginating from")
+    'dace.InvalidSDFGNodeError: Node validation failed'
+    """
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    if not lines:
+        return ""
+    return (lines[-1] if lines[0].startswith("Traceback") else lines[0])[:300]
+
+
+def read_failures(result_set: pathlib.Path) -> Failures:
+    """Every outcome of the compile and measure ledgers, per combination, in time order.
+
+    ``work/compile.jsonl`` is timed by ``at``, ``work/session.jsonl`` by ``started_at``.
+    """
+    found: list[dict[tuple[str, str, str], list[tuple[float, str | None]]]] = []
+    for name, clock in (("compile.jsonl", "at"), ("session.jsonl", "started_at")):
+        outcomes: dict[tuple[str, str, str], list[tuple[float, str | None]]] = {}
+        for entry in _ledger(result_set / "work" / name):
+            key = (entry.get("case", ""), entry.get("backend", ""), entry.get("grid", ""))
+            error = _first_line(entry["error"]) if entry.get("error") else None
+            outcomes.setdefault(key, []).append((float(entry.get(clock) or 0.0), error))
+        found.append({k: sorted(v, key=lambda o: o[0]) for k, v in outcomes.items()})
+    return Failures(*found)
+
+
+def _number(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else value
+
+
+def runs_of_file(result: results.ResultFile, failures: Failures = NO_FAILURES) -> list[Run]:
+    """One :class:`Run` per grid of an asv result file."""
+    device = result.machine.get("gpu") or result.machine.get("machine") or "unknown machine"
+    by_combo: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for record in result.records:
+        if not record.program or not record.backend:
+            continue
+        fields = by_combo.setdefault((record.grid, record.program, record.backend), {})
+        value = _number(record.value)
+        if record.kind == "time_device":
+            if record.samples:
+                fields["device_s"] = statistics.median(record.samples)
+                fields["samples"] = len(record.samples)
+            elif value is not None:
+                fields["device_s"], fields["samples"] = value, 1
+        elif record.kind == "track_codegen_fingerprint":
+            if value is not None:
+                fields["fingerprint"] = f"{int(value):012x}"
+        elif (field := KIND_FIELDS.get(record.kind)) is not None and value is not None:
+            fields[field] = value
+    grids: dict[str, list[Measured]] = {}
+    for (grid, case, backend), fields in sorted(by_combo.items()):
+        if fields.get("device_s") is not None or fields.get("host_s") is not None:
+            measured = Measured(case, backend, "ok", **fields)
+        else:
+            status, error = failures.reason(case, backend, grid, result.date_ms / 1000)
+            measured = Measured(case, backend, status, error=error, **fields)
+        grids.setdefault(grid, []).append(measured)
+    machine = result.machine.get("machine", "")
+    return [
+        Run(
+            target=Target(device, grid),
+            commit=result.commit,
+            date_ms=result.date_ms,
+            machine=machine,
+            env_name=result.env_name,
+            source=str(result.path),
+            measured=tuple(measured),
+        )
+        for grid, measured in sorted(grids.items())
+    ]
+
+
+@dataclasses.dataclass(frozen=True)
+class ResultSet:
+    """A directory of results: its asv ``results_dir`` and, for a GPU runner's set, its ledgers."""
+
+    root: pathlib.Path
+    asv_dir: pathlib.Path
+    ledgers: tuple[pathlib.Path, ...]
+
+    def files(self) -> list[pathlib.Path]:
+        """The asv result files, sorted."""
+        return results.result_paths(self.asv_dir)
+
+
+def result_set(path: pathlib.Path) -> ResultSet:
+    """Recognise ``path``: an asv ``results_dir`` or a GPU runner's result set (``asv/``).
+
+    Raises one line naming what was expected when it is neither.
+    """
+    if not path.is_dir():
+        raise IconbenchError(
+            f"{path}: no such directory; pass an asv results directory (e.g. .asv/results) "
+            "or a GPU runner's result set (e.g. results/h100)"
+        )
+    if (path / "asv").is_dir() and (path / "asv" / "benchmarks.json").exists():
+        ledgers = tuple(path / "work" / n for n in ("compile.jsonl", "session.jsonl"))
+        return ResultSet(path, path / "asv", tuple(p for p in ledgers if p.exists()))
+    if (path / "benchmarks.json").exists() or any(path.glob("*/machine.json")):
+        return ResultSet(path, path, ())
+    raise IconbenchError(
+        f"{path}: neither an asv results directory (benchmarks.json, <machine>/machine.json) "
+        "nor a GPU runner's result set (asv/benchmarks.json); check the path"
+    )
+
+
+def read_runs(
+    result_files: Iterable[pathlib.Path], units: dict[str, str], failures: Failures
+) -> Iterator[tuple[pathlib.Path, list[Run] | IconbenchError]]:
+    """Runs of each file, or the one-line error of a file that cannot be read."""
+    for path in result_files:
+        try:
+            yield path, runs_of_file(results.read_file(path, units, with_stats=False), failures)
+        except IconbenchError as error:
+            yield path, error

@@ -1,0 +1,429 @@
+"""Publishing: new result files into the site's history, then only the pages they affect.
+
+Order of work (every input is checked before anything is written):
+
+1. recognise every input (result sets, gate summaries, baselines, mapping) or stop with one
+   line naming it;
+2. read the result files that are new or changed since the last publish (``published``);
+   a file that cannot be read is reported in one line and skipped;
+3. compare new runs with their OpenACC baseline (all runs again when the baselines, mapping
+   or pins changed) and keep the estimates in the index;
+4. render the pages whose data changed: the overview, the estimate page and the program
+   list when any run is new, the page of every program a new run measured, the verdict list
+   when a summary is new; every page when the site's design (templates, code) changed;
+5. ``asv publish`` for result sets with new files; write the index last.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import hashlib
+import json
+import pathlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from iconbench import results
+from iconbench.baselines import mapping as timer_mapping
+from iconbench.baselines import store
+from iconbench.baselines.format import Baseline
+from iconbench.errors import IconbenchError
+from iconbench.site import asv_pages, figures, gate_summaries, history, pagedata, render
+from iconbench.site.published import Index, open_site, source_key, stamp
+
+#: Variants per program page that get charts (the rest are in its table).
+CHART_VARIANTS = 4
+
+
+@dataclasses.dataclass(frozen=True)
+class Inputs:
+    """Everything ``iconbench publish`` reads, resolved and checked."""
+
+    result_sets: tuple[history.ResultSet, ...]
+    gate_files: tuple[pathlib.Path, ...]
+    baselines: tuple[Baseline, ...]
+    mapping: timer_mapping.TimerProgramMapping
+    mapping_file: pathlib.Path
+    pins: Mapping[str, Any]
+    baseline: str | None = None
+    asv: bool = True
+    repo: pathlib.Path | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """What a publish did (printed by the CLI, asserted by the tests)."""
+
+    runs_added: int
+    runs_total: int
+    gates_added: int
+    pages: tuple[str, ...]
+    problems: tuple[str, ...]
+
+
+def resolve_inputs(
+    result_paths: Sequence[pathlib.Path],
+    gate_paths: Sequence[pathlib.Path] = (),
+    *,
+    baselines_dir: pathlib.Path | None = None,
+    mapping_file: pathlib.Path = timer_mapping.DEFAULT_FILE,
+    pins: Mapping[str, Any] | None = None,
+    baseline: str | None = None,
+    asv: bool = True,
+    repo: pathlib.Path | None = None,
+) -> Inputs:
+    """Check every input before any work: one line naming the first that is wrong."""
+    sets = tuple(history.result_set(p) for p in result_paths)
+    gates = tuple(f for p in gate_paths for f in gate_summaries.summary_files(p))
+    root = baselines_dir or store.default_root()
+    if baselines_dir is not None and not root.is_dir():
+        raise IconbenchError(f"--store {root}: no such baselines directory")
+    loaded = tuple(store.load(root, name) for name in store.names(root)) if root.is_dir() else ()
+    if baseline is not None and baseline not in {b.name for b in loaded}:
+        raise IconbenchError(
+            f"--baseline {baseline!r} is not in {root}; 'iconbench baseline list' shows them"
+        )
+    return Inputs(
+        result_sets=sets,
+        gate_files=gates,
+        baselines=loaded,
+        mapping=timer_mapping.load(mapping_file),
+        mapping_file=mapping_file,
+        pins=dict(pins or {}),
+        baseline=baseline,
+        asv=asv,
+        repo=repo,
+    )
+
+
+def _comparison_digest(inputs: Inputs) -> str:
+    digest = hashlib.sha256()
+    for b in sorted(inputs.baselines, key=lambda b: b.name):
+        digest.update(b.to_json().encode())
+    digest.update(inputs.mapping_file.read_bytes())
+    digest.update(json.dumps(sorted(inputs.pins.items()), default=str).encode())
+    digest.update(str(inputs.baseline).encode())
+    return digest.hexdigest()[:16]
+
+
+def _estimates(run: history.Run, inputs: Inputs) -> dict[str, dict[str, float]]:
+    comparison = pagedata.compare(
+        run, inputs.baselines, inputs.mapping, inputs.pins, inputs.baseline
+    )
+    return pagedata.estimates(comparison)
+
+
+def _read_new_runs(
+    inputs: Inputs, index: Index, report: Callable[[str], None]
+) -> tuple[list[history.Run], set[str], list[str]]:
+    """Runs of new or changed files (stored at once), the sets that changed, problems."""
+    new_runs, changed_sets, problems = [], set(), []
+    for result_set in inputs.result_sets:
+        ledger_stamps = [stamp(p) for p in result_set.ledgers]
+        todo = []
+        for path in result_set.files():
+            key = source_key(path)
+            seen = index.sources.get(key)
+            now = [*stamp(path), ledger_stamps]
+            if seen is None or seen.get("stamp") != now:
+                todo.append((path, key, now))
+        if not todo:
+            continue
+        changed_sets.add(source_key(result_set.root))
+        try:
+            failures = (
+                history.read_failures(result_set.root)
+                if result_set.ledgers
+                else history.NO_FAILURES
+            )
+        except IconbenchError as error:
+            problems.append(f"{error} (failures of {result_set.root} not shown)")
+            report(problems[-1])
+            failures = history.NO_FAILURES
+        units = results.units_of(result_set.asv_dir)
+        stamps = {path: (key, now) for path, key, now in todo}
+        for path, outcome in history.read_runs([p for p, _, _ in todo], units, failures):
+            key, now = stamps[path]
+            if isinstance(outcome, IconbenchError):
+                problems.append(f"skipped {outcome}")
+                report(problems[-1])
+                continue
+            for run in outcome:
+                index.store_run(run, _estimates(run, inputs))
+                new_runs.append(run)
+            index.sources[key] = {"stamp": now, "runs": [r.id for r in outcome]}
+    return new_runs, changed_sets, problems
+
+
+def _read_new_gates(
+    inputs: Inputs, index: Index, out: pathlib.Path, report: Callable[[str], None]
+) -> tuple[int, list[str]]:
+    added, problems = 0, []
+    for path in inputs.gate_files:
+        key = source_key(path)
+        now = stamp(path)
+        if index.gates.get(key, {}).get("stamp") == now:
+            continue
+        try:
+            summary = gate_summaries.load(path)
+        except IconbenchError as error:
+            problems.append(f"skipped {error}")
+            report(problems[-1])
+            continue
+        text = path.read_bytes()
+        stored = f"gates/{hashlib.sha256(text).hexdigest()[:16]}.json"
+        render.write_atomic(out / "data" / stored, text)
+        index.gates[key] = {"stamp": now, "stored": stored, "created": summary.created}
+        added += 1
+    return added, problems
+
+
+def _stored_gates(index: Index, out: pathlib.Path) -> list[gate_summaries.GateSummary]:
+    found = []
+    for key, entry in sorted(index.gates.items()):
+        summary = gate_summaries.load(out / "data" / entry["stored"])
+        found.append(dataclasses.replace(summary, path=key))
+    return found
+
+
+def publish(
+    inputs: Inputs,
+    out: pathlib.Path,
+    *,
+    report: Callable[[str], None] = lambda line: None,
+    rebuild: bool = False,
+) -> Outcome:
+    """Add the inputs' new results to the site in ``out`` and re-render what they affect."""
+    index = open_site(out)
+    design = render.design_digest()
+    comparison = _comparison_digest(inputs)
+    everything = rebuild or index.design != design or index.comparison != comparison
+    new_runs, changed_sets, problems = _read_new_runs(inputs, index, report)
+    gates_added, gate_problems = _read_new_gates(inputs, index, out, report)
+    problems += gate_problems
+    runs = index.load_runs()
+    if index.comparison != comparison:
+        for run in runs:
+            index.runs[run.id]["estimates"] = _estimates(run, inputs)
+    index.design, index.comparison = design, comparison
+
+    env = render.environment()
+    published = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    common = {
+        "published": published,
+        "goal": pagedata.speedup.GOAL,
+    }
+    asv_sites = [
+        {"name": name, "href": f"asv/{name}/index.html"}
+        for name in sorted(index.asv)
+        if (out / "asv" / name / "index.html").exists()
+    ]
+    pages: list[str] = []
+    any_new = bool(new_runs) or everything or not (out / "index.html").exists()
+    if any_new:
+        pages += _render_overview(
+            env, out, runs=runs, inputs=inputs, common=common, asv_sites=asv_sites
+        )
+        pages += _render_estimates(env, out, runs=runs, index=index, inputs=inputs, common=common)
+        pages += _render_program_list(env, out, runs, common)
+    programs = (
+        {p for r in runs for p in r.programs}
+        if everything
+        else {p for r in new_runs for p in r.programs}
+    )
+    programs |= {
+        p for r in runs for p in r.programs if not (out / pagedata.program_page(p)).exists()
+    }
+    pages += _render_programs(
+        env, out, programs=sorted(programs), runs=runs, inputs=inputs, common=common
+    )
+    if gates_added or everything or not (out / "gates.html").exists():
+        pages += _render_gates(env, out, _stored_gates(index, out), inputs, common)
+    render.copy_static(out)
+
+    if inputs.asv:
+        for result_set in inputs.result_sets:
+            key = source_key(result_set.root)
+            name = asv_pages.name_of(result_set)
+            if key not in changed_sets and (out / "asv" / name / "index.html").exists():
+                continue
+            error = asv_pages.publish(result_set, out, inputs.repo or _repo_root())
+            if error:
+                problems.append(error)
+                report(error)
+            else:
+                index.asv[name] = key
+                pages.append(f"asv/{name}/index.html")
+        if asv_sites != [
+            {"name": n, "href": f"asv/{n}/index.html"}
+            for n in sorted(index.asv)
+            if (out / "asv" / n / "index.html").exists()
+        ]:
+            asv_now = [
+                {"name": n, "href": f"asv/{n}/index.html"}
+                for n in sorted(index.asv)
+                if (out / "asv" / n / "index.html").exists()
+            ]
+            pages += _render_overview(
+                env, out, runs=runs, inputs=inputs, common=common, asv_sites=asv_now
+            )
+    index.save()
+    return Outcome(
+        runs_added=len(new_runs),
+        runs_total=len(runs),
+        gates_added=gates_added,
+        pages=tuple(dict.fromkeys(pages)),
+        problems=tuple(problems),
+    )
+
+
+def _repo_root() -> pathlib.Path:
+    from iconbench.buildcache import REPO_ROOT
+
+    return REPO_ROOT
+
+
+def _render_overview(env, out, *, runs, inputs, common, asv_sites) -> list[str]:
+    sections = pagedata.overview(
+        runs, inputs.baselines, inputs.mapping, inputs.pins, inputs.baseline
+    )
+    charts = {
+        s["key"]: figures.speedup_chart(s)
+        if s["speedups"]
+        else (figures.slowest_chart(s) if s["slowest"] else "")
+        for s in sections
+    }
+    cases = [c for s in sections for c in s["cases"]]
+    render.render_page(
+        env,
+        "overview.html.j2",
+        out,
+        "index.html",
+        sections=sections,
+        charts=charts,
+        backends=sorted({c["backend"] for c in cases}),
+        grids=sorted({c["grid"] for c in cases}),
+        statuses=pagedata.STATUSES,
+        asv_sites=asv_sites,
+        **common,
+    )
+    return ["index.html"]
+
+
+def _render_estimates(env, out, *, runs, index, inputs, common) -> list[str]:
+    per_run = {run_id: entry.get("estimates", {}) for run_id, entry in index.runs.items()}
+    sections = pagedata.estimate_history(runs, per_run)
+    latest = pagedata.latest_per_target(runs)
+    notes = {}
+    for target, run in latest.items():
+        comparison = pagedata.compare(
+            run, inputs.baselines, inputs.mapping, inputs.pins, inputs.baseline
+        )
+        notes[target.key] = comparison.error or comparison.choice.note
+    charts = {
+        s["key"]: figures.estimate_chart(s, pagedata.speedup.GOAL) for s in sections if s["points"]
+    }
+    render.render_page(
+        env,
+        "estimate.html.j2",
+        out,
+        "estimate.html",
+        sections=sections,
+        charts=charts,
+        notes=notes,
+        **common,
+    )
+    return ["estimate.html"]
+
+
+def _render_program_list(env, out, runs, common) -> list[str]:
+    programs: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        for m in run.measured:
+            entry = programs.setdefault(
+                m.program,
+                {
+                    "program": m.program,
+                    "href": pagedata.program_page(m.program).removeprefix("programs/"),
+                    "cases": set(),
+                    "backends": set(),
+                    "targets": set(),
+                    "run_ids": set(),
+                },
+            )
+            entry["cases"].add(m.case)
+            entry["backends"].add(m.backend)
+            entry["targets"].add(run.target.label)
+            entry["run_ids"].add(run.id)
+    rows = [
+        {
+            "program": e["program"],
+            "href": e["href"],
+            "variants": len(e["cases"]),
+            "backends": sorted(e["backends"]),
+            "targets": sorted(e["targets"]),
+            "runs": len(e["run_ids"]),
+        }
+        for _, e in sorted(programs.items())
+    ]
+    render.render_page(env, "programs.html.j2", out, "programs/index.html", programs=rows, **common)
+    return ["programs/index.html"]
+
+
+def _openacc_by_target(runs, inputs) -> dict[history.Target, dict[str, dict[str, Any]]]:
+    found = {}
+    for target, run in pagedata.latest_per_target(runs).items():
+        comparison = pagedata.compare(
+            run, inputs.baselines, inputs.mapping, inputs.pins, inputs.baseline
+        )
+        found[target] = pagedata.openacc_per_program(comparison)
+    return found
+
+
+def _render_programs(env, out, *, programs, runs, inputs, common) -> list[str]:
+    if not programs:
+        return []
+    openacc = _openacc_by_target(runs, inputs)
+    by_program: dict[str, list[history.Run]] = {}
+    wanted = set(programs)
+    for run in runs:
+        for program in set(run.programs) & wanted:
+            by_program.setdefault(program, []).append(run)
+    pages = []
+    for program in programs:
+        sections = pagedata.program_history(program, by_program.get(program, []), openacc)
+        charts = {
+            s["key"]: {
+                v["key"]: figures.program_charts(s, v) for v in s["variants"][:CHART_VARIANTS]
+            }
+            for s in sections
+        }
+        page = pagedata.program_page(program)
+        render.render_page(
+            env,
+            "program.html.j2",
+            out,
+            page,
+            program=program,
+            sections=sections,
+            charts=charts,
+            chart_variants=CHART_VARIANTS,
+            backends=sorted({b for s in sections for v in s["variants"] for b in v["backends"]}),
+            **common,
+        )
+        pages.append(page)
+    return pages
+
+
+def _render_gates(env, out, summaries, inputs, common) -> list[str]:
+    render.render_page(
+        env,
+        "gates.html.j2",
+        out,
+        "gates.html",
+        rows=pagedata.gate_rows(summaries),
+        commit_link=lambda side: f"<code>{side.commit[:8]}</code>",
+        **common,
+    )
+    return ["gates.html"]
