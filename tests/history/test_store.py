@@ -190,11 +190,26 @@ def test_two_runs_pushing_to_the_results_branch_at_once_both_land(tmp_path):
     for number in range(2):
         source = tmp_path / f"summary-{number}.json"
         source.write_text(json.dumps({"run": number}))
-        command = ["bash", str(repo / "ci" / "history-push"), str(remote), "results", "--",
-                   "--kind", "main", "--component", "gt4py", "--commit", f"{number}" * 40,
-                   "--summary", str(source)]  # fmt: skip
-        pushes.append(subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, text=True))  # fmt: skip
+        command = [
+            "bash",
+            str(repo / "ci" / "history-push"),
+            str(remote),
+            "results",
+            "--",
+            "--kind",
+            "main",
+            "--component",
+            "gt4py",
+            "--commit",
+            f"{number}" * 40,
+            "--summary",
+            str(source),
+        ]
+        pushes.append(
+            subprocess.Popen(
+                command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+        )
     errors = []
     for push in pushes:
         _, err = push.communicate(timeout=120)
@@ -207,3 +222,21 @@ def test_two_runs_pushing_to_the_results_branch_at_once_both_land(tmp_path):
     store = HistoryStore.open(clone)
     assert sorted(e.commit for e in store.entries()) == [f"{n}" * 40 for n in range(2)]
     assert store.check() == []
+
+
+def test_the_site_is_rebuilt_from_the_history_alone(tmp_path, capsys):
+    from iconbench.cli import main
+
+    store = HistoryStore.create(tmp_path / "h")
+    for number, values in enumerate([[1.0e-3, 2.0e-3], [1.1e-3, 2.2e-3]]):
+        commit = f"{number + 1}" * 40
+        asv = _asv_dir(tmp_path / f"run{number}", commit, values)
+        files = {p.relative_to(asv).as_posix(): ("asv", p) for p in asv.rglob("*.json")}
+        store.append(files, kind="main", component="gt4py", commit=commit)
+    assert (
+        main(
+            ["history", "publish", "--store", str(tmp_path / "h"), "--out", str(tmp_path / "site")]
+        )
+        == 0
+    )
+    assert (tmp_path / "site" / "index.html").is_file()

@@ -18,17 +18,8 @@ ACTIONS = ("append", "list", "export", "prune", "check", "publish")
 
 def site_command(exported_asv: pathlib.Path, gate_dir: pathlib.Path, out: pathlib.Path) -> list:
     """The ``iconbench publish`` call that renders the site from an exported history."""
-    return [
-        sys.executable,
-        "-m",
-        "iconbench",
-        "publish",
-        str(exported_asv),
-        "--summaries",
-        str(gate_dir),
-        "--out",
-        str(out),
-    ]
+    command = [sys.executable, "-m", "iconbench", "publish", str(exported_asv), "--out", str(out)]
+    return command + (["--gate", str(gate_dir)] if gate_dir.is_dir() else [])
 
 
 def _files(args: argparse.Namespace) -> dict[str, tuple[str, pathlib.Path]]:
