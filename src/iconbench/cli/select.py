@@ -46,7 +46,8 @@ class Select(Command):
             "--baseline",
             default="",
             help="OpenACC baseline (iconbench baseline list) whose timer shares pick the "
-            "representative subset; default: the runner's measured shares (--ledgers)",
+            "representative subset; default: the newest stored baseline with an integrate_nh "
+            "timer, else the runner's measured shares (--ledgers)",
         )
         parser.add_argument(
             "--ledgers",
@@ -91,13 +92,8 @@ class Select(Command):
         files = list(args.changed)
         if args.repo:
             files += plan.changed_files(pathlib.Path(args.repo), args.base, args.head)
-        if args.baseline:
-            from iconbench.baselines import mapping, store
-
-            shares = subset.openacc_shares(
-                store.load(store.default_root(), args.baseline), mapping.load()
-            )
-        else:
+        shares = cls._openacc_shares(args.baseline)
+        if shares is None:
             results = session.SessionLedger(ledgers / "session.jsonl").results()
             shares = subset.measured_shares(results, backends[0])
         index = ProgramIndex.installed()
@@ -148,3 +144,23 @@ class Select(Command):
                 handle.write(f"scope={chosen.scope}\nprograms={chosen.programs_regex}\n")
                 handle.write(f"one_variant={'true' if chosen.one_variant else 'false'}\n")
         return 0
+
+    @staticmethod
+    def _openacc_shares(name: str):
+        """Shares of the named baseline, or of the newest one that times the whole step."""
+        from iconbench.baselines import mapping, store
+        from iconbench.selection import subset
+
+        timers = mapping.load()
+        root = store.default_root()
+        if name:
+            return subset.openacc_shares(store.load(root, name), timers)
+        whole_step = [
+            baseline
+            for baseline in (store.load(root, n) for n in store.names(root))
+            if any(baseline.timer(t) for t in timers.reference_timers)
+        ]
+        if not whole_step:
+            return None
+        newest = max(whole_step, key=lambda b: b.date)
+        return subset.openacc_shares(newest, timers)
