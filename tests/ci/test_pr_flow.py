@@ -136,7 +136,7 @@ def test_the_check_selects_and_measures_base_and_head_as_two_stacks(pr_check):
     bool(_missing_commands()),
     reason="the check's gate, bot and site steps need 'iconbench "
     + "', 'iconbench ".join(_missing_commands())
-    + "' (branches gate/site not merged yet)",
+    + "', not in this checkout yet",
 )
 def test_the_gate_the_bot_and_the_site_follow(pr_check):
     done, out, state, _, head = pr_check
