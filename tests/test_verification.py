@@ -142,12 +142,13 @@ def test_cli_verify_writes_the_table_and_exits_zero_on_agreement(tmp_path, capsy
     status = main(
         [
             "verify",
-            "--backend",
+            "--backends",
             "gtfn_cpu",
             "--grid",
             "tiny_lam",
-            "--program",
+            "--programs",
             TANGENTIAL,
+            "--no-precompile",
             "--out",
             str(out),
         ]
@@ -168,7 +169,9 @@ def test_cli_verify_writes_the_table_and_exits_zero_on_agreement(tmp_path, capsy
 def test_cli_verify_rejects_an_unknown_backend(capsys):
     from iconbench.cli import main
 
-    assert main(["verify", "--backend", "gtfn_tpu", "--program", TANGENTIAL]) == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main(["verify", "--backends", "gtfn_tpu", "--programs", TANGENTIAL])
+    assert exit_info.value.code == 2
     assert "unknown backend 'gtfn_tpu'" in capsys.readouterr().err
 
 

@@ -52,7 +52,7 @@ pipeline() {
     for backend in ${ICONBENCH_VERIFY:-${backends//,/ }}; do
         [ "$backend" = none ] && break
         [ "$SECONDS" -lt $((deadline - reserve)) ] || { echo "verify: skipped, deadline"; break; }
-        python3 -m iconbench verify --backend "$backend" --grid tiny_lam "${variants[@]}" \
+        python3 -m iconbench verify --backends "$backend" --grid tiny_lam "${variants[@]}" \
             --jobs "$(($(nproc) - 2))" --out "$run/verify-$backend-tiny_lam.md" \
             >>"$run/verify.log" 2>&1
         grep -A3 "^backend " "$run/verify.log" | tail -n 2

@@ -18,6 +18,7 @@ import dataclasses
 import datetime
 import itertools
 import json
+import math
 import os
 import pathlib
 import tempfile
@@ -25,6 +26,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.files import decode
+from iconbench.files.fields import Fields, describe
 from iconbench.grids.presets import GridCounts, counts_of
 from iconbench.timing.statistics import SampleStats, summarize
 
@@ -183,11 +186,18 @@ def _unquote(value: str) -> str:
     return str(parsed)
 
 
+#: What to do about a broken asv result file.
+HINT = "move the broken file out of the results directory or run the suite again"
+
+
 def _load_benchmarks(results_dir: pathlib.Path) -> dict[str, Any]:
     path = results_dir / "benchmarks.json"
     if not path.exists():
         return {}
-    return json.loads(path.read_text(encoding="utf-8"))
+    data = decode.load_json(path, hint=HINT)
+    if not isinstance(data, dict):
+        raise decode.fail(path, "expected an object of benchmarks", HINT)
+    return data
 
 
 def read(results_dir: str | os.PathLike[str]) -> list[ResultRecord]:
@@ -197,9 +207,8 @@ def read(results_dir: str | os.PathLike[str]) -> list[ResultRecord]:
         raise IconbenchError(f"no asv results directory at {root}")
     units = units_of(root)
     records: list[ResultRecord] = []
-    for path in result_paths(root):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        records.extend(_records_of_file(data, units))
+    for path in result_files(root):
+        records.extend(read_file(path, units).records)
     return records
 
 
@@ -236,42 +245,112 @@ def units_of(results_dir: pathlib.Path) -> dict[str, str]:
     }
 
 
-def result_paths(results_dir: pathlib.Path) -> list[pathlib.Path]:
-    """The result files of an asv ``results_dir`` (``<machine>/<file>.json``), sorted."""
-    return [p for p in sorted(results_dir.glob("*/*.json")) if p.name != "machine.json"]
+def result_files(results_dir: str | os.PathLike[str]) -> list[pathlib.Path]:
+    """The result files (not ``machine.json``) of an asv results dir or one machine's dir."""
+    root = pathlib.Path(results_dir)
+    found = [*root.glob("*.json"), *root.glob("*/*.json")]
+    return sorted(
+        p for p in found if p.name not in ("machine.json", "benchmarks.json") and p.is_file()
+    )
+
+
+def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """One asv result file as checked JSON.
+
+    Any malformed content (truncated, binary, wrong schema, wrong types) is one line naming
+    the file and the key.
+    """
+    path = pathlib.Path(path)
+    data = decode.load_json(path, hint=HINT)
+    top = Fields(str(path), data, hint=HINT)
+    top.text("commit_hash")
+    top.get("env_name", str, optional=True)
+    top.get("result_columns", list)
+    results = top.child("results")
+    params = top.child("params", optional=True)
+    if params is not None:
+        params.get("machine", str, optional=True)
+    assert results is not None
+    for name, row in results.data.items():
+        if not isinstance(row, list):
+            results.fail(f"expected a list, got {describe(row)}", results.path(name))
+    return data
 
 
 def read_file(
-    path: pathlib.Path, units: dict[str, str] | None = None, *, with_stats: bool = True
+    path: str | os.PathLike[str],
+    units: dict[str, str] | None = None,
+    *,
+    with_stats: bool = True,
 ) -> ResultFile:
-    """One result file; a file that is not asv's result format raises one clear line.
+    """One result file and its records (negative or non-finite samples are one error line).
 
-    ``with_stats=False`` leaves :attr:`ResultRecord.stats` empty (readers that only need
-    medians, such as the history site over hundreds of files, skip the summaries).
+    ``units`` default to those of the results dir's ``benchmarks.json``; ``with_stats=False``
+    leaves :attr:`ResultRecord.stats` empty (readers that only need medians, such as the
+    history site over hundreds of files, skip the summaries).
     """
+    path = pathlib.Path(path)
+    data = load_file(path)
+    top = Fields(str(path), data, hint=HINT)
+    if units is None:
+        units = units_of(path.parent.parent)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise IconbenchError(f"{path}: not a readable asv result file ({error})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
-        raise IconbenchError(f"{path}: not an asv result file (no 'results' object)")
-    try:
-        records = tuple(_records_of_file(data, units or {}, with_stats=with_stats))
-        params = data.get("params") or {}
+        records = tuple(_records_of_file(data, units, top, with_stats=with_stats))
         return ResultFile(
             path=path,
             commit=str(data.get("commit_hash") or ""),
             date_ms=int(data.get("date") or 0),
-            machine={str(k): str(v) for k, v in params.items()},
+            machine={str(k): str(v) for k, v in (data.get("params") or {}).items()},
             env_name=str(data.get("env_name") or ""),
             records=records,
         )
-    except (TypeError, ValueError, AttributeError, IconbenchError) as error:
-        raise IconbenchError(f"{path}: malformed asv result file ({error})") from None
+    except (TypeError, ValueError, AttributeError) as error:
+        raise decode.fail(path, f"unexpected asv result layout ({error})", HINT) from None
+
+
+def select_run(
+    records: list[ResultRecord], *, commit: str | None = None, origin: str = "results"
+) -> list[ResultRecord]:
+    """The records of one commit and one environment (stack) of ``records``.
+
+    Numbers of several commits or stacks side by side would compare different code without
+    saying so: more than one is refused with the list, and ``commit`` (a prefix) picks one.
+    """
+    counts: dict[str, set[str]] = {}
+    for record in records:
+        measured = counts.setdefault(record.commit, set())
+        if record.value is not None:
+            measured.add(record.program)
+    commits = sorted(counts)
+    if commit:
+        chosen = [c for c in commits if c.startswith(commit)]
+        if len(chosen) != 1:
+            raise IconbenchError(
+                f"{origin}: --commit {commit!r} matches {len(chosen)} of the commits "
+                f"{', '.join(c[:12] for c in commits) or 'none'}; give a longer prefix"
+            )
+        records = [r for r in records if r.commit == chosen[0]]
+    elif len(commits) > 1:
+        listed = ", ".join(f"{c[:12]} ({len(counts[c])} cases measured)" for c in commits)
+        raise IconbenchError(
+            f"{origin}: results of {len(commits)} commits ({listed}) would be mixed; "
+            "pick one with --commit SHA"
+        )
+    envs = sorted({r.env_name for r in records})
+    if len(envs) > 1:
+        raise IconbenchError(
+            f"{origin}: results of {len(envs)} environments/stacks ({', '.join(envs)}) for one "
+            "commit would be mixed; keep one environment's files in the directory"
+        )
+    return records
 
 
 def _records_of_file(
-    data: dict[str, Any], units: dict[str, str], *, with_stats: bool = True
+    data: dict[str, Any],
+    units: dict[str, str],
+    top: Fields | None = None,
+    *,
+    with_stats: bool = True,
 ) -> Iterable[ResultRecord]:
     from iconbench.suite import split_case
 
@@ -292,6 +371,9 @@ def _records_of_file(
             case = named.get("program", "")
             _, variant = split_case(case) if case else ("", "")
             sample_tuple = tuple(float(s) for s in sample or ())
+            bad = [s for s in sample_tuple if not (math.isfinite(s) and s >= 0)]
+            if top is not None and bad:
+                top.fail(f"samples must be finite times >= 0 s, got {bad[0]!r}", f"results.{name}")
             yield ResultRecord(
                 program=case,
                 variant=variant,

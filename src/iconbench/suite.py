@@ -57,9 +57,11 @@ def _has_catalog() -> bool:
 def all_case_ids() -> tuple[str, ...]:
     """Every ``program[variant]`` of the catalog (cheap: no grids, no compilation)."""
     if _has_catalog():
-        from iconbench.programs import catalog
+        from iconbench.programs import caseindex, catalog
 
-        return tuple(catalog.case_ids(catalog.discover()))
+        cases = catalog.case_ids(catalog.discover())
+        caseindex.record(cases)  # the CLI checks --programs against it without gt4py
+        return tuple(cases)
     return FALLBACK_CASES
 
 
@@ -99,7 +101,7 @@ def case_ids(
     everything = list(all_case_ids())
     if one_variant:
         everything = first_variants(everything)
-    selected = [c for c in everything if not pattern or re.search(pattern, c)]
+    selected = [c for c in everything if not pattern or matches(pattern, c)]
     cost = None
     if shard is not None and (work := os.environ.get("ICONBENCH_SHARD_LEDGERS")):
         # balanced by the runner's ledgers: every shard (and asv's discovery) reads the same
@@ -107,6 +109,22 @@ def case_ids(
 
         cost = ledger_cost(work, selected_backends())
     return select_shard(selected, shard, cost=cost)
+
+
+def matches(pattern: str, case: str) -> bool:
+    """Whether the regex ``pattern`` selects ``case``.
+
+    It is searched in the case id ``program[variant]`` and in the program name (so
+    ``^name$`` selects every variant).
+
+    >>> matches("wind", "compute_tangential_wind[default]")
+    True
+    >>> matches("^compute_tangential_wind$", "compute_tangential_wind[default]")
+    True
+    >>> matches("rayleigh_type=2", "apply_rayleigh_damping_mechanism[default]")
+    False
+    """
+    return bool(re.search(pattern, case) or re.search(pattern, case.split("[", 1)[0]))
 
 
 def selected_backends() -> list[str]:

@@ -19,7 +19,6 @@ import datetime
 import json
 import os
 import pathlib
-import re
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
@@ -356,13 +355,14 @@ def select(pattern: str | None, *, one_variant: bool = False) -> list[tuple[Any,
     ``one_variant``: only each program's first variant (every program once, fewer compiles).
     """
     from iconbench.programs import catalog
+    from iconbench.suite import matches
 
     specs = catalog.discover()
     chosen = [
         (spec, variant)
         for spec in specs
         for variant in (spec.variants[:1] if one_variant else spec.variants)
-        if not pattern or re.search(pattern, spec.case_id(variant))
+        if not pattern or matches(pattern, spec.case_id(variant))
     ]
     if not chosen:
         raise IconbenchError(

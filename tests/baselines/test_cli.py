@@ -30,17 +30,17 @@ IMPORT = [
 
 
 def _import(store, path, *extra):
-    return cli.main(["baseline", "--store", str(store), "import", str(path), *IMPORT, *extra])
+    return cli.main(["baseline", "import", str(path), *IMPORT, *extra, "--store", str(store)])
 
 
 def test_import_list_show(tmp_path, capsys):
     assert _import(tmp_path, DATA / "report.md") == 0
     assert "stored mch-r04b09/balfrin_a100_2024-05-29 (2 timers)" in capsys.readouterr().out
-    assert cli.main(["baseline", "--store", str(tmp_path), "list"]) == 0
+    assert cli.main(["baseline", "list", "--store", str(tmp_path)]) == 0
     assert "mch-r04b09/balfrin_a100_2024-05-29" in capsys.readouterr().out
     assert (
         cli.main(
-            ["baseline", "--store", str(tmp_path), "show", "mch-r04b09/balfrin_a100_2024-05-29"]
+            ["baseline", "show", "mch-r04b09/balfrin_a100_2024-05-29", "--store", str(tmp_path)]
         )
         == 0
     )

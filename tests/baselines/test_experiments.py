@@ -77,7 +77,10 @@ def test_static_override_and_unknown_key(tmp_path, capsys):
     results = ROOT / "results/h100/asv"
     assert main(["speedup", str(results), "--experiment", "mch_icon-ch1_medium",
                  "--static", "rayleigh_typo=2"]) == 2  # fmt: skip
-    assert "--static: static argument 'rayleigh_typo': no program has it" in capsys.readouterr().err
+    assert (
+        "--static rayleigh_typo: no program has a static argument 'rayleigh_typo'"
+        in capsys.readouterr().err
+    )
     assert main(["speedup", str(results), "--experiment", "nope"]) == 2
     assert "unknown experiment 'nope'; choose one of: mch_icon-ch1_medium" in (
         capsys.readouterr().err
@@ -120,5 +123,5 @@ def test_broken_experiment_files_are_one_line_errors(tmp_path):
         'version = 1\nname = "x"\ngrid = "tiny"\nbaseline = "b"\nsteps = 1\nsubsteps = 1\n'
         '[[static]]\nname = "no_such_arg"\nvalue = 1\nsource = "s"\n'
     )
-    with pytest.raises(IconbenchError, match="static argument 'no_such_arg': no program has it"):
+    with pytest.raises(IconbenchError, match="no program has a static argument 'no_such_arg'"):
         experiments.from_file(bad)

@@ -141,7 +141,7 @@ def test_cli_lists_presets_and_summarises_a_grid(capsys):
     listing = capsys.readouterr().out
     assert "ch1_medium" in listing
     assert "gpu_1m" in listing
-    assert cli.main(["grid", "--preset", "tiny_lam"]) == 0
+    assert cli.main(["grid", "--grid", "tiny_lam"]) == 0
     out = capsys.readouterr().out
     assert "cells       1907" in out
     assert "checks      ok" in out
@@ -150,7 +150,9 @@ def test_cli_lists_presets_and_summarises_a_grid(capsys):
 
 
 def test_cli_unknown_preset_is_a_one_line_error(capsys):
-    assert cli.main(["grid", "--preset", "huge"]) == 2
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["grid", "--grid", "huge"])
+    assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "choose one of: tiny" in err

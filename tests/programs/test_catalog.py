@@ -136,3 +136,18 @@ def test_a_new_program_appears_without_code_changes(tmp_path, monkeypatch):
     assert specs[0].outputs == ("out",)
     assert [v.name for v in specs[0].variants] == ["use_it=False", "use_it=True"]
     sys.modules.pop("fake_icon4py_dycore.stencils.double_it", None)
+
+
+def test_the_shipped_case_index_is_what_the_catalog_discovers():
+    """The CLI checks --programs against the index without importing gt4py; a stale index
+    (a changed variant table) would accept or reject the wrong names."""
+    from iconbench.programs import caseindex
+
+    discovered = catalog.case_ids(catalog.discover())
+    key = caseindex.installed_key()
+    shipped = caseindex.SHIPPED / f"{key}.txt"
+    assert shipped.read_text() == caseindex.text_of(discovered), (
+        f"regenerate {shipped}: python -c 'from iconbench.programs import caseindex, catalog; "
+        f'print(caseindex.text_of(catalog.case_ids(catalog.discover())), end="")\' > {shipped}'
+    )
+    assert caseindex.case_ids() == discovered

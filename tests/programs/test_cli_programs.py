@@ -16,7 +16,7 @@ def test_programs_lists_every_program_and_the_totals(capsys):
 
 
 def test_programs_cases_prints_the_asv_parameter(capsys):
-    assert main(["programs", "--cases", "--program", "^compute_averaged_vn_and_fluxes$"]) == 0
+    assert main(["programs", "--cases", "--programs", "^compute_averaged_vn_and_fluxes$"]) == 0
     lines = capsys.readouterr().out.split()
     assert lines == catalog.case_ids([catalog.lookup("compute_averaged_vn_and_fluxes")[0]])
     assert len(lines) == 4

@@ -57,7 +57,7 @@ def test_failed_build_is_reported_as_failed(tmp_path, run_git):
     command = [
         str(ICONBENCH), "continuous", "main", "broken", "--repo", str(repo),
         "--benchmark-dir", str(suite), "--asv-dir", str(tmp_path / "asv"),
-        "--json", str(report_file),
+        "--out", str(report_file),
         "--asv-arg=-a", "--asv-arg=rounds=1", "--asv-arg=-a", "--asv-arg=repeat=(3,5,1.0)",
     ]  # fmt: skip
     out = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)

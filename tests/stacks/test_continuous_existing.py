@@ -83,7 +83,7 @@ def test_existing_mode_reports_regression_and_failure(
             str(bench),
             "--asv-dir",
             str(tmp_path / "asv"),
-            "--json",
+            "--out",
             str(report_file),
         ]
         + [f"--asv-arg={a}" for a in ASV_ARGS]
@@ -131,7 +131,7 @@ def test_existing_mode_needs_stored_base(toy_repo, suite, tmp_path):
 
 def test_component_detection(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "something-else"\n')
-    with pytest.raises(IconbenchError, match="pass --component"):
+    with pytest.raises(IconbenchError, match=r"'something-else' is not gt4py.* or --component"):
         continuous.detect_component(tmp_path)
     assert (
         continuous.detect_component(pathlib.Path(__file__).parents[2]) is None

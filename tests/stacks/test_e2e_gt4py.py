@@ -139,7 +139,7 @@ def _continuous(repo, head, tmp_path_factory, report):
         str(suite),
         "--asv-dir",
         str(work / "asv"),
-        "--json",
+        "--out",
         str(report),
         "--asv-arg=-a",
         "--asv-arg=rounds=1",

@@ -7,7 +7,7 @@ def test_run_and_demo_are_commands_with_examples():
     for name in ("run", "demo"):
         assert found[name].examples
     args = build_parser().parse_args(["run", "--shard", "1/2", "--quick", "--", "--show-stderr"])
-    assert args.shard == "1/2"
+    assert args.shard == (1, 2)
     assert args.quick
     assert "--show-stderr" in args.asv_args
 

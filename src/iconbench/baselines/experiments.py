@@ -109,7 +109,7 @@ def check_static_names(given: Iterable[str], extra: Iterable[str] = (), what: st
     for name in given:
         if name not in known:
             raise IconbenchError(
-                f"{what}static argument {name!r}: no program has it; choose from: "
+                f"{what}{name}: no program has a static argument {name!r}; choose from: "
                 f"{', '.join(sorted(known))}"
             )
 
@@ -150,7 +150,7 @@ def from_file(path: pathlib.Path) -> Experiment:
                 _field(entry, "source", str, where),
             )
         )
-    check_static_names((s.name for s in static), what=f"{origin}: ")
+    check_static_names((s.name for s in static), what=f"{origin}: static ")
     if len({s.name for s in static}) != len(static):
         raise IconbenchError(f"{origin}: a static argument is given twice")
     return Experiment(

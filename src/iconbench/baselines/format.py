@@ -20,12 +20,12 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
-import math
 import re
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-from iconbench.errors import IconbenchError
+from iconbench.files import decode
+from iconbench.files.fields import Fields
 
 #: Written into every file; bump when a field changes meaning, and teach :func:`from_dict`
 #: to read the old version.
@@ -135,66 +135,16 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-") or "unknown"
 
 
-class _Reader:
-    """Typed access to a JSON object that reports ``file: key: problem`` on any mismatch."""
-
-    def __init__(self, origin: str, data: Any, key: str = "") -> None:
-        self.origin, self.key = origin, key
-        if not isinstance(data, dict):
-            self.fail(f"expected an object, got {type(data).__name__}")
-        self.data: dict[str, Any] = data
-
-    def fail(self, what: str, key: str | None = None) -> NoReturn:
-        where = key if key is not None else (self.key or "<top level>")
-        raise IconbenchError(
-            f"{self.origin}: key '{where}': {what}; fix the baseline file "
-            f"(see docs/baselines.md for the format)"
-        )
-
-    def _path(self, key: str) -> str:
-        return f"{self.key}.{key}" if self.key else key
-
-    def get(self, key: str, kind: type | tuple[type, ...], *, optional: bool = False) -> Any:
-        if key not in self.data:
-            if optional:
-                return None
-            self.fail("is missing", self._path(key))
-        value = self.data[key]
-        if optional and value is None:
-            return None
-        # bool is an int in Python; a baseline count must not be `true`.
-        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-            self.fail(f"expected {_kind_name(kind)}, got a boolean", self._path(key))
-        if not isinstance(value, kind):
-            self.fail(
-                f"expected {_kind_name(kind)}, got {type(value).__name__} {value!r}",
-                self._path(key),
-            )
-        return value
-
-    def text(self, key: str, *, optional: bool = False) -> str:
-        value = self.get(key, str, optional=optional)
-        if value is not None and not value.strip():
-            self.fail("is empty", self._path(key))
-        return value
-
-    def seconds(self, key: str) -> float:
-        value = float(self.get(key, (int, float)))
-        if not math.isfinite(value) or value < 0:
-            self.fail(f"must be a finite time >= 0 s, got {value!r}", self._path(key))
-        return value
-
-    def child(self, key: str) -> _Reader:
-        return _Reader(self.origin, self.get(key, dict), self._path(key))
+#: What to do about a broken baseline file (ends every error line about one).
+HINT = "fix the baseline file (see docs/baselines.md for the format)"
 
 
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    names = {int: "an integer", float: "a number", str: "a string", dict: "an object"}
-    return " or ".join(names.get(k, k.__name__) for k in kinds)
+def _Reader(origin: str, data: Any, key: str = "") -> Fields:  # noqa: N802 (was a class)
+    """Typed access to a baseline object: errors read ``file: key 'a.b': problem; HINT``."""
+    return Fields(origin, data, key, hint=HINT)
 
 
-def _timer(reader: _Reader) -> Timer:
+def _timer(reader: Fields) -> Timer:
     calls = reader.get("calls", int)
     if calls < 1:
         reader.fail(f"must be >= 1, got {calls}", f"{reader.key}.calls")
@@ -274,17 +224,9 @@ def from_dict(data: Any, origin: str = "<baseline>") -> Baseline:
 
 
 def load(path: Path) -> Baseline:
-    """Read and validate one baseline file; JSON syntax errors name the line."""
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise IconbenchError(
-            f"{path}: cannot read baseline ({error.strerror}); run 'iconbench baseline list'"
-        ) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise IconbenchError(
-            f"{path}: line {error.lineno}: invalid JSON ({error.msg}); fix the baseline file"
-        ) from None
-    return from_dict(data, str(path))
+    """Read and validate one baseline file.
+
+    A missing, binary or truncated file, a wrong schema, wrong types or negative times are
+    one line naming the file and the key or line.
+    """
+    return from_dict(decode.load_json(path, hint=HINT), str(path))

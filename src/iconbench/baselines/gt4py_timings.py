@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.files import decode
 
 #: Key of a metrics source: ``name<backend>`` optionally followed by ``#pool[hash]``.
 _SOURCE_KEY = re.compile(r"^(?P<name>[^<]+)<'?(?P<backend>[^'>]*)'?>")
@@ -122,10 +122,7 @@ def from_metrics_dump(
     the metric used is recorded on each timing and shown in the report. Sources of the same
     program, backend and static arguments (several compiled pools) are pooled.
     """
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise IconbenchError(f"{origin}: line {error.lineno}: invalid JSON ({error.msg})") from None
+    data = decode.parse_json(text, origin, hint=HINT)
     if not isinstance(data, dict):
         raise IconbenchError(f"{origin}: expected an object of metric sources")
     pooled: dict[tuple[str, StaticArgs, str, str], list[float]] = {}
@@ -222,8 +219,17 @@ def _preset_counts(grid: str) -> Any:
         return None
 
 
+#: What to do about a broken metrics dump.
+HINT = "is this a GT4PY_DUMP_METRICS_AT_EXIT file? Dump it again"
+
+
 def load(
-    path: Path, *, grid: str | None, gpu: str | None, metric: str = "auto"
+    path: Path,
+    *,
+    grid: str | None,
+    gpu: str | None,
+    metric: str = "auto",
+    commit: str | None = None,
 ) -> list[GT4PyTiming]:
     """Timings from ``path``: a gt4py metrics dump (JSON file) or an asv results directory.
 
@@ -231,13 +237,8 @@ def load(
     suite); a metrics dump needs ``grid`` and ``gpu`` because it does not record them.
     """
     if path.is_file():
-        text = path.read_text()
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise IconbenchError(
-                f"{path}: line {error.lineno}: invalid JSON ({error.msg})"
-            ) from None
+        text = decode.read_text(path, hint=HINT)
+        data = decode.parse_json(text, path, hint=HINT)
         if isinstance(data, dict) and not {"results", "params", "commit_hash"} & data.keys():
             if grid is None or gpu is None:
                 raise IconbenchError(
@@ -253,7 +254,18 @@ def load(
         )
     from iconbench import results
 
-    timings = from_records(results.read(path), gpu=gpu, metric=metric)
+    records = results.select_run(results.read(path), commit=commit, origin=str(path))
+    timings = from_records(records, gpu=gpu, metric=metric)
+    grids = sorted({t.grid for t in timings})
+    if grid is not None and timings and grid not in grids:
+        raise IconbenchError(
+            f"{path}: no results on grid {grid!r}; grids present: {', '.join(grids)}"
+        )
+    if grid is None and len(grids) > 1:
+        raise IconbenchError(
+            f"{path}: results on {len(grids)} grids would be mixed; pick one with --grid "
+            f"({', '.join(grids)})"
+        )
     if grid is not None:
         timings = [t for t in timings if t.grid == grid]
     if not timings:

@@ -9,12 +9,12 @@ what is wrong.
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.files import decode
 
 #: The mapping shipped with the repository.
 DEFAULT_FILE = Path(__file__).resolve().parents[3] / "baselines" / "mapping" / "icon_timers.toml"
@@ -140,11 +140,5 @@ def from_dict(data: dict[str, Any], origin: str) -> TimerProgramMapping:
 
 
 def load(path: Path = DEFAULT_FILE) -> TimerProgramMapping:
-    """Read and validate a mapping file; TOML syntax errors name the line."""
-    try:
-        data = tomllib.loads(path.read_text())
-    except OSError as error:
-        raise IconbenchError(f"{path}: cannot read the mapping ({error.strerror})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise IconbenchError(f"{path}: invalid TOML ({error}); fix the mapping file") from None
-    return from_dict(data, str(path))
+    """Read and validate a mapping file; a missing, binary or invalid file names the line."""
+    return from_dict(decode.load_toml(path, hint="fix the mapping file"), str(path))

@@ -19,6 +19,11 @@ Definitions (all times per call, in seconds):
 * Coverage: :math:`\sum_t n_t a_t` over counted timers divided by the step time: the first
   ``reference_timers`` entry present (``integrate_nh``), else the sum over all timers that do
   not enclose others.
+* Measured call counts (:class:`MeasuredCalls`, from a whole-granule run,
+  :mod:`iconbench.granules`): where given, :math:`c_p` is what GT4Py really issued instead of
+  the mapping's assumed count: for a granule timer (``granule = "diffusion"``) the program's
+  calls per granule call, for any other timer its calls per time step divided by the timer's
+  OpenACC calls per time step. Rows record each replaced count (``calls_replaced``).
 * Goal: ``distance = E - 1.5``; when below the goal, GT4Py time must shrink by
   :math:`1 - E/1.5` to reach it.
 
@@ -72,6 +77,9 @@ class Row:
     metric: str = ""
     #: estimate for the baseline's GPU (speed-up x bandwidth ratio), when the GPUs differ
     speedup_bandwidth_scaled: float | None = None
+    #: ``(program label, assumed calls, measured calls)`` where a measured count replaced the
+    #: mapping's (see :class:`MeasuredCalls`).
+    calls_replaced: tuple[tuple[str, float, float], ...] = ()
 
     @property
     def counted(self) -> bool:
@@ -145,6 +153,63 @@ class Report:
     gpu_scaling: dict[str, Any] | None = None
     #: the experiment compared against (its file), when one was given
     experiment_file: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class MeasuredCalls:
+    """Program calls GT4Py really issued, counted in a whole-granule run.
+
+    Keys are ``(program, static_args)`` with ``static_args`` a tuple of ``(name, value)``
+    pairs of the call's switches. ``per_step``: calls per ICON time step (the
+    ``integrate_nh`` sequence); ``per_granule``: calls per call of a granule named as the
+    mapping's ``granule`` (``diffusion``).
+
+    >>> calls = MeasuredCalls(per_step={("p", (("at_first_substep", True),)): 1.0})
+    >>> calls.matching(ProgramRef("p"), calls.per_step, {})
+    1.0
+    """
+
+    per_step: Mapping[tuple[str, tuple[tuple[str, Any], ...]], float] = dataclasses.field(
+        default_factory=dict
+    )
+    per_granule: Mapping[str, Mapping[tuple[str, tuple[tuple[str, Any], ...]], float]] = (
+        dataclasses.field(default_factory=dict)
+    )
+
+    @staticmethod
+    def matching(
+        ref: ProgramRef,
+        counts: Mapping[tuple[str, tuple[tuple[str, Any], ...]], float],
+        pins: Mapping[str, Any],
+    ) -> float | None:
+        """Calls of the variants ``ref`` (and the pins) match; None if the program never ran."""
+        found = [
+            n
+            for (program, static), n in counts.items()
+            if ref.matches(program, dict(static)) and all(pins.get(k, v) == v for k, v in static)
+        ]
+        if not any(program == ref.program for program, _ in counts):
+            return None
+        return float(sum(found))
+
+    def calls_for(
+        self,
+        ref: ProgramRef,
+        entry: TimerMapping,
+        timer: Timer,
+        timesteps: int,
+        pins: Mapping[str, Any],
+    ) -> float | None:
+        """Measured calls of ``ref`` per call of ``timer``; None where nothing was measured."""
+        if entry.granule and entry.granule in self.per_granule:
+            return self.matching(ref, self.per_granule[entry.granule], pins)
+        if not self.per_step or entry.granule:
+            return None
+        per_step = self.matching(ref, self.per_step, pins)
+        timer_per_step = timer.calls / timesteps if timesteps else 0.0
+        if per_step is None or timer_per_step <= 0:
+            return None
+        return per_step / timer_per_step
 
 
 def check_comparable(
@@ -271,6 +336,7 @@ def _row(
     timings: Sequence[GT4PyTiming],
     step_s: float,
     pins: Mapping[str, Any],
+    measured_calls: MeasuredCalls | None = None,
 ) -> tuple[Row, list[tuple[ProgramRef, GT4PyTiming]]]:
     common = dict(
         timer=timer.name,
@@ -287,6 +353,17 @@ def _row(
     if any(t is None and not r.optional for r, t in found):
         return Row(**common, status="not measured", missing=missing), []
     measured = [(r, t) for r, t in found if t is not None]
+    replaced = []
+    if measured_calls is not None:
+        swapped = []
+        for assumed, t in measured:
+            calls = measured_calls.calls_for(assumed, entry, timer, baseline.timesteps, pins)
+            used_ref = assumed
+            if calls is not None and not np.isclose(calls, assumed.calls):
+                replaced.append((assumed.label, float(assumed.calls), calls))
+                used_ref = dataclasses.replace(assumed, calls=calls)  # type: ignore[arg-type]
+            swapped.append((used_ref, t))
+        measured = swapped
     refs, samples = [r for r, _ in measured], [t.samples_s for _, t in measured]
     weights = np.array([r.calls for r in refs], dtype=float)
     gt4py = float(weights @ np.array([np.median(s) for s in samples]))
@@ -301,6 +378,7 @@ def _row(
             lambda *m: timer.t_avg_s / sum(w * x for w, x in zip(weights, m, strict=True)), samples
         ),
         metric="/".join(sorted({t.metric for _, t in measured})),
+        calls_replaced=tuple(replaced),
     )
     return row, measured
 
@@ -387,6 +465,7 @@ def compare(
     grid: tuple[str, GridCounts] | None = None,
     gpu_scaling: Any = None,
     experiment_file: str = "",
+    measured_calls: MeasuredCalls | None = None,
 ) -> Report:
     """The full report: refuses other grids/GPUs unless ``force`` (then says so).
 
@@ -394,6 +473,7 @@ def compare(
     experiment's grid (see :func:`check_comparable`). ``gpu_scaling``
     (:class:`iconbench.baselines.gpu_scaling.GpuScaling`) adds, when the GPUs differ, the
     speed-ups restated for the baseline's GPU by memory bandwidth, marked as estimates.
+    ``measured_calls`` replaces the mapping's assumed call counts (see :class:`MeasuredCalls`).
     """
     if not timings:
         raise IconbenchError("no GT4Py timings to compare; check the RESULTS input")
@@ -421,6 +501,7 @@ def compare(
                 timings=timings,
                 step_s=step[0],
                 pins=pins or {},
+                measured_calls=measured_calls,
             )
             rows.append(row)
             used[timer.name] = measured

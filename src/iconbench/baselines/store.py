@@ -64,19 +64,67 @@ def load(root: Path, name: str) -> Baseline:
     return baseline_format.load(path)
 
 
+def listing(root: Path) -> tuple[list[Baseline], list[IconbenchError]]:
+    """Every stored baseline that reads, and one error per file that does not.
+
+    One broken file must not hide the others: ``baseline list`` prints the good ones and
+    names each bad one.
+    """
+    good, bad = [], []
+    for name in names(root):
+        try:
+            good.append(load(root, name))
+        except IconbenchError as error:
+            bad.append(error)
+    return good, bad
+
+
+def stored_sha256(root: Path) -> dict[str, str]:
+    """``{source sha256: baseline name}`` of the stored baselines.
+
+    Broken files are skipped here; ``baseline list`` names them.
+    """
+    found = {}
+    for baseline in listing(root)[0]:
+        found.setdefault(baseline.source.sha256, baseline.name)
+    return found
+
+
+#: Mode of stored baselines: everyone may read the history, only its owner change it.
+FILE_MODE = 0o644
+
+
 def save(root: Path, baseline: Baseline) -> Path:
-    """Write ``baseline`` under its name; refuse to overwrite (baselines are append-only)."""
+    """Write ``baseline`` under its name; refuse to overwrite (baselines are append-only).
+
+    The same source file (same sha256) is stored once: importing it again under another
+    ``--date`` or ``--machine`` would count one run twice, so it is refused and nothing is
+    written.
+    """
     path = root / f"{baseline.name}.json"
     if path.exists():
         raise IconbenchError(
             f"{path} exists and baselines are never overwritten; "
             "use another --date or --machine, or remove the file by hand if it is wrong"
         )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    same = stored_sha256(root).get(baseline.source.sha256)
+    if same is not None:
+        raise IconbenchError(
+            f"{baseline.source.file} (sha256 {baseline.source.sha256[:12]}) is already stored "
+            f"as {same!r}; nothing imported ('iconbench baseline show {same}')"
+        )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise IconbenchError(
+            f"baseline store {root}: cannot write {path.parent} ({error.strerror or error}); "
+            "pass a writable --store DIR"
+        ) from None
     try:
         with os.fdopen(fd, "w") as handle:
             handle.write(baseline.to_json())
+        os.chmod(tmp, FILE_MODE)
         # os.link fails if the target appeared meanwhile: no race can overwrite a baseline.
         os.link(tmp, path)
     except FileExistsError:

@@ -1,7 +1,10 @@
 """The ``iconbench`` command line: discovers one :class:`Command` per module of this package.
 
 Errors of kind :class:`iconbench.errors.IconbenchError` are printed as one line
-(``iconbench: error: …``, exit 2); anything else is a bug and keeps its traceback.
+(``iconbench: error: …``, exit 2); so are bad arguments
+(:class:`~iconbench.cli.options.OneLineParser`). Anything else is a bug and keeps its
+traceback. The command modules import their libraries inside ``run``, so that parsing and
+checking the arguments takes well under a second.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Sequence
 
 from iconbench import __version__
 from iconbench.cli.command import Command
+from iconbench.cli.options import OneLineParser
 from iconbench.errors import IconbenchError
 
 
@@ -21,7 +25,7 @@ def commands() -> dict[str, type[Command]]:
     """All subcommands, by name, found by importing every module of this package."""
     found: dict[str, type[Command]] = {}
     for module in pkgutil.iter_modules(__path__):
-        if module.name == "command":
+        if module.name in ("command", "options"):
             continue
         mod = importlib.import_module(f"{__name__}.{module.name}")
         for value in vars(mod).values():
@@ -37,7 +41,7 @@ def commands() -> dict[str, type[Command]]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with one subparser per command."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="iconbench",
         description="Continuous benchmarking of ICON4Py's GT4Py dycore and diffusion programs.",
         epilog="Run 'iconbench COMMAND --help' for a command's options and examples.",

@@ -3,10 +3,37 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from iconbench.baselines import importers, store
+from iconbench.baselines import store
+from iconbench.cli import options
 from iconbench.cli.command import Command
+
+#: Importer kinds (``iconbench.baselines.importers.KINDS``, which imports the importers).
+KINDS = ("timer-table", "bencher-json")
+
+
+#: Examples of each action (``iconbench baseline ACTION --help``).
+ACTION_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "import": (
+        "iconbench baseline import LOG.exp.mch_r04b09.o --kind timer-table "
+        "--experiment MCH-R04B09 --grid R04B09 --gpu A100 --machine balfrin --date 2024-05 "
+        "--timesteps 6",
+        "iconbench baseline import 'bencher=mch_icon-ch1_medium_stencils=0.94=OPENACC.json' "
+        "--experiment 'MCH ICON-CH1 medium' --grid icon-ch1 --gpu GH200 --machine santis "
+        "--date 2025-09-26 --timesteps 360 --dry-run",
+    ),
+    "list": ("iconbench baseline list", "iconbench baseline list --store /scratch/baselines"),
+    "show": (
+        "iconbench baseline show mch-r04b09/unknown_unknown_2024-05",
+        "iconbench baseline show baselines/mch-r04b09/unknown_unknown_2024-05.json",
+    ),
+}
+
+
+def _epilog(examples: tuple[str, ...]) -> str:
+    return "\n".join(["examples:", *(f"  {e}" for e in examples)])
 
 
 class Baseline(Command):
@@ -14,62 +41,89 @@ class Baseline(Command):
 
     name = "baseline"
     summary = "import, list and show OpenACC baselines (ICON timers) in baselines/"
-    examples = (
-        "iconbench baseline import LOG.exp.mch_r04b09.o --kind timer-table "
-        "--experiment MCH-R04B09 --grid R04B09 --gpu A100 --machine balfrin --date 2024-05 "
-        "--timesteps 6",
-        "iconbench baseline import 'bencher=mch_icon-ch1_medium_stencils=0.94=OPENACC.json' "
-        "--experiment 'MCH ICON-CH1 medium' --grid icon-ch1 --gpu GH200 --machine santis "
-        "--date 2025-09-26 --timesteps 360",
-        "iconbench baseline list",
-        "iconbench baseline show mch-r04b09/unknown_unknown_2024-05",
-    )
+    examples = tuple(e for action in ACTION_EXAMPLES.values() for e in action)
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        # The old place of --store, before the action: hidden, with a note.
         parser.add_argument(
             "--store",
+            dest="store_before_action",
             type=Path,
-            default=None,
-            help=f"baselines directory (default: ${store.ENV_VAR} or the repository's baselines/)",
+            action=options.DeprecatedPlace,
+            help=argparse.SUPPRESS,
         )
         sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-        imp = sub.add_parser("import", help="import a timer table or bencher JSON file")
-        imp.add_argument("file", type=Path, help="ICON run log / timer table, or bencher JSON")
-        imp.add_argument("--kind", choices=importers.KINDS, help="importer (default: detected)")
+
+        def action(name: str, help: str) -> argparse.ArgumentParser:
+            p = sub.add_parser(
+                name,
+                help=help,
+                description=help,
+                epilog=_epilog(ACTION_EXAMPLES[name]),
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+            )
+            options.add_store(
+                p,
+                help=f"baselines directory (default: ${store.ENV_VAR}, else the repository's "
+                "baselines/)",
+            )
+            return p
+
+        imp = action("import", "import a timer table or bencher JSON file as a baseline")
+        imp.add_argument(
+            "file",
+            type=options.existing_file_type,
+            help="ICON run log / timer table, or bencher JSON",
+        )
+        imp.add_argument("--kind", choices=KINDS, help="importer (default: detected)")
         imp.add_argument(
             "--table",
-            type=int,
+            type=options.positive_int_type,
             default=1,
+            metavar="N",
             help="which timer table of the file (1-based; default: the first)",
         )
         imp.add_argument("--experiment", required=True, help="e.g. 'MCH-R04B09'")
-        imp.add_argument("--grid", required=True, help="e.g. R04B09, R2B7, icon-ch1")
+        imp.add_argument("--grid", required=True, help="grid of the ICON run, e.g. R04B09, R2B7")
         imp.add_argument("--gpu", required=True, help="e.g. A100, GH200; 'unknown' if unknown")
         imp.add_argument("--machine", required=True, help="e.g. balfrin; 'unknown' if unknown")
         imp.add_argument("--date", required=True, help="YYYY-MM-DD (or YYYY-MM) of the run")
-        imp.add_argument("--timesteps", type=int, required=True, help="timesteps of the run")
+        imp.add_argument(
+            "--timesteps",
+            type=options.positive_int_type,
+            required=True,
+            metavar="N",
+            help="timesteps of the run",
+        )
         imp.add_argument("--icon-commit", default=None, help="ICON commit (default: unknown)")
-        imp.add_argument("--icon-build", default="openacc", help="build flavour")
+        imp.add_argument("--icon-build", default="openacc", help="build flavour (default: openacc)")
         imp.add_argument("--description", default="", help="free text about the experiment")
         imp.add_argument("--note", default="", help="provenance note stored with the source")
-        imp.add_argument("--dry-run", action="store_true", help="validate and print, store nothing")
-        sub.add_parser("list", help="list stored baselines")
-        show = sub.add_parser("show", help="print one baseline's provenance and timers")
+        options.add_dry_run(imp, help="validate and print the baseline JSON, store nothing")
+        action("list", "list stored baselines (a broken file is named on stderr, exit 2)")
+        show = action("show", "print one baseline's provenance and timers")
         show.add_argument("baseline", help="store name (see 'list') or path to a baseline file")
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
-        root = args.store or store.default_root()
+        from iconbench.baselines import importers
+
+        root = args.store or args.store_before_action or store.default_root()
         if args.action == "list":
-            for name in store.names(root):
-                b = store.load(root, name)
+            options.existing_dir(root, "baseline store")
+            good, bad = store.listing(root)
+            for b in good:
                 print(
-                    f"{name:<50} {b.experiment.grid:<10} {b.machine.gpu:<8} "
+                    f"{b.name:<50} {b.experiment.grid:<10} {b.machine.gpu:<8} "
                     f"{len(b.timers):>4} timers  {b.timesteps} steps"
                 )
-            return 0
+            for error in bad:
+                print(f"iconbench: error: {error}", file=sys.stderr)
+            return 2 if bad else 0
         if args.action == "show":
+            if Path(args.baseline).suffix != ".json":
+                options.existing_dir(root, "baseline store")
             b = store.load(root, args.baseline)
             print(
                 f"{b.name}: {b.experiment.name} (grid {b.experiment.grid}) on "
@@ -103,6 +157,8 @@ class Baseline(Command):
             description=args.description,
             note=args.note,
         )
+        if not args.dry_run:
+            options.writable_dir(root, "baseline store")
         baseline = importers.import_file(args.file, provenance, args.kind, args.table)
         if args.dry_run:
             print(baseline.to_json(), end="")

@@ -38,12 +38,3 @@ class Command(abc.ABC):
     @abc.abstractmethod
     def run(cls, args: argparse.Namespace) -> int:
         """Do the work; return the process exit status."""
-
-
-def add_case_selection(
-    parser: argparse.ArgumentParser, *, grid_help: str, programs_help: str
-) -> None:
-    """The options every timing command shares: which backends, grid and program cases."""
-    parser.add_argument("--backends", default="embedded,gtfn_cpu", help="comma list")
-    parser.add_argument("--grid", default="tiny", help=grid_help)
-    parser.add_argument("--programs", default="", help=programs_help)

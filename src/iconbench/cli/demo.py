@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import pathlib
 import sys
 
 from iconbench.buildcache import REPO_ROOT
-from iconbench.cli.command import Command, add_case_selection
+from iconbench.cli import options
+from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
 #: Two cheap, representative stencils: a neighbour reduction and a pointwise update.
@@ -55,31 +55,48 @@ class Demo(Command):
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        add_case_selection(
-            parser, grid_help="grid preset", programs_help="regex on case ids (default: two)"
+        options.add_backends(parser)
+        options.add_grid(parser)
+        options.add_programs(
+            parser,
+            help="regex searched in case ids program[variant] "
+            "(default: compute_tangential_wind and compute_perturbation_of_rho_and_theta)",
         )
-        parser.add_argument("--samples", type=int, default=100, help="timed calls per case")
-        parser.add_argument("--jobs", type=int, default=0, help="compile processes (0: cores)")
         parser.add_argument(
-            "--out",
-            type=pathlib.Path,
+            "--samples",
+            type=options.positive_int_type,
+            default=100,
+            metavar="N",
+            help="timed calls per case (default: 100)",
+        )
+        options.add_jobs(parser, default_help="one per program to compile, at most the cores")
+        options.add_out(
+            parser,
             default=REPO_ROOT / "results-local",
-            help="directory for the report and the run's ledgers",
+            help="directory for the report and the run's ledgers (default: results-local/)",
         )
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
+        # Names are checked (argparse, the case index) before the restart and before gt4py.
+        if args.programs:
+            options.select_cases(args.programs)
+        options.writable_dir(args.out, "--out")
         ensure_optimized(sys.argv[1:])
         import warnings
 
         from iconbench import buildcache
+        from iconbench.stacks.identity import stack_key
 
         warnings.filterwarnings("ignore", message="Field View Program")
-        buildcache.configure(os.environ.get("ICONBENCH_STACK", "default"), jobs=1)
+        # The build cache is keyed by this environment's stack, never a fixed name: a changed
+        # gt4py must not load stale builds.
+        stack = os.environ.get("ICONBENCH_STACK") or stack_key()
+        buildcache.configure(stack, jobs=1)
         from iconbench import provenance, suite
         from iconbench.timing import bandwidth, compilation, report, session
 
-        backends = [b for b in args.backends.split(",") if b]
+        backends = list(args.backends)
         cases = suite.case_ids(args.programs) if args.programs else None
         if cases is None:
             available = set(suite.case_ids(""))
@@ -88,10 +105,9 @@ class Demo(Command):
             raise IconbenchError(f"no program matches {args.programs!r}")
         stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
         work = args.out / f"demo-{stamp}"
-        stack = os.environ.get("ICONBENCH_STACK", "default")
         ledger = compilation.CompileLedger(buildcache.cache_root() / "compile-ledger.jsonl")
         compiled = [(c, b) for c, b in compilation.jobs_for(cases, backends) if b != "embedded"]
-        if compiled:
+        if compiled and not args.no_precompile:
             print(f"compiling {len(compiled)} program(s) (cached after the first run) …")
             compilation.precompile(
                 compiled,

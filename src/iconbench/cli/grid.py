@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from iconbench.cli import options
 from iconbench.cli.command import Command
 
 
@@ -15,36 +16,67 @@ class Grid(Command):
     summary = "list grid presets, or generate/load a grid and print its sizes and zone bounds"
     examples = (
         "iconbench grid",
-        "iconbench grid --preset tiny_lam",
-        "iconbench grid --preset icon_benchmark_regional   # 44 528-cell R19B08 domain",
+        "iconbench grid --grid tiny_lam",
+        "iconbench grid --grid icon_benchmark_regional   # 44 528-cell R19B08 domain",
         "iconbench grid --cells 1000000 --levels 80",
-        "iconbench grid --preset ch2 --write-grid-file ch2.nc",
+        "iconbench grid --grid ch2 --out ch2.nc",
         "iconbench grid --grid-file icon_grid_0002_R19B07_mch.nc --levels 80",
     )
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         source = parser.add_mutually_exclusive_group()
-        source.add_argument(
-            "--preset", help="generate a named preset (see the list without options)"
+        options.add_grid(
+            source,
+            default=None,
+            help="generate this grid preset (without options: list the presets)",
         )
-        source.add_argument("--cells", type=int, help="generate a grid of about N cells")
-        source.add_argument("--grid-file", help="read a real ICON grid NetCDF file instead")
+        source.add_argument(
+            "--preset",
+            dest="grid",
+            type=options.grid_type,
+            action=options.Deprecated,
+            help=argparse.SUPPRESS,
+        )
+        source.add_argument(
+            "--cells",
+            type=options.positive_int_type,
+            metavar="N",
+            help="generate a grid of about N cells",
+        )
+        source.add_argument(
+            "--grid-file",
+            type=options.existing_file_type,
+            metavar="FILE",
+            help="read a real ICON grid NetCDF file instead",
+        )
         parser.add_argument(
-            "--levels", type=int, help="number of full levels (default: preset's, 65)"
+            "--levels",
+            type=options.positive_int_type,
+            metavar="K",
+            help="number of full levels (default: the preset's; 65)",
         )
         parser.add_argument(
             "--limited-area", action="store_true", help="limited-area grid with boundary zones"
         )
+        options.add_out(parser, help="also write the grid as an ICON grid file (NetCDF)")
         parser.add_argument(
-            "--write-grid-file", metavar="PATH", help="also write an ICON grid file"
+            "--write-grid-file",
+            dest="out",
+            type=options.output_path_type,
+            action=options.Deprecated,
+            help=argparse.SUPPRESS,
         )
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench import grids
 
-        if args.preset is None and args.cells is None and args.grid_file is None:
+        spec = None
+        if args.grid is not None or args.cells is not None:
+            # Sizes and levels are checked here, before gt4py is imported.
+            spec = grids.spec_for(args.grid, args.cells, args.levels, args.limited_area)
+        if args.grid is None and args.cells is None and args.grid_file is None:
             print(
                 f"{'preset':<24} {'kind':<5} {'cells':>9} {'edges':>9} {'vertices':>9} "
                 f"{'levels':>6}  generated grid vs the real one; description"
@@ -77,7 +109,6 @@ class Grid(Command):
         if args.grid_file is not None:
             generated = grids.load_grid_file(args.grid_file, num_levels=args.levels or 65)
         else:
-            spec = grids.spec_for(args.preset, args.cells, args.levels, args.limited_area)
             generated = grids.generate(spec)
         elapsed = time.perf_counter() - start
         problems = checks.check(generated)
@@ -92,11 +123,11 @@ class Grid(Command):
             print(f"{dim} zones:")
             for zone, (first, end) in zones.items():
                 print(f"  {zone:<18} [{first:>9}, {end:>9})  {end - first:>9}")
-        if args.write_grid_file:
+        if args.out:
             from iconbench.grids import gridfile
 
-            gridfile.write_grid_file(generated, args.write_grid_file)
-            print(f"wrote       {args.write_grid_file}")
+            gridfile.write_grid_file(generated, args.out)
+            print(f"wrote       {args.out}")
         if problems:
             for problem in problems:
                 print(f"check FAILED: {problem}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from iconbench import provenance
+from iconbench.cli import options
 from iconbench.cli.command import Command
 
 
@@ -17,10 +17,12 @@ class Info(Command):
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+        options.add_json(parser)
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
+        from iconbench import provenance
+
         info = provenance.collect()
         if args.json:
             print(info.to_json())

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 
+from iconbench.cli import options
 from iconbench.cli.command import Command
+from iconbench.errors import IconbenchError
 
 
 class Programs(Command):
@@ -17,33 +18,46 @@ class Programs(Command):
     examples = (
         "iconbench programs",
         "iconbench programs --cases",
-        "iconbench programs --program vertically_implicit --verbose",
+        "iconbench programs --programs vertically_implicit --verbose",
+        "iconbench programs --cases --programs 'diffusion'",
         "iconbench programs --json > catalog.json",
     )
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--program", metavar="REGEX", help="only programs matching REGEX")
+        options.add_programs(
+            parser,
+            help="only programs with a case id program[variant] matching REGEX (default: all)",
+        )
         parser.add_argument(
             "--cases", action="store_true", help="print one case id (program[variant]) per line"
         )
         parser.add_argument(
             "--verbose", action="store_true", help="also print the signature and value sources"
         )
-        parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+        options.add_json(parser)
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench import buildcache
 
+        options.select_cases(args.programs)  # no match: one line, before gt4py is imported
         buildcache.configure()
         from iconbench.programs import catalog, overrides, variants
+        from iconbench.suite import matches
 
-        specs = [
-            s for s in catalog.discover() if not args.program or re.search(args.program, s.name)
-        ]
+        def selected(spec: catalog.ProgramSpec) -> bool:
+            return any(matches(args.programs, c) for c in catalog.case_ids([spec]))
+
+        specs = [s for s in catalog.discover() if not args.programs or selected(s)]
+        if not specs:
+            raise IconbenchError(
+                f"--programs {args.programs!r} matches no case; 'iconbench programs --cases' "
+                "lists them"
+            )
         if args.cases:
-            print("\n".join(catalog.case_ids(specs)))
+            cases = catalog.case_ids(specs)
+            print("\n".join(c for c in cases if not args.programs or matches(args.programs, c)))
             return 0
         if args.json:
             print(json.dumps([_as_dict(s) for s in specs], indent=1))

@@ -10,6 +10,7 @@ import sys
 import time
 
 from iconbench.baselines import mapping
+from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
@@ -36,7 +37,11 @@ class Publish(Command):
             help="asv results directories or GPU runner result sets (e.g. results/h100)",
         )
         parser.add_argument(
-            "--out", type=pathlib.Path, required=True, help="site directory (created or updated)"
+            "--out",
+            metavar=options.METAVARS["out"],
+            type=pathlib.Path,
+            required=True,
+            help="site directory (created or updated)",
         )
         parser.add_argument(
             "--gate",
@@ -45,7 +50,9 @@ class Publish(Command):
             type=pathlib.Path,
             help="gate summary JSON file or directory of them (repeatable)",
         )
-        parser.add_argument("--store", type=pathlib.Path, default=None, help="baselines directory")
+        options.add_store(
+            parser, help="baselines directory (default: $ICONBENCH_BASELINES or baselines/)"
+        )
         parser.add_argument(
             "--baseline", help="compare every run with this baseline (default: matched by grid)"
         )

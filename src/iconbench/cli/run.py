@@ -10,7 +10,8 @@ import subprocess
 import sys
 
 from iconbench.buildcache import REPO_ROOT
-from iconbench.cli.command import Command, add_case_selection
+from iconbench.cli import options
+from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
 
@@ -42,69 +43,99 @@ class Run(Command):
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        add_case_selection(
-            parser,
-            grid_help="grid preset (comma list)",
-            programs_help="regex on case ids program[variant]",
-        )
-        parser.add_argument("--one-variant", action="store_true", help="first variant only")
-        parser.add_argument("--shard", default="", help="i/n: this runner's share")
+        options.add_backends(parser)
+        options.add_grid(parser, several=True)
+        options.add_programs(parser)
         parser.add_argument(
-            "--kinds", default="", help="benchmark methods, e.g. time_device,track_bandwidth"
+            "--one-variant", action="store_true", help="only the first static variant per program"
+        )
+        parser.add_argument(
+            "--shard",
+            default="",
+            type=options.shard,
+            metavar="I/N",
+            help="run the I-th of N equal shares of the cases (e.g. 2/4, one per runner)",
+        )
+        parser.add_argument(
+            "--kinds",
+            default="",
+            type=options.benchmark_kinds,
+            metavar="KIND[,KIND]",
+            help="benchmark methods, e.g. time_device,track_bandwidth (default: all)",
         )
         parser.add_argument("--quick", action="store_true", help="asv --quick (one sample)")
-        parser.add_argument("--jobs", type=int, default=0, help="compile processes (0: cores/2)")
-        parser.add_argument("--no-precompile", action="store_true")
-        parser.add_argument("--precompile-only", action="store_true")
-        parser.add_argument("--stack", default=os.environ.get("ICONBENCH_STACK", "default"))
-        parser.add_argument("--config", default=str(REPO_ROOT / "asv.conf.json"))
-        parser.add_argument("--machine", default="", help="asv machine name")
+        options.add_jobs(parser, default_help="half the cores")
+        parser.add_argument(
+            "--precompile-only",
+            action="store_true",
+            help="compile the selected programs into the build cache, then stop (no asv run)",
+        )
+        parser.add_argument(
+            "--stack",
+            default=os.environ.get("ICONBENCH_STACK"),
+            metavar="KEY",
+            help="build-cache key (default: $ICONBENCH_STACK, else this environment's stack key "
+            "as 'iconbench stack show' prints it)",
+        )
+        parser.add_argument(
+            "--config",
+            default=str(REPO_ROOT / "asv.conf.json"),
+            type=options.existing_file_type,
+            metavar="FILE",
+            help="asv configuration (default: iconbench's asv.conf.json)",
+        )
+        parser.add_argument("--machine", default="", help="asv machine name (default: host name)")
         parser.add_argument("asv_args", nargs=argparse.REMAINDER, help="-- extra asv arguments")
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench import buildcache
 
+        if args.no_precompile and args.precompile_only:
+            raise IconbenchError("--no-precompile and --precompile-only exclude each other")
+        # Every name is checked before gt4py is imported or anything is compiled or written.
+        options.select_cases(args.programs, one_variant=args.one_variant, shard=args.shard)
+        commit = None if args.precompile_only else cls._commit()
+        stack = args.stack or _environment_stack_key()
         os.environ.setdefault("PYTHONOPTIMIZE", "2")
-        os.environ["ICONBENCH_BACKENDS"] = args.backends
-        os.environ["ICONBENCH_GRID"] = args.grid
-        os.environ["ICONBENCH_STACK"] = args.stack
+        os.environ["ICONBENCH_BACKENDS"] = ",".join(args.backends)
+        os.environ["ICONBENCH_GRID"] = ",".join(args.grid)
+        os.environ["ICONBENCH_STACK"] = stack
         if args.one_variant:
             os.environ["ICONBENCH_ONE_VARIANT"] = "1"
         cores = os.cpu_count() or 1
         processes = args.jobs or max(1, cores // 2)
-        buildcache.configure(args.stack, jobs=max(1, cores // processes))
+        buildcache.configure(stack, jobs=max(1, cores // processes))
         from iconbench import suite
-        from iconbench.timing import compilation, sharding
+        from iconbench.timing import compilation
 
-        shard = sharding.parse_shard(args.shard) if args.shard else None
-        cases = suite.case_ids(args.programs, shard, one_variant=args.one_variant)
+        cases = suite.case_ids(args.programs, args.shard, one_variant=args.one_variant)
         if not cases:
             raise IconbenchError(f"no program matches {args.programs!r}")
-        backends = [b for b in args.backends.split(",") if b]
+        backends = list(args.backends)
         if not args.no_precompile:
             ledger = compilation.CompileLedger(buildcache.cache_root() / "compile-ledger.jsonl")
             jobs = [j for j in compilation.jobs_for(cases, backends) if j[1] != "embedded"]
-            for grid in args.grid.split(","):
+            for grid in args.grid:
                 print(f"precompiling {len(jobs)} programs with {processes} processes", flush=True)
                 compilation.precompile(
                     jobs,
                     grid=grid,
-                    stack=args.stack,
+                    stack=stack,
                     ledger=ledger,
                     processes=processes,
                     progress=compilation.print_progress,
                 )
         if args.precompile_only:
             return 0
-        return cls._asv(args, cases)
+        return cls._asv(args, cases, commit or cls._commit())
 
     @classmethod
-    def _asv(cls, args: argparse.Namespace, cases: list[str]) -> int:
+    def _asv(cls, args: argparse.Namespace, cases: list[str], commit: str) -> int:
         asv = shutil.which("asv") or os.path.join(os.path.dirname(sys.executable), "asv")
         regex = shard_bench_regex(cases)
         if args.kinds:
-            kinds = "|".join(re.escape(k) for k in args.kinds.split(","))
+            kinds = "|".join(re.escape(k) for k in args.kinds)
             regex = regex.replace(r"\w+", f"(?:{kinds})", 1)
         command = [
             asv,
@@ -116,7 +147,7 @@ class Run(Command):
             "--bench",
             regex,
             "--set-commit-hash",
-            cls._commit(),
+            commit,
         ]
         if args.quick:
             command.append("--quick")
@@ -135,9 +166,17 @@ class Run(Command):
 
     @staticmethod
     def _commit() -> str:
+        """The commit asv records; checked before anything is compiled."""
         out = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=False
         )
         if out.returncode != 0:
             raise IconbenchError("iconbench run needs a git checkout (asv records the commit)")
         return out.stdout.strip()
+
+
+def _environment_stack_key() -> str:
+    """The stack key of this environment (gt4py, dace, icon4py commits or versions)."""
+    from iconbench.stacks.identity import stack_key
+
+    return stack_key()

@@ -6,21 +6,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from iconbench.baselines import (
-    experiments,
-    gpu_scaling,
-    gt4py_timings,
-    mapping,
-    speedup,
-    speedup_table,
-    store,
-)
+from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
 
 def _pins(items: list[str]) -> dict[str, Any]:
     """``["rayleigh_type=2", "lprep_adv=True"]`` -> ``{"rayleigh_type": 2, "lprep_adv": True}``."""
+    from iconbench.baselines import gt4py_timings
+
     pins: dict[str, Any] = {}
     for item in items:
         key, sep, _ = item.partition("=")
@@ -28,6 +22,20 @@ def _pins(items: list[str]) -> dict[str, Any]:
             raise IconbenchError(f"--static {item!r}: expected KEY=VALUE, e.g. rayleigh_type=2")
         pins |= gt4py_timings.parse_variant(item)
     return pins
+
+
+def _check_pins(pins: dict[str, Any], timings: list[Any], origin: str) -> None:
+    """Every pinned key must be a static argument of some measured program.
+
+    A misspelt key would otherwise pin nothing, silently.
+    """
+    known = sorted({k for t in timings for k, _ in t.static_args})
+    for key in pins:
+        if key not in known:
+            raise IconbenchError(
+                f"--static {key}=...: no program in {origin} has a static argument {key!r}; "
+                f"choose from: {', '.join(known) or 'none (no program has static arguments)'}"
+            )
 
 
 class Speedup(Command):
@@ -43,37 +51,50 @@ class Speedup(Command):
         "iconbench speedup gt4py_timers.json --baseline mch-r04b09/unknown_unknown_2024-05 "
         "--grid R04B09 --gpu A100",
         "iconbench speedup .asv/results --baseline mch-r04b09/unknown_unknown_2024-05 "
-        "--backend gtfn_gpu",
+        "--backends gtfn_gpu --commit 0e8595e4",
     )
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "results",
-            type=Path,
+            type=options.existing_path_type,
             help="gt4py metrics dump (GT4PY_DUMP_METRICS_AT_EXIT) or asv results directory",
         )
         parser.add_argument(
             "--experiment",
+            metavar="NAME",
             help="ICON experiment (baselines/experiments/NAME.toml): its baseline, grid and "
             "static arguments",
         )
         parser.add_argument(
             "--baseline",
+            metavar="NAME",
             help="stored baseline name or file (default: the experiment's; one is required)",
         )
-        parser.add_argument("--store", type=Path, default=None, help="baselines directory")
+        options.add_store(
+            parser, help="baselines directory (default: $ICONBENCH_BASELINES or baselines/)"
+        )
         parser.add_argument(
             "--mapping",
-            type=Path,
-            default=mapping.DEFAULT_FILE,
+            type=options.existing_file_type,
+            default=None,
+            metavar="FILE",
             help="timer->program mapping (default: baselines/mapping/...toml)",
         )
         parser.add_argument(
-            "--grid", help="grid of a metrics dump (it does not record it); selects one in asv"
+            "--grid",
+            metavar="GRID",
+            help="grid of a metrics dump (it does not record it); selects one grid of asv results",
         )
         parser.add_argument(
             "--gpu", help="GPU of the GT4Py run (dumps do not record it; asv: machine name)"
+        )
+        parser.add_argument(
+            "--commit",
+            metavar="SHA",
+            help="asv results: the commit whose numbers to use (a prefix; needed when RESULTS "
+            "holds several)",
         )
         parser.add_argument(
             "--metric",
@@ -81,10 +102,10 @@ class Speedup(Command):
             default="auto",
             help="gt4py metric: compute (kernel), total (call); auto prefers compute",
         )
-        parser.add_argument(
-            "--backend",
-            action="append",
-            help="only this backend (repeatable; default: all in RESULTS)",
+        options.add_backends(
+            parser,
+            default=None,
+            help="only these backends, comma list or repeated (default: all in RESULTS)",
         )
         parser.add_argument(
             "--static",
@@ -98,10 +119,20 @@ class Speedup(Command):
             action="store_true",
             help="compare across grids/GPUs anyway (the report says so)",
         )
-        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+        options.add_json(parser, help="print the report as JSON")
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
+        from iconbench.baselines import (
+            experiments,
+            gpu_scaling,
+            gt4py_timings,
+            mapping,
+            speedup,
+            speedup_table,
+            store,
+        )
+
         cli_pins = _pins(args.static)
         experiment = experiments.load(args.experiment) if args.experiment else None
         if experiment is None and not args.baseline:
@@ -109,13 +140,28 @@ class Speedup(Command):
                 "give --experiment NAME (one of: "
                 f"{', '.join(experiments.names()) or 'none'}) or --baseline NAME"
             )
-        experiments.check_static_names(cli_pins, what="--static: ")
+        experiments.check_static_names(cli_pins, what="--static ")
         pins = (experiment.pins if experiment else {}) | cli_pins
-        baseline = store.load(
-            args.store or store.default_root(),
-            args.baseline or experiment.baseline,  # type: ignore[union-attr]
+        name = args.baseline or experiment.baseline  # type: ignore[union-attr]
+        root = args.store or store.default_root()
+        if args.store and Path(name).suffix != ".json":
+            options.existing_dir(root, "baseline store")
+        baseline = store.load(root, name)
+        table = mapping.load(args.mapping or mapping.DEFAULT_FILE)
+        # with an experiment, its grid is the one to read (unless --force compares another)
+        grid_name = args.grid or (experiment.grid if experiment and not args.force else None)
+        timings = gt4py_timings.load(
+            args.results, grid=grid_name, gpu=args.gpu, metric=args.metric, commit=args.commit
         )
-        timings = gt4py_timings.load(args.results, grid=args.grid, gpu=args.gpu, metric=args.metric)
+        _check_pins(cli_pins, timings, str(args.results))
+        if args.backends:
+            present = sorted({t.backend for t in timings})
+            missing = [b for b in args.backends if b not in present]
+            if missing:
+                raise IconbenchError(
+                    f"--backends {','.join(missing)}: no results in {args.results}; "
+                    f"backends present: {', '.join(present)}"
+                )
         grid = None
         if experiment is not None:
             from iconbench.grids.presets import counts_of
@@ -142,10 +188,10 @@ class Speedup(Command):
             scaling = gpu_scaling.scaling(baseline.machine.gpu, gpus.pop(), measured_peak)
         report = speedup.compare(
             baseline,
-            mapping.load(args.mapping),
+            table,
             timings,
             force=args.force,
-            backends=args.backend,
+            backends=list(args.backends) if args.backends else None,
             pins=pins,
             grid=grid,
             gpu_scaling=scaling,

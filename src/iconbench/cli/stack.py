@@ -6,11 +6,14 @@ import argparse
 import dataclasses
 import json
 import sys
+from typing import TYPE_CHECKING
 
+from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
-from iconbench.stacks import identity, lockpins, resolve, stored
-from iconbench.stacks.spec import Stack
+
+if TYPE_CHECKING:
+    from iconbench.stacks import resolve
 
 
 class StackCommand(Command):
@@ -21,7 +24,7 @@ class StackCommand(Command):
     examples = (
         "iconbench stack show",
         "iconbench stack resolve gt4py=../gt4py@my-branch",
-        "iconbench stack resolve gt4py=https://github.com/GridTools/gt4py.git@main dace==2.0.0b1",
+        "iconbench stack resolve gt4py=https://github.com/GridTools/gt4py.git@main dace==2.0.0a6",
         "iconbench stack resolve dace=../dace@fix-maps --save dace-fix-maps   # store, by name",
         "iconbench stack show dace-fix-maps",
         "iconbench stack pins   # dace as gt4py's uv.lock pins it, per gt4py release",
@@ -46,7 +49,7 @@ class StackCommand(Command):
         parser.add_argument(
             "--save", metavar="NAME", help="resolve: store the resolved stack under NAME"
         )
-        parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+        options.add_json(parser)
         parser.add_argument(
             "--refresh",
             action="store_true",
@@ -64,8 +67,16 @@ class StackCommand(Command):
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
+        from iconbench.stacks import identity, lockpins, resolve, stored
+        from iconbench.stacks.spec import Stack
+
         if args.action == "pins":
             return cls._pins(args)
+        if args.action == "show" and len(args.refs) > 1:
+            raise IconbenchError(
+                f"stack show takes one stored stack name, got {len(args.refs)}: "
+                f"{' '.join(args.refs)}; 'iconbench stack show NAME'"
+            )
         if args.action == "show" and args.refs:
             return cls._print(stored.load(args.refs[0]), args.json)
         if args.action == "show":
@@ -91,7 +102,12 @@ class StackCommand(Command):
                 check = "ok" if origin.agrees else f"DIFFERS: installed {origin.installed}"
                 print(f"  {origin.package:<9} {origin.pinned:<10} from {origin.origin}  [{check}]")
             return 0
-        resolved = resolve.resolve(Stack.parse(args.refs))
+        if args.save and args.action == "show":
+            raise IconbenchError("--save only applies to 'stack resolve'")
+        stack = Stack.parse(args.refs)
+        if args.save:
+            stored.check_new(args.save)
+        resolved = resolve.resolve(stack)
         if args.save:
             path = stored.save(args.save, resolved)
             print(f"stored as {args.save!r}: {path}", file=sys.stderr)
@@ -99,7 +115,7 @@ class StackCommand(Command):
 
     @staticmethod
     def _pins(args: argparse.Namespace) -> int:
-        from iconbench.stacks import upstreamlock
+        from iconbench.stacks import lockpins, upstreamlock
 
         if args.refresh:
             if not args.gt4py_repo:

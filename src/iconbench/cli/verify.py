@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import pathlib
+import os
 import sys
 
+from iconbench.cli import options
 from iconbench.cli.command import Command
 
 
@@ -15,32 +16,31 @@ class Verify(Command):
     name = "verify"
     summary = "check each backend computes what the embedded backend computes (exit 1 on mismatch)"
     examples = (
-        "iconbench verify --backend gtfn_cpu --grid tiny --program compute_tangential_wind",
-        "iconbench verify --backend gtfn_cpu --backend dace_cpu --grid tiny_lam "
+        "iconbench verify --backends gtfn_cpu --grid tiny --programs compute_tangential_wind",
+        "iconbench verify --backends gtfn_cpu,dace_cpu --grid tiny_lam "
         "--out docs/verification/cpu.md",
-        "iconbench verify --backend gtfn_gpu --backend dace_gpu --grid tiny_lam --jobs 8 "
+        "iconbench verify --backends gtfn_gpu,dace_gpu --grid tiny_lam --jobs 8 "
         "--out docs/verification/gpu.md",
-        "iconbench verify --backend gtfn_gpu --grid tiny_lam --one-variant --jobs 14",
+        "iconbench verify --backends gtfn_gpu --grid tiny_lam --one-variant --jobs 14",
+        "iconbench verify --backends embedded --programs 'diffusion' --no-precompile",
     )
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument(
-            "--backend",
-            action="append",
+        options.add_backends(
+            parser,
+            default=None,
             required=True,
-            help="backend to verify (repeatable): embedded, gtfn_cpu, dace_gpu, dace_gpu_noauto…",
+            help="backends to verify against embedded, comma list or repeated (required): "
+            "embedded, gtfn_cpu, dace_cpu, gtfn_gpu, dace_gpu, dace_gpu_noauto, ...",
         )
-        parser.add_argument("--grid", default="tiny", help="grid preset (default: tiny)")
-        parser.add_argument("--program", metavar="REGEX", help="only cases matching REGEX")
-        parser.add_argument("--out", type=pathlib.Path, help="write FILE.md and FILE.json")
+        options.add_grid(parser)
+        options.add_programs(parser)
+        options.add_out(parser, help="write PATH.md and PATH.json (the table and the data)")
+        options.add_jobs(parser, default_help="half the cores", zero_meant="no-precompile")
         parser.add_argument(
-            "--jobs",
-            type=int,
-            default=0,
-            help="precompile in N processes first (0: no precompile; compile on first call)",
+            "--seed", type=int, default=0, metavar="N", help="input seed (default 0)"
         )
-        parser.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
         parser.add_argument(
             "--one-variant",
             action="store_true",
@@ -51,15 +51,17 @@ class Verify(Command):
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench import buildcache
 
+        options.require_backends(args.backends, "iconbench verify --backends gtfn_cpu")
+        options.select_cases(args.programs or "", one_variant=args.one_variant)
         buildcache.configure()
         from iconbench import verification
 
-        if args.jobs:
+        if not args.no_precompile:
             _precompile(args, verification)
         report = verification.verify(
-            args.backend,
+            list(args.backends),
             args.grid,
-            pattern=args.program,
+            pattern=args.programs or None,
             seed=args.seed,
             progress=verification.print_progress,
             one_variant=args.one_variant,
@@ -83,7 +85,7 @@ def _precompile(args: argparse.Namespace, verification: object) -> None:
 
     stack = stack_key()
     jobs = verification.precompile_jobs(  # type: ignore[attr-defined]
-        args.program, args.backend, args.grid, one_variant=args.one_variant
+        args.programs or None, list(args.backends), args.grid, one_variant=args.one_variant
     )
     ledger = compilation.CompileLedger(buildcache.cache_root() / "compile-ledger.jsonl")
     compilation.precompile(
@@ -91,6 +93,6 @@ def _precompile(args: argparse.Namespace, verification: object) -> None:
         grid=args.grid,
         stack=stack,
         ledger=ledger,
-        processes=args.jobs,
+        processes=args.jobs or max(1, (os.cpu_count() or 1) // 2),
         progress=compilation.print_progress,
     )

@@ -18,11 +18,12 @@ Real grids (icon4py ``model/common/tests/common/grid/utils.py`` ``GRID_REFERENCE
   generated patch is the closest near-square one, 137 x 165 vertices: 44 526 cells (-2).
 * ``mch_icon-ch1_medium``: the grid of the ``mch_icon-ch1_medium`` experiment whose OpenACC
   timers icon4py publishes. *Known*: it is a MeteoSwiss ICON-CH1 (1 km, R19B08) limited-area
-  experiment, 80 levels (icon4py's benchmark levels). *Inferred*: its domain is
-  ``MCH_OPR_R19B08_DOMAIN01`` (icon4py's divergence-damping test uses "for icon-ch1(_medium)"
-  ``second_order_divdamp_scaling_coeff = 34497.62``, the mean cell area of that domain in
-  m^2, and the OpenACC per-call times match standalone runs on it), not the operational
-  ICON-CH1 domain (26 x more cells).
+  experiment, 80 levels (icon4py's benchmark levels); icon4py's divergence-damping test uses
+  "for icon-ch1(_medium)" ``second_order_divdamp_scaling_coeff = 34497.62`` = 0.032 x
+  1.078e6 m^2, the mean cell area of any R19B08 grid (this fixes the resolution, not the
+  domain). *Inferred*: its domain is ``MCH_OPR_R19B08_DOMAIN01``, icon4py's single-GPU
+  benchmark grid, not the operational ICON-CH1 domain (26 x more cells): the OpenACC
+  per-call times match standalone runs on DOMAIN01 (issue 17's check), not on the big one.
 * ``icon_benchmark_global``: ``Grids.R02B06_GLOBAL`` (``icon_grid_0021_R02B06_G``), 80 levels:
   327 680 cells, 491 520 edges, 163 842 vertices; ``icon_global``: R02B04, 20 480 cells,
   40 levels (icon4py's ``DEFAULT_NUM_LEVELS``). A global ICON grid RnBk has ``20 n^2 4^k``
@@ -258,10 +259,10 @@ PRESETS: dict[str, GridSpec] = {
             description="grid of the mch_icon-ch1_medium experiment (inferred R19B08 DOMAIN01)",
             real=dataclasses.replace(
                 R19B08_DOMAIN01,
-                inferred="known: MeteoSwiss ICON-CH1 medium experiment, 1 km (R19B08), LAM, "
-                "80 levels; inferred: the MCH_OPR_R19B08_DOMAIN01 domain (icon4py's "
-                "divdamp test: scaling coeff 34497.62 'for icon-ch1(_medium)' = its mean "
-                "cell area; OpenACC per-call times match runs on it)",
+                inferred="known: MeteoSwiss ICON-CH1 medium experiment, 1 km R19B08 (icon4py's "
+                "divdamp test: coeff 34497.62 'for icon-ch1(_medium)' = 0.032 x R19B08's mean "
+                "cell area), LAM, 80 levels; inferred: the MCH_OPR_R19B08_DOMAIN01 domain "
+                "(icon4py's single-GPU benchmark grid; OpenACC per-call times match runs on it)",
             ),
         ),
         GridSpec(

@@ -53,6 +53,8 @@ class Context:
     zones: dict[str, dict[str, tuple[int, int]]]
     vct_a: np.ndarray
     geometry: dict[str, np.ndarray]
+    #: neighbour tables by icon4py name (``E2C``, ``C2E2C``): what the orography rules need
+    connectivities: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def of(cls, grid: Any) -> Context:
@@ -85,15 +87,52 @@ class Context:
                 zones,
                 np.asarray(vertical.vct_a, dtype=float),
                 dict(getattr(grid, "geometry", {})),
+                _tables(icon_grid, ("E2C", "C2E2C")),
             )
         vct_a = np.linspace(22000.0, 0.0, nlev + 1)
         return cls(nlev, 0, 0, 0, zones, vct_a, {})
+
+    def orography(self) -> Any:
+        """The Alpine orography fields of this grid (:mod:`iconbench.programs.orography`).
+
+        Computed once per grid; ``None`` without geometry or neighbour tables.
+        """
+        if not {CELL_X, CELL_Y} <= self.geometry.keys():
+            return None
+        if not {"E2C", "C2E2C"} <= self.connectivities.keys():
+            return None
+        key = (id(self.geometry[CELL_X]), self.nlev, self.nflatlev)
+        if key not in _OROGRAPHY:
+            from iconbench.programs import orography
+
+            _OROGRAPHY.clear()  # one grid per process: keep one
+            _OROGRAPHY[key] = orography.compute(
+                self, self.connectivities["E2C"], self.connectivities["C2E2C"]
+            )
+        return _OROGRAPHY[key]
 
     def start(self, dim: str, zone: str) -> int:
         return self.zones[dim][zone][0]
 
     def end(self, dim: str, zone: str) -> int:
         return self.zones[dim][zone][1]
+
+
+_OROGRAPHY: dict[tuple[int, int, int], Any] = {}
+#: icon4py's geometry names of the cell centres (``geometry_attributes.CELL_CENTER_X/Y``).
+CELL_X, CELL_Y = "x_component_of_cell_center", "y_component_of_cell_center"
+
+
+def _tables(icon_grid: Any, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Host copies of the neighbour tables ``names`` of ``icon_grid`` (those it has)."""
+    found = {}
+    tables = getattr(icon_grid, "connectivities", {}) or {}
+    for name in names:
+        if name not in tables:
+            continue
+        array = getattr(tables[name], "ndarray", tables[name])
+        found[name] = np.asarray(array.get() if hasattr(array, "get") else array)
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -608,6 +647,26 @@ def _constant_fill(value: Any, dtype: Any) -> Callable[..., np.ndarray]:
     return lambda shape, rng, context: np.full(shape, value, dtype=dtype)
 
 
+_OVER_MOUNTAINS = "Alpine orography, icon4py's metric rules (programs/orography.py)"
+
+
+def _orography(name: str, flat: Any) -> Callable[..., np.ndarray]:
+    """The orography field ``name`` where its shape fits, else the flat-terrain value."""
+
+    def make(shape: tuple[int, ...], rng: np.random.Generator, context: Context) -> np.ndarray:
+        dtype = np.int32 if isinstance(flat, int) else float
+        fields = context.orography()
+        values = None if fields is None else getattr(fields, name)
+        out = np.full(shape, flat, dtype=dtype)
+        if values is None or values.shape[:-1] != shape[:-1] or values.shape[-1] > shape[-1]:
+            return out
+        # fields allocated with nlev + 1 levels keep the flat value on the extra level
+        out[..., : values.shape[-1]] = values
+        return out
+
+    return make
+
+
 def _heights(shape: tuple[int, ...], rng: np.random.Generator, context: Context) -> np.ndarray:
     column = np.resize(context.vct_a, shape[-1])
     return np.broadcast_to(column, shape).astype(float).copy()
@@ -634,9 +693,14 @@ FIELDS: dict[str, FieldRule] = {
     ),
     "levelmask": FieldRule(_mask(0.1), "CFL-exceeding levels are rare: density 0.1"),
     "cfl_clipping": FieldRule(_mask(0.05), "CFL clipping is rare: density 0.05"),
-    "ikoffset": FieldRule(_constant_fill(0, np.int32), "flat terrain: no vertical offsets"),
-    "vertoffset_gradp": FieldRule(_constant_fill(0, np.int32), "flat terrain"),
-    "zd_vertoffset": FieldRule(_constant_fill(0, np.int32), "flat terrain"),
+    "ikoffset": FieldRule(_orography("vertoffset_gradp", 0), _OVER_MOUNTAINS),
+    "vertoffset_gradp": FieldRule(_orography("vertoffset_gradp", 0), _OVER_MOUNTAINS),
+    "zdiff_gradp": FieldRule(_orography("zdiff_gradp", 0.0), _OVER_MOUNTAINS),
+    "pg_exdist": FieldRule(_orography("pg_exdist", 0.0), _OVER_MOUNTAINS + " (mask: != 0)"),
+    "zd_vertoffset": FieldRule(_orography("zd_vertoffset", 0), _OVER_MOUNTAINS),
+    "zd_diffcoef": FieldRule(_orography("zd_diffcoef", 0.0), _OVER_MOUNTAINS + " (mask: != 0)"),
+    "vcoef": FieldRule(_orography("zd_intcoef", 0.0), _OVER_MOUNTAINS + " (zd_intcoef)"),
+    "zd_intcoef": FieldRule(_orography("zd_intcoef", 0.0), _OVER_MOUNTAINS),
     "vect_a": FieldRule(_heights, "grid vct_a (interface heights)"),
     "physical_heights": FieldRule(_heights, "grid vct_a (interface heights)"),
     "area": FieldRule(_geometry("cell_area", (1e6, 4e6)), "grid geometry cell_area"),

@@ -276,7 +276,7 @@ class ResultSet:
 
     def files(self) -> list[pathlib.Path]:
         """The asv result files, sorted."""
-        return results.result_paths(self.asv_dir)
+        return results.result_files(self.asv_dir)
 
 
 def result_set(path: pathlib.Path) -> ResultSet:

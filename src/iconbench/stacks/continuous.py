@@ -60,9 +60,14 @@ def detect_component(repo: pathlib.Path, ref: str | None = None) -> str | None:
         return name
     if name == "iconbench":
         return None
+    if name is None:
+        raise IconbenchError(
+            f"--repo {repo}: not a checkout of gt4py, dace, icon4py or iconbench (no "
+            "pyproject.toml with a project name); pass --repo with such a checkout"
+        )
     raise IconbenchError(
-        f"cannot tell which component {repo} is (project name {name!r}); "
-        f"pass --component {'|'.join(COMPONENTS)}"
+        f"--repo {repo}: project {name!r} is not gt4py, dace, icon4py or iconbench; pass "
+        f"--repo with such a checkout, or --component {'|'.join(COMPONENTS)} if it is one"
     )
 
 

@@ -124,6 +124,57 @@ def commit_of(component: str, repo: str, ref: str) -> str:
     return (peeled or [lines[0][0]])[0]
 
 
+#: Seconds uv may wait for the package index before a release is reported as uncheckable.
+INDEX_TIMEOUT_S = 15
+
+
+def check_release(component: str, version: str) -> None:
+    """Fail unless the package index has ``version`` of ``component``'s first distribution.
+
+    Asked the way environments are built, with uv (``uv pip compile --no-deps``: one index
+    query, no resolution of dependencies), so the index, mirrors and credentials configured
+    for uv (``UV_INDEX_URL``, ``UV_FIND_LINKS``, ...) apply here too.
+    """
+    from iconbench.stacks.spec import component as component_of
+    from iconbench.stacks.uvtool import uv_executable
+
+    dist = component_of(component).distributions[0]
+    requirement = f"{dist}=={version}"
+    command = [uv_executable(), "pip", "compile", "--no-deps", "--no-header", "-q", "-"]
+    env = dict(os.environ)
+    env.setdefault("UV_HTTP_TIMEOUT", str(INDEX_TIMEOUT_S))
+    try:
+        out = subprocess.run(
+            command,
+            input=requirement + "\n",
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=INDEX_TIMEOUT_S * 2,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise IconbenchError(
+            f"{component}: cannot check {requirement} (no answer from the package index in "
+            f"{INDEX_TIMEOUT_S * 2} s); check the network, or give a git ref: {component}=REPO@REF"
+        ) from None
+    if out.returncode == 0:
+        return
+    if f"no version of {dist}=={version}" in out.stderr or "no versions of" in out.stderr:
+        raise IconbenchError(
+            f"{component}: release {version} does not exist on the package index; "
+            f"'pip index versions {dist}' lists them"
+        )
+    reason = next(
+        (line.strip() for line in out.stderr.splitlines() if "error" in line.lower()),
+        out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "unknown error",
+    )
+    raise IconbenchError(
+        f"{component}: cannot check {requirement} on the package index ({reason}); "
+        "check the network or the index settings (UV_INDEX_URL)"
+    )
+
+
 def resolve_component(ref: ComponentRef) -> ResolvedComponent:
     """Pin one component: a git ref to its commit, else its version (default: the lock's)."""
     if ref.is_git:
@@ -138,6 +189,7 @@ def resolve_component(ref: ComponentRef) -> ResolvedComponent:
             commit=commit_of(ref.component, ref.repo, ref.ref),
         )
     if ref.version:
+        check_release(ref.component, ref.version)
         return ResolvedComponent(ref.component, "release", version=ref.version)
     return ResolvedComponent(ref.component, "lock", version=lockpins.pinned_version(ref.component))
 

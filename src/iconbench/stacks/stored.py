@@ -12,10 +12,14 @@ import json
 import os
 import pathlib
 import re
+from typing import Any
 
 from iconbench.buildcache import REPO_ROOT
 from iconbench.errors import IconbenchError
+from iconbench.files import decode
+from iconbench.files.fields import Fields
 from iconbench.stacks.resolve import ResolvedComponent
+from iconbench.stacks.spec import COMPONENTS
 
 #: Where named stacks live (committed, so that CI and colleagues share them).
 STACKS_DIR = REPO_ROOT / "ci" / "asv" / "stacks"
@@ -55,7 +59,50 @@ def load(name: str, directory: pathlib.Path = STACKS_DIR) -> list[ResolvedCompon
             f"no stored stack {name!r} (known: {known}); "
             f"store one with 'iconbench stack resolve … --save {name}'"
         )
-    return [ResolvedComponent(**entry) for entry in json.loads(path.read_text())]
+    return from_data(decode.load_json(path, hint=HINT), str(path))
+
+
+#: What to do about a broken stored stack.
+HINT = "fix the file or store the stack again under a new name ('iconbench stack resolve --save')"
+
+
+def from_data(data: Any, origin: str) -> list[ResolvedComponent]:
+    """The components of a stored stack's JSON (a list of objects), checked key by key."""
+    if not isinstance(data, list) or not data:
+        raise IconbenchError(f"{origin}: expected a non-empty list of components; {HINT}")
+    components = []
+    for i, entry in enumerate(data):
+        fields = Fields(origin, entry, f"[{i}]", hint=HINT)
+        name = fields.text("component")
+        if name not in COMPONENTS:
+            fields.fail(f"unknown component {name!r}", fields.path("component"))
+        source = fields.text("source")
+        if source not in ("lock", "release", "git"):
+            fields.fail(f"expected lock, release or git, got {source!r}", fields.path("source"))
+        values = {k: fields.text(k, optional=True) for k in ("version", "repo", "ref", "commit")}
+        if source == "git" and not values["commit"]:
+            fields.fail("is missing (a git component needs its commit)", fields.path("commit"))
+        if source != "git" and not values["version"]:
+            fields.fail("is missing", fields.path("version"))
+        unknown = set(entry) - {"component", "source", *values}
+        if unknown:
+            fields.fail(f"unknown key(s) {', '.join(sorted(unknown))}")
+        components.append(ResolvedComponent(name, source, **values))
+    return components
+
+
+def check_new(name: str, directory: pathlib.Path = STACKS_DIR) -> pathlib.Path:
+    """The file a new stack ``name`` would get.
+
+    Checked before resolving (which may take a minute of ls-remote): a bad or taken name
+    fails first.
+    """
+    path = _path(name, directory)
+    if path.exists():
+        raise IconbenchError(
+            f"stack {name!r} exists ({path}); stored stacks are never changed, pick a new name"
+        )
+    return path
 
 
 def pins(name: str, directory: pathlib.Path = STACKS_DIR) -> dict[str, list[str]]:

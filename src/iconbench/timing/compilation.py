@@ -69,15 +69,27 @@ class CompileLedger:
             out.write(line)
 
     def records(self) -> list[CompileRecord]:
-        """Every record, oldest first; a torn last line (killed writer) is skipped."""
+        """Every record, oldest first.
+
+        A torn line (a writer killed mid-append; the next append then continues it) is not
+        JSON and is skipped: the ledger survives crashes. A binary file, or a line that is
+        JSON but not a compile record, is one error naming the file and the line.
+        """
         if not self.path.exists():
             return []
+        from iconbench.files import decode
+
+        hint = "move the ledger aside; the next run starts a new one"
         found = []
-        for line in self.path.read_text(encoding="utf-8").splitlines():
+        for number, line in enumerate(decode.read_text(self.path, hint=hint).splitlines(), 1):
             try:
-                found.append(CompileRecord(**json.loads(line)))
-            except (json.JSONDecodeError, TypeError):
+                data = json.loads(line)
+            except json.JSONDecodeError:
                 continue
+            try:
+                found.append(CompileRecord(**data))
+            except TypeError:
+                raise decode.fail(self.path, "not a compile record", hint, number) from None
         return found
 
     def cold_seconds(self, case: str, backend: str, stack: str) -> float | None:

@@ -1,0 +1,202 @@
+"""``iconbench compare BASE HEAD``: the regression gate (docs/gate.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import re
+
+from iconbench.cli.command import Command
+from iconbench.errors import IconbenchError
+
+
+class Compare(Command):
+    """Compare two result sets benchmark by benchmark; exit 1 on a regression."""
+
+    name = "compare"
+    summary = "gate: verdict per benchmark of HEAD against BASE (regression exits 1)"
+    examples = (
+        "iconbench compare .asv/results@main-sha .asv/results@pr-sha --out summary.json",
+        "iconbench compare results/h100/summary.1.json results/h100/summary.2.json",
+        "iconbench compare results/h100@fd920c0 results/h100@412cde3 --programs 'nabla' --all",
+        "iconbench compare base.json head.json --config gate.toml --history .asv/results/ci",
+        "iconbench compare base.json head.json --rerun-inconclusive --max-rerun-s 300",
+        "iconbench compare base.json head.json --method asv   # asv continuous's decision",
+    )
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "base",
+            help="reference result set: asv result file or results dir, or a GPU runner set "
+            "(dir like results/h100 or its summary.N.json); PATH@COMMIT picks one commit",
+        )
+        parser.add_argument("head", help="result set under test (same forms as BASE)")
+        parser.add_argument(
+            "--commit", help="commit (prefix) to take from a side that holds several"
+        )
+        parser.add_argument("--grid", help="grid preset to compare where a side has several")
+        parser.add_argument("--programs", default="", help="regex on case ids program[variant]")
+        parser.add_argument(
+            "--backends", action="append", default=[], help="comma list (also repeatable)"
+        )
+        parser.add_argument(
+            "--config", type=pathlib.Path, help="gate.toml: thresholds, overrides (docs/gate.md)"
+        )
+        parser.add_argument(
+            "--history",
+            action="append",
+            default=[],
+            metavar="PATH",
+            help="earlier result sets of base's branch (asv results dir or runner dir; "
+            "repeatable): noisy benchmarks get wider thresholds",
+        )
+        parser.add_argument(
+            "--method",
+            choices=("gate", "asv"),
+            default="gate",
+            help="who decides the exit code: this gate (default) or asv continuous's rule "
+            "(factor and Mann-Whitney p<0.002); both verdicts are shown",
+        )
+        parser.add_argument(
+            "--factor", type=float, default=1.1, help="asv's factor for --method asv (1.1)"
+        )
+        parser.add_argument(
+            "--rerun-inconclusive",
+            action="store_true",
+            help="measure inconclusive benchmarks again (the side of this checkout's commit)",
+        )
+        parser.add_argument(
+            "--max-rerun-s",
+            type=float,
+            default=300.0,
+            help="seconds for --rerun-inconclusive in total (default 300)",
+        )
+        parser.add_argument("--baseline", help="OpenACC baseline for the speed-up of each side")
+        parser.add_argument("--store", type=pathlib.Path, help="baselines directory")
+        parser.add_argument("--out", type=pathlib.Path, help="write the summary JSON here")
+        parser.add_argument(
+            "--json", action="store_true", help="print the summary JSON instead of the table"
+        )
+        parser.add_argument("--all", action="store_true", help="table: unchanged ones too")
+
+    @classmethod
+    def run(cls, args: argparse.Namespace) -> int:
+        from iconbench.gate import config as gate_config
+        from iconbench.gate import resultset
+
+        try:
+            pattern = re.compile(args.programs)
+        except re.error as error:
+            raise IconbenchError(f"--programs {args.programs!r}: bad regex ({error})") from None
+        backends = {b.strip() for item in args.backends for b in item.split(",") if b.strip()}
+        if args.max_rerun_s <= 0 or args.factor <= 1:
+            raise IconbenchError("--max-rerun-s must be > 0 and --factor > 1")
+        config = (
+            gate_config.GateConfig.load(args.config) if args.config else gate_config.GateConfig()
+        )
+        base = resultset.resolve(args.base, commit=args.commit, grid=args.grid, label=args.base)
+        head = resultset.resolve(args.head, commit=args.commit, grid=args.grid, label=args.head)
+        resultset.check_comparable(base, head)
+        present = {e.backend for s in (base, head) for e in s.entries.values()}
+        if unknown := sorted(backends - present):
+            raise IconbenchError(
+                f"--backends {','.join(unknown)}: not in the results; they have "
+                + ", ".join(sorted(present))
+            )
+        history = [s for path in args.history for s in _history(path, args.grid, base, head)]
+
+        def select(key: str) -> bool:
+            case, backend, _ = key.split("|")
+            return bool(pattern.search(case)) and (not backends or backend in backends)
+
+        if not any(select(k) for k in set(base.entries) | set(head.entries)):
+            raise IconbenchError(f"no benchmark matches --programs {args.programs!r}")
+        summary = cls._decide(args, base, head, config, history, select)
+        if args.out:
+            summary.write(args.out)
+        if args.json:
+            print(summary.to_json(), end="")
+        else:
+            from iconbench.gate import table
+
+            print(table.render(summary, everything=args.all))
+        return summary.exit_code
+
+    @classmethod
+    def _decide(cls, args, base, head, config, history, select):  # noqa: PLR0917
+        from iconbench.gate import asv_decision, rerun, verdict
+
+        decide = None
+        if args.method == "asv":
+
+            def decide(b, h):
+                return asv_decision.decide(b, h, args.factor)
+
+        openacc, why = None, None
+        if args.baseline:
+            from iconbench.gate import openacc as openacc_module
+
+            openacc, why = openacc_module.speedups(base, head, args.baseline, store_root=args.store)
+
+        def run_gate(b, h):
+            return verdict.compare(
+                b, h, config, history=history, select=select, asv_decision=decide, openacc=openacc
+            )
+
+        summary = run_gate(base, head)
+        if args.rerun_inconclusive and summary.counts["inconclusive"]:
+            here = rerun.checkout_commit()
+            base, head, done = rerun.rerun_inconclusive(
+                base,
+                head,
+                lambda b, h: [
+                    r.id for r in run_gate(b, h).benchmarks if r.verdict == "inconclusive"
+                ],
+                max_s=args.max_rerun_s,
+                measure_base=rerun.measurer_for(base) if base.commit == here else None,
+                measure_head=rerun.measurer_for(head) if head.commit == here else None,
+            )
+            summary = run_gate(base, head)
+            print(
+                f"re-measured inconclusive benchmarks: {done.rounds} round(s), {done.seconds}s, "
+                f"+{done.added['base']} base / +{done.added['head']} head samples"
+                + (f" ({done.skipped})" if done.skipped else "")
+            )
+        if why:
+            print(f"note: {why}; openacc left empty")
+        if args.method == "asv":
+            import dataclasses
+
+            def asv_says(r):
+                return any(n == "asv: regression" for n in r.notes) or (
+                    verdict.fails_run(r) and (r.verdict == "failed")
+                )
+
+            summary = verdict.assemble(
+                base, head, config, summary.benchmarks, openacc=openacc, decides=asv_says
+            )
+            summary = dataclasses.replace(summary)
+        return summary
+
+
+def _history(path: str, grid: str | None, base, head) -> list:
+    """Every result set under ``path`` except the two compared (each commit once)."""
+    from iconbench import results
+    from iconbench.gate import resultset
+
+    root = pathlib.Path(path)
+    if not root.exists():
+        raise IconbenchError(f"--history {path}: no such file or directory")
+    sets = []
+    if (root / "work" / "session.jsonl").exists():
+        for summary_path, commit in resultset.runner_runs(root).items():
+            if commit not in (base.commit, head.commit):
+                sets.append(resultset.resolve(str(summary_path)))
+        return sets
+    commits = sorted({json.loads(f.read_text())["commit_hash"] for f in results.result_files(root)})
+    for commit in commits:
+        if commit not in (base.commit, head.commit):
+            sets.append(resultset.resolve(str(root), commit=commit, grid=grid))
+    return sets

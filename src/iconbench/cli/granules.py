@@ -1,0 +1,118 @@
+"""``iconbench granules``: time the diffusion and dycore granules whole; report vs OpenACC."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from iconbench.cli.command import Command
+from iconbench.errors import IconbenchError
+
+
+class Granules(Command):
+    """Measure granule cases (wall, device sum, overhead, call counts) or render the report."""
+
+    name = "granules"
+    summary = "time whole granules (diffusion, solve_nonhydro, integrate_nh): overhead and calls"
+    examples = (
+        "iconbench granules measure --backends gtfn_cpu --grid tiny --samples 3 --out out/",
+        "iconbench granules measure --backends gtfn_gpu,dace_gpu --grid icon_benchmark_regional "
+        "--out results/h100/granules",
+        "iconbench granules report results/h100/granules/*.json --baseline NAME "
+        "--out docs/granules-h100.md",
+    )
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("action", choices=("measure", "report"), help="what to do")
+        parser.add_argument("results", nargs="*", type=Path, help="report: result files")
+        parser.add_argument("--backends", action="append", default=[], help="comma list (measure)")
+        parser.add_argument("--grid", default="tiny", help="grid preset (measure)")
+        parser.add_argument("--cases", default="", help="regex on case names (default: all)")
+        parser.add_argument("--samples", type=int, default=10, help="timed calls per phase")
+        parser.add_argument("--out", type=Path, help="result directory (measure), report (report)")
+        parser.add_argument("--baseline", help="stored OpenACC baseline name or file (report)")
+        parser.add_argument("--store", type=Path, help="baselines directory (report)")
+        parser.add_argument(
+            "--static", action="append", default=[], metavar="KEY=VALUE",
+            help="pin a static argument for the estimate (report)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--force", action="store_true", help="compare across grids/GPUs (report says so)"
+        )
+        parser.add_argument("--json", action="store_true", help="print results as JSON")
+        parser.add_argument("--dry-run", action="store_true", help="check the input, do nothing")
+
+    @classmethod
+    def run(cls, args: argparse.Namespace) -> int:
+        if args.action == "report":
+            return cls._report(args)
+        return cls._measure(args)
+
+    @classmethod
+    def _measure(cls, args: argparse.Namespace) -> int:
+        from iconbench.granules import cases as granule_cases
+        from iconbench.grids import presets
+
+        if args.results:
+            raise IconbenchError("measure takes no result files; did you mean 'report'?")
+        if args.samples < 1:
+            raise IconbenchError(f"--samples {args.samples}: give at least 1")
+        backends = [b for item in args.backends or ["gtfn_cpu"] for b in item.split(",") if b]
+        presets.spec_for(args.grid, None, None)
+        chosen = granule_cases.select(args.cases)
+        if args.out is None and not args.dry_run:
+            raise IconbenchError("give --out DIR for the result files")
+        from iconbench import buildcache
+
+        os.environ.setdefault("PYTHONOPTIMIZE", "2")
+        buildcache.configure(os.environ.get("ICONBENCH_STACK") or None)
+        from iconbench.programs import backends as backend_names
+
+        for backend in backends:
+            backend_names.descriptor(backend)
+            if backend == "embedded":
+                raise IconbenchError(
+                    "the granules do not run on embedded in icon4py 0.4.1 (concat_where on open "
+                    "ranges); use gtfn_cpu or dace_cpu"
+                )
+            ok, why = backend_names.available(backend)
+            if not ok:
+                raise IconbenchError(f"backend {backend} cannot run here: {why}")
+        if args.dry_run:
+            print(f"would measure {', '.join(chosen)} on {', '.join(backends)}, grid {args.grid}")
+            return 0
+        from iconbench.granules import run as granule_run
+
+        for backend in backends:
+            path = granule_run.measure_and_write(
+                chosen, backend, args.grid, samples=args.samples, out=args.out
+            )
+            print(path)
+        return 0
+
+    @classmethod
+    def _report(cls, args: argparse.Namespace) -> int:
+        from iconbench.baselines import mapping, store
+        from iconbench.cli.speedup import _pins
+        from iconbench.granules import comparison, report, results
+
+        if not args.results:
+            raise IconbenchError("report needs result files (iconbench granules measure --out)")
+        if not args.baseline:
+            raise IconbenchError("report needs --baseline NAME (iconbench baseline list)")
+        loaded = [results.read(p) for p in args.results]
+        baseline = store.load(args.store or store.default_root(), args.baseline)
+        compared = comparison.compare(
+            baseline, mapping.load(), loaded, pins=_pins(args.static), force=args.force
+        )
+        text = report.render_markdown(baseline, compared, loaded)
+        if args.dry_run:
+            return 0
+        if args.out:
+            report.write(text, args.out)
+            print(args.out)
+        else:
+            print(text)
+        return 0

@@ -1,0 +1,645 @@
+"""The one vocabulary of options every ``iconbench`` command speaks, checked before any work.
+
+The same thing has the same option in every command, declared here once with its help text:
+
+=================  =============================================================
+``--programs``     REGEX searched in case ids ``program[variant]``
+``--backends``     NAME[,NAME] backends: a comma list, and repeatable
+``--grid``         PRESET, a grid preset (``iconbench grid`` lists them)
+``--store``        DIR, a store of files (after the action: ``baseline list --store DIR``)
+``--jobs``         N >= 1 compile processes (``--no-precompile``: compile on first call)
+``--out``          PATH of the files written
+``--json``         machine-readable output on stdout
+``--dry-run``      check and print, write nothing
+=================  =============================================================
+
+Every check here runs while the arguments are parsed or first thing in ``run``, in
+milliseconds: nothing imports gt4py (15-30 s) before a name is known to be valid. Backend
+names are read from icon4py's source (:func:`iconbench.programs.backends.known_names`), case
+ids from the case index (:mod:`iconbench.programs.caseindex`), grid presets from
+:mod:`iconbench.grids.presets`.
+
+Old spellings (``--program``, repeatable ``--backend``, ``--jobs 0``) keep working for one
+release as hidden aliases that print a one-line deprecation note on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import re
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from iconbench.errors import IconbenchError
+
+#: The canonical option of each concept (the argparse ``dest``), for every command.
+VOCABULARY: dict[str, str] = {
+    "programs": "--programs",
+    "backends": "--backends",
+    "grid": "--grid",
+    "store": "--store",
+    "jobs": "--jobs",
+    "no_precompile": "--no-precompile",
+    "out": "--out",
+    "json": "--json",
+    "dry_run": "--dry-run",
+}
+
+#: Old spellings still accepted (hidden, with a note), and what replaces them.
+DEPRECATED: dict[str, str] = {
+    "--program": "--programs",
+    "--backend": "--backends",
+    "--preset": "--grid",
+    "--write-grid-file": "--out",
+}
+
+#: Metavars shown in ``--help``, the same everywhere.
+METAVARS: dict[str, str] = {
+    "programs": "REGEX",
+    "backends": "NAME[,NAME]",
+    "grid": "PRESET",
+    "store": "DIR",
+    "jobs": "N",
+    "out": "PATH",
+}
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line on stderr (exit 2), like IconbenchError.
+
+    argparse prints the usage block and then the error; a CI log or a user then has to find
+    the one line that matters. Here the error is that line, and it points at ``--help``.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        hint = f"see '{self.prog} --help'"
+        self.exit(2, f"iconbench: error: {message}; {hint}\n")
+
+
+def note(text: str) -> None:
+    """Print a one-line note on stderr (deprecations, skipped files): never fatal."""
+    print(f"iconbench: note: {text}", file=sys.stderr)
+
+
+def _deprecation(old: str, new: str) -> None:
+    note(f"{old} is deprecated and goes away in the next release; use {new}")
+
+
+# --- argparse types: each raises ArgumentTypeError with the one line to print ------------
+
+
+def _type(check: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An argparse ``type=`` from a check that raises IconbenchError (same message)."""
+
+    def convert(text: str) -> Any:
+        try:
+            return check(text)
+        except IconbenchError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    convert.__name__ = check.__name__
+    return convert
+
+
+def check_regex(text: str) -> str:
+    """``text`` if it compiles as a Python regex; else one line with the regex error.
+
+    >>> check_regex("compute_.*wind")
+    'compute_.*wind'
+    >>> check_regex("[")
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: bad regex '[': unterminated character set at position 0; \
+e.g. 'compute_tangential_wind' or 'diffusion|vn'
+    """
+    try:
+        re.compile(text)
+    except re.error as error:
+        raise IconbenchError(
+            f"bad regex {text!r}: {error}; e.g. 'compute_tangential_wind' or 'diffusion|vn'"
+        ) from None
+    return text
+
+
+def check_backends(text: str) -> tuple[str, ...]:
+    """The backend names of a comma list, each one known; no gt4py import.
+
+    >>> check_backends("embedded, gtfn_cpu")
+    ('embedded', 'gtfn_cpu')
+    >>> check_backends("gtfn_tpu")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: unknown backend 'gtfn_tpu'; choose one of: embedded, ...
+    """
+    from iconbench.programs.backends import known_names
+
+    names = tuple(n.strip() for n in text.split(","))
+    if not text.strip() or not all(names):
+        raise IconbenchError(f"empty backend name in {text!r}; give NAME[,NAME], e.g. gtfn_cpu")
+    known = known_names()
+    for name in names:
+        if name not in known:
+            raise IconbenchError(f"unknown backend {name!r}; choose one of: {', '.join(known)}")
+    return names
+
+
+def check_grid(text: str) -> str:
+    """``text`` if it is a grid preset; else the presets to choose from.
+
+    >>> check_grid("tiny")
+    'tiny'
+    >>> check_grid("tiyn")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: unknown grid preset 'tiyn'; choose one of: tiny, tiny_lam, ...
+    """
+    from iconbench.grids.presets import PRESETS
+
+    if text not in PRESETS:
+        raise IconbenchError(f"unknown grid preset {text!r}; choose one of: {', '.join(PRESETS)}")
+    return text
+
+
+def check_grids(text: str) -> tuple[str, ...]:
+    """Grid presets of a comma list (``tiny,small``), each one known.
+
+    >>> check_grids("tiny,tiny_lam")
+    ('tiny', 'tiny_lam')
+    """
+    return tuple(check_grid(name.strip()) for name in text.split(","))
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1 (processes, samples, counts).
+
+    >>> positive_int("4")
+    4
+    >>> positive_int("0")
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: expected an integer >= 1, got '0'
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise IconbenchError(f"expected an integer >= 1, got {text!r}")
+    return value
+
+
+def float_above(bound: float) -> Callable[[str], float]:
+    """A type for a finite number > ``bound`` (e.g. a ratio > 1).
+
+    >>> float_above(1.0)("1.05")
+    1.05
+    >>> float_above(1.0)("-1")
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: expected a number > 1, got '-1'
+    """
+
+    def check(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not value > bound or value == float("inf"):
+            raise IconbenchError(f"expected a number > {bound:g}, got {text!r}")
+        return value
+
+    check.__name__ = f"number_above_{bound:g}"
+    return check
+
+
+def existing_file(text: str) -> pathlib.Path:
+    """A path to a readable regular file.
+
+    >>> existing_file("/nonexistent/x.json")
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: /nonexistent/x.json: no such file
+    """
+    path = pathlib.Path(text)
+    if path.is_dir():
+        raise IconbenchError(f"{path}: is a directory, expected a file")
+    if not path.is_file():
+        raise IconbenchError(f"{path}: no such file")
+    if not os.access(path, os.R_OK):
+        raise IconbenchError(f"{path}: not readable (check its permissions)")
+    return path
+
+
+def existing_dir(text: str | os.PathLike[str], what: str = "directory") -> pathlib.Path:
+    """A path to an existing directory (``what`` names it in the error).
+
+    >>> existing_dir("/nonexistent", "baseline store")
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: baseline store /nonexistent: no such directory
+    """
+    path = pathlib.Path(text)
+    if not path.exists():
+        raise IconbenchError(f"{what} {path}: no such directory")
+    if not path.is_dir():
+        raise IconbenchError(f"{what} {path}: not a directory")
+    return path
+
+
+def writable_dir(text: str | os.PathLike[str], what: str = "directory") -> pathlib.Path:
+    """A directory that exists or can be created (its nearest existing ancestor is writable).
+
+    Checked before work starts; nothing is created here.
+
+    >>> writable_dir("/etc/passwd/x", "baseline store")
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: baseline store /etc/passwd/x: /etc/passwd is not a directory
+    """
+    path = pathlib.Path(text)
+    ancestor = path
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        if ancestor == path:
+            raise IconbenchError(f"{what} {path}: not a directory")
+        raise IconbenchError(f"{what} {path}: {ancestor} is not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise IconbenchError(f"{what} {path}: {ancestor} is not writable")
+    return path
+
+
+def output_path(text: str) -> pathlib.Path:
+    """A file or directory to write: where it would go must be (or become) a directory."""
+    path = pathlib.Path(text)
+    if path.is_file():
+        writable_dir(path.parent, "--out")
+    else:
+        writable_dir(path, "--out")
+    return path
+
+
+# --- actions --------------------------------------------------------------------------
+
+
+class _Extend(argparse.Action):
+    """Append the tuple of one occurrence to the values so far (the default is replaced)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if option_string in DEPRECATED:
+            _deprecation(option_string, DEPRECATED[option_string])
+        current = getattr(namespace, self.dest, None)
+        if current is None or current is self.default:
+            current = ()
+        merged = tuple(dict.fromkeys((*current, *values)))
+        setattr(namespace, self.dest, merged)
+
+
+class _Store(argparse.Action):
+    """``store``, with a deprecation note when given under an old spelling."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if option_string in DEPRECATED:
+            _deprecation(option_string, DEPRECATED[option_string])
+        setattr(namespace, self.dest, values)
+
+
+class _Jobs(argparse.Action):
+    """``--jobs N`` (N >= 1); the old ``--jobs 0`` still works, with a note on its meaning."""
+
+    zero_means_no_precompile = False
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if values.strip() == "0":
+            if self.zero_means_no_precompile:
+                _deprecation("--jobs 0", "--no-precompile")
+                namespace.no_precompile = True
+            else:
+                _deprecation("--jobs 0", "no --jobs (the default)")
+            setattr(namespace, self.dest, None)
+            return
+        try:
+            setattr(namespace, self.dest, positive_int(values))
+        except IconbenchError as error:
+            parser.error(f"argument --jobs: {error}")
+
+
+class _JobsZeroIsNoPrecompile(_Jobs):
+    zero_means_no_precompile = True
+
+
+# --- the options ----------------------------------------------------------------------
+
+
+def add_programs(
+    parser: argparse.ArgumentParser,
+    *,
+    default: str = "",
+    help: str = "regex searched in case ids program[variant] (default: all); "
+    "'iconbench programs --cases' lists them",
+) -> None:
+    """``--programs REGEX`` (old: ``--program``), checked to compile.
+
+    :func:`select_cases` checks that it matches at least one case.
+    """
+    parser.add_argument(
+        "--programs",
+        metavar=METAVARS["programs"],
+        type=_type(check_regex),
+        default=default,
+        action=_Store,
+        help=help,
+    )
+    parser.add_argument(
+        "--program", dest="programs", type=_type(check_regex), action=_Store, help=argparse.SUPPRESS
+    )
+
+
+def add_backends(
+    parser: argparse.ArgumentParser,
+    *,
+    default: Sequence[str] | None = ("embedded", "gtfn_cpu"),
+    required: bool = False,
+    help: str | None = None,
+) -> None:
+    """``--backends NAME[,NAME]``, a comma list and repeatable (old: ``--backend NAME``).
+
+    The value is a tuple of known names (``default`` when not given); unknown names are an
+    argparse error that lists the known ones. ``required``: the command checks the value
+    with :func:`require_backends` (argparse would not count the old spelling as given).
+    """
+    if help is None:
+        shown = f"default: {','.join(default)}" if default else "default: all"
+        help = (
+            "backends, comma list or repeated "
+            f"(e.g. gtfn_cpu,dace_cpu; {'required' if required else shown}); "
+            "embedded, gtfn_cpu, dace_cpu, gtfn_gpu, dace_gpu, dace_gpu_noauto, ..."
+        )
+    kwargs: dict[str, Any] = {
+        "type": _type(check_backends),
+        "action": _Extend,
+        "default": None if default is None else tuple(default),
+    }
+    parser.add_argument("--backends", metavar=METAVARS["backends"], help=help, **kwargs)
+    parser.add_argument("--backend", dest="backends", help=argparse.SUPPRESS, **kwargs)
+
+
+def require_backends(backends: Sequence[str] | None, example: str) -> tuple[str, ...]:
+    """``backends``, or the one line saying they are needed (``example``: a command line)."""
+    if not backends:
+        raise IconbenchError(f"give the backends with --backends NAME[,NAME], e.g. {example}")
+    return tuple(backends)
+
+
+def add_grid(
+    parser: argparse.ArgumentParser,
+    *,
+    default: str | None = "tiny",
+    several: bool = False,
+    help: str | None = None,
+) -> None:
+    """``--grid PRESET`` (``several``: a comma list ``tiny,small``, value a tuple)."""
+    if help is None:
+        help = "grid preset" + (" (comma list)" if several else "")
+        help += f" (default: {default}); 'iconbench grid' lists them" if default else ""
+    parser.add_argument(
+        "--grid",
+        metavar=METAVARS["grid"],
+        type=_type(check_grids if several else check_grid),
+        default=(check_grids(default) if several and default else default),
+        help=help,
+    )
+
+
+def add_store(parser: argparse.ArgumentParser, *, help: str) -> None:
+    """``--store DIR`` (checked by the command: :func:`existing_dir` or :func:`writable_dir`)."""
+    parser.add_argument("--store", metavar=METAVARS["store"], type=pathlib.Path, help=help)
+
+
+def add_jobs(
+    parser: argparse.ArgumentParser,
+    *,
+    default_help: str,
+    zero_meant: str = "default",
+) -> None:
+    """``--jobs N`` (compile processes, N >= 1) and ``--no-precompile``.
+
+    ``zero_meant`` is what the old ``--jobs 0`` did in this command: ``"default"`` or
+    ``"no-precompile"``; it keeps doing that, with a deprecation note. ``jobs`` is ``None``
+    when not given (the command picks ``default_help``'s value).
+    """
+    parser.add_argument(
+        "--jobs",
+        metavar=METAVARS["jobs"],
+        default=None,
+        action=_JobsZeroIsNoPrecompile if zero_meant == "no-precompile" else _Jobs,
+        help=f"compile processes, N >= 1 (default: {default_help})",
+    )
+    parser.add_argument(
+        "--no-precompile",
+        action="store_true",
+        help="do not compile up front; each program compiles on its first call",
+    )
+
+
+def add_out(
+    parser: argparse.ArgumentParser,
+    *,
+    help: str,
+    default: pathlib.Path | None = None,
+) -> None:
+    """``--out PATH``: where files are written (its directory must be writable)."""
+    parser.add_argument(
+        "--out", metavar=METAVARS["out"], type=_type(output_path), default=default, help=help
+    )
+
+
+def add_json(
+    parser: argparse.ArgumentParser,
+    *,
+    help: str = "print machine-readable JSON",
+    file_meant_out: bool = False,
+) -> None:
+    """``--json``: machine-readable output on stdout instead of the table.
+
+    ``file_meant_out``: the command used to take ``--json FILE``; that form still writes
+    FILE (as ``--out FILE`` does now), with a deprecation note.
+    """
+    if not file_meant_out:
+        parser.add_argument("--json", action="store_true", help=help)
+        return
+    parser.add_argument(
+        "--json", nargs="?", const=True, default=False, action=_JsonOrOldFile, help=help
+    )
+
+
+class _JsonOrOldFile(argparse.Action):
+    """``--json`` (a flag), or the old ``--json FILE`` that meant ``--out FILE``."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if values is True:
+            namespace.json = True
+            return
+        _deprecation("--json FILE", "--out FILE (and --json to print JSON)")
+        try:
+            namespace.out = output_path(values)
+        except IconbenchError as error:
+            parser.error(f"argument --json: {error}")
+        namespace.json = False
+
+
+def add_dry_run(parser: argparse.ArgumentParser, *, help: str) -> None:
+    """``--dry-run``: check and print, write nothing."""
+    parser.add_argument("--dry-run", action="store_true", help=help)
+
+
+# --- checks that need more than the one value -------------------------------------------
+
+
+def select_cases(
+    pattern: str,
+    *,
+    one_variant: bool = False,
+    shard: tuple[int, int] | None = None,
+) -> list[str] | None:
+    """The case ids ``pattern`` selects, from the case index (no gt4py import).
+
+    ``None`` when the installed icon4py has no index yet (a checkout of a branch): the
+    command then checks after discovering the catalog. Zero matches is an error that says
+    how to list the cases.
+    """
+    from iconbench.programs import caseindex
+    from iconbench.timing.sharding import select_shard
+
+    known = caseindex.case_ids()
+    if known is None:
+        return None
+    if one_variant:
+        seen: set[str] = set()
+        known = [c for c in known if not (c.split("[")[0] in seen or seen.add(c.split("[")[0]))]
+    from iconbench.suite import matches
+
+    selected = [c for c in known if not pattern or matches(pattern, c)]
+    if not selected:
+        raise IconbenchError(
+            f"--programs {pattern!r} matches none of the {len(known)} cases; "
+            "'iconbench programs --cases' lists them"
+        )
+    return select_shard(selected, shard)
+
+
+def check_shard(text: str) -> tuple[int, int] | None:
+    """``"i/n"`` -> ``(i, n)``; ``""`` -> ``None`` (all cases).
+
+    >>> check_shard("2/4"), check_shard("")
+    ((2, 4), None)
+    """
+    from iconbench.timing.sharding import parse_shard
+
+    return parse_shard(text) if text else None
+
+
+def check_benchmark_kinds(text: str) -> tuple[str, ...]:
+    """Benchmark methods of the suite (``time_device,track_bandwidth``); ``""``: all.
+
+    >>> check_benchmark_kinds("time_device")
+    ('time_device',)
+    >>> check_benchmark_kinds("time_gpu")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: unknown benchmark kind 'time_gpu'; choose one of: ...
+    """
+    from iconbench.results import TIME_KINDS, TRACK_KINDS
+
+    known = (*TIME_KINDS, *TRACK_KINDS)
+    kinds = tuple(k.strip() for k in text.split(",") if k.strip())
+    for kind in kinds:
+        if kind not in known:
+            raise IconbenchError(
+                f"unknown benchmark kind {kind!r}; choose one of: {', '.join(known)}"
+            )
+    return kinds
+
+
+#: argparse types of the checks above (their errors become one argparse line).
+shard = _type(check_shard)
+benchmark_kinds = _type(check_benchmark_kinds)
+existing_file_type = _type(existing_file)
+positive_int_type = _type(positive_int)
+grid_type = _type(check_grid)
+output_path_type = _type(output_path)
+
+
+class Deprecated(_Store):
+    """A hidden old spelling that stores into the new option's ``dest``, with a note.
+
+    The note names the replacement: ``DEPRECATED[option]``, else ``VOCABULARY[dest]``.
+    """
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        old = option_string or ""
+        _deprecation(old, DEPRECATED.get(old) or VOCABULARY.get(self.dest, "--" + self.dest))
+        setattr(namespace, self.dest, values)
+
+
+class DeprecatedPlace(_Store):
+    """An option given where it used to be (``baseline --store DIR list``), with a note."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        note(f"{option_string} before the action is deprecated; give it after the action")
+        setattr(namespace, self.dest, values)
+
+
+regex_type = _type(check_regex)
+ratio_type = _type(float_above(1.0))
+existing_dir_type = _type(existing_dir)
+
+
+def existing_path(text: str) -> pathlib.Path:
+    """A path to an existing file or directory."""
+    path = pathlib.Path(text)
+    if not path.exists():
+        raise IconbenchError(f"{path}: no such file or directory")
+    return path
+
+
+existing_path_type = _type(existing_path)

@@ -1,0 +1,151 @@
+r"""The gate's configuration: thresholds per metric, per-benchmark overrides (``gate.toml``).
+
+```toml
+fdr = 0.05          # false discovery rate over all gated benchmarks of one comparison
+confidence = 0.95   # level of the ratio's confidence interval
+
+[thresholds]        # relative change that must be caught, per metric
+device_time = 0.05
+host_overhead = 0.10
+compile_time = 0.25 # reported with its ratio, never gated (see `gated`)
+
+[gated]
+compile_time = false
+
+[[override]]        # first match wins; `match` is a regex searched in case|backend|metric
+match = 'apply_rayleigh_damping_mechanism.*\\|gtfn_gpu\\|device_time'
+threshold = 0.15
+reason = "bimodal event timer on a 40 us kernel"
+
+[[override]]
+match = '\\|host_overhead$'
+gated = false
+```
+
+>>> c = GateConfig.default()
+>>> c.rule("a[default]|gtfn_gpu|device_time"), c.rule("a[default]|gtfn_gpu|compile_time")
+((0.05, True, ''), (0.25, False, ''))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import re
+import tomllib
+from typing import Any
+
+from iconbench.errors import IconbenchError
+
+DEFAULT_THRESHOLDS = {"device_time": 0.05, "host_overhead": 0.10, "compile_time": 0.25}
+DEFAULT_GATED = {"device_time": True, "host_overhead": True, "compile_time": False}
+
+
+@dataclasses.dataclass(frozen=True)
+class Override:
+    """A per-benchmark rule: ``match`` (regex on ``case|backend|metric``), new threshold/gating."""
+
+    match: str
+    threshold: float | None = None
+    gated: bool | None = None
+    reason: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class GateConfig:
+    """Everything that decides a verdict besides the samples."""
+
+    fdr: float = 0.05
+    confidence: float = 0.95
+    thresholds: dict[str, float] = dataclasses.field(default_factory=lambda: DEFAULT_THRESHOLDS)
+    gated: dict[str, bool] = dataclasses.field(default_factory=lambda: DEFAULT_GATED)
+    overrides: tuple[Override, ...] = ()
+
+    @classmethod
+    def default(cls) -> GateConfig:
+        """The defaults: device time 5 %, host overhead 10 %, compile time reported."""
+        return cls()
+
+    @classmethod
+    def load(cls, path: str | pathlib.Path) -> GateConfig:
+        """Read a ``gate.toml``; a bad key or value raises one line naming it."""
+        path = pathlib.Path(path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as error:
+            raise IconbenchError(f"{path}: cannot read the gate configuration ({error})") from None
+        except tomllib.TOMLDecodeError as error:
+            raise IconbenchError(f"{path}: not valid TOML ({error})") from None
+        return cls.from_dict(data, origin=str(path))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], origin: str = "gate configuration") -> GateConfig:
+        """Validate and build (unknown keys are errors: a typo must not silently do nothing).
+
+        >>> GateConfig.from_dict({"thresholds": {"device_tme": 0.1}})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        iconbench.errors.IconbenchError: gate configuration: unknown metric 'device_tme' ...
+        """
+        known = {"fdr", "confidence", "thresholds", "gated", "override"}
+        if unknown := sorted(set(data) - known):
+            raise IconbenchError(f"{origin}: unknown key(s) {unknown}; known: {sorted(known)}")
+        thresholds = dict(DEFAULT_THRESHOLDS)
+        gated = dict(DEFAULT_GATED)
+        for table, target, kind in (("thresholds", thresholds, float), ("gated", gated, bool)):
+            for metric, value in data.get(table, {}).items():
+                if metric not in DEFAULT_THRESHOLDS:
+                    raise IconbenchError(
+                        f"{origin}: unknown metric {metric!r} in [{table}]; known: "
+                        + ", ".join(sorted(DEFAULT_THRESHOLDS))
+                    )
+                target[metric] = _checked(origin, f"{table}.{metric}", value, kind)
+        overrides = []
+        for number, item in enumerate(data.get("override", []), 1):
+            where = f"override #{number}"
+            if not isinstance(item, dict) or "match" not in item:
+                raise IconbenchError(f"{origin}: {where} needs a 'match' regex")
+            if extra := sorted(set(item) - {"match", "threshold", "gated", "reason"}):
+                raise IconbenchError(f"{origin}: {where}: unknown key(s) {extra}")
+            try:
+                re.compile(item["match"])
+            except re.error as error:
+                raise IconbenchError(f"{origin}: {where}: bad regex ({error})") from None
+            overrides.append(
+                Override(
+                    match=item["match"],
+                    threshold=_checked(origin, where, item["threshold"], float)
+                    if "threshold" in item
+                    else None,
+                    gated=_checked(origin, where, item["gated"], bool) if "gated" in item else None,
+                    reason=str(item.get("reason", "")),
+                )
+            )
+        fdr = _checked(origin, "fdr", data.get("fdr", 0.05), float)
+        confidence = _checked(origin, "confidence", data.get("confidence", 0.95), float)
+        if not (0 < fdr < 1 and 0 < confidence < 1):
+            raise IconbenchError(f"{origin}: fdr and confidence must lie between 0 and 1")
+        return cls(fdr, confidence, thresholds, gated, tuple(overrides))
+
+    def rule(self, benchmark_id: str) -> tuple[float, bool, str]:
+        """(threshold, gated, reason of an override) for ``case|backend|metric``."""
+        metric = benchmark_id.rsplit("|", 1)[-1]
+        threshold = self.thresholds.get(metric, 0.05)
+        gated = self.gated.get(metric, False)
+        for override in self.overrides:
+            if re.search(override.match, benchmark_id):
+                if override.threshold is not None:
+                    threshold = override.threshold
+                if override.gated is not None:
+                    gated = override.gated
+                return threshold, gated, override.reason or f"override {override.match!r}"
+        return threshold, gated, ""
+
+
+def _checked(origin: str, where: str, value: Any, kind: type) -> Any:
+    if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
+        if value <= 0:
+            raise IconbenchError(f"{origin}: {where} must be > 0, got {value}")
+        return float(value)
+    if kind is bool and isinstance(value, bool):
+        return value
+    raise IconbenchError(f"{origin}: {where} must be a {kind.__name__}, got {value!r}")

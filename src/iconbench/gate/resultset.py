@@ -1,0 +1,410 @@
+"""One side of a comparison, resolved once: a :class:`ResultSet`.
+
+A user names a side as
+
+- an asv result file (``.asv/results/<machine>/<commit>-<env>.json``),
+- an asv results directory or one machine's directory (one commit in it, or ``--commit``),
+- a GPU runner result set: a directory like ``results/h100`` (``summary*.json``,
+  ``work/session.jsonl`` with every sample, ``work/compile.jsonl``; one summary per run of
+  ``ci/gpu_suite.py asv``, or ``--commit`` to pick one) or one of its ``summary.N.json``,
+
+optionally suffixed ``@COMMIT`` (a prefix) to pick one commit of a directory. Everything the
+gate needs is read here, once: commit, stack, machine, grid, and per benchmark
+(case, backend, metric) the samples, the codegen fingerprint and a failure's error.
+
+Metrics: ``device_time`` (asv ``time_device`` / the runner's ``device_s``), ``host_overhead``
+(the runner's paired ``host_s - device_s``; from asv, ``time_host`` samples minus the
+``time_device`` median, as asv keeps no pairs; not on ``embedded``, whose device clock is
+the host clock), ``compile_time`` (cold compile, one value: reported, never gated).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import math
+import pathlib
+import statistics
+from collections.abc import Iterable
+from typing import Any
+
+from iconbench.errors import IconbenchError
+from iconbench.gate.summary import Grid
+
+METRICS = ("device_time", "host_overhead", "compile_time")
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One benchmark (case, backend, metric) on one side."""
+
+    case: str
+    backend: str
+    metric: str
+    samples: tuple[float, ...]
+    unit: str = "s"
+    fingerprint: str | None = None
+    error: str | None = None
+    #: The clock that measured device times (a change of clock is not a change of code).
+    device_source: str | None = None
+
+    @property
+    def key(self) -> str:
+        """``case|backend|metric``, the benchmark id of the summary."""
+        return f"{self.case}|{self.backend}|{self.metric}"
+
+    @property
+    def median(self) -> float | None:
+        """Median of the samples (``None`` without samples)."""
+        return statistics.median(self.samples) if self.samples else None
+
+
+@dataclasses.dataclass(frozen=True)
+class ResultSet:
+    """One side: what was measured (provenance) and every benchmark's samples."""
+
+    label: str
+    kind: str  # "asv" | "runner"
+    commit: str
+    date: str | None
+    stack: dict[str, str]
+    machine: dict[str, str]
+    grid: Grid
+    source: str
+    entries: dict[str, Entry]
+    #: How to measure more samples on this side (for --rerun-inconclusive).
+    results_dir: pathlib.Path | None = None
+    component: str = "iconbench"
+
+
+def _iso(ms_or_s: float | None) -> str | None:
+    if ms_or_s is None:
+        return None
+    seconds = ms_or_s / 1000 if ms_or_s > 1e11 else ms_or_s
+    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).isoformat(timespec="seconds")
+
+
+def _grid_of(name: str, recorded: Any) -> Grid:
+    """A grid name with the counts a result recorded (``None``: not recorded, unknown)."""
+    counts = recorded if isinstance(recorded, dict) else {}
+
+    def count(*keys: str) -> int | None:
+        for key in keys:
+            if isinstance(counts.get(key), int):
+                return counts[key]
+        return None
+
+    return Grid(
+        name=name,
+        cells=count("cells", "num_cells"),
+        edges=count("edges", "num_edges"),
+        vertices=count("vertices", "num_vertices"),
+        levels=count("levels", "num_levels"),
+    )
+
+
+def resolve(
+    spec: str, *, commit: str | None = None, grid: str | None = None, label: str | None = None
+) -> ResultSet:
+    """The result set ``spec`` names (see the module docstring); one clear line if not one."""
+    path_text, at, picked = spec.rpartition("@") if "@" in spec else (spec, "", "")
+    if not at:
+        path_text = spec
+    commit = picked or commit
+    path = pathlib.Path(path_text)
+    if not path.exists():
+        raise IconbenchError(
+            f"{path}: no such file or directory; pass an asv result file or results directory, "
+            "or a GPU runner result set (e.g. results/h100)"
+        )
+    label = label or spec
+    if path.is_file() and path.name.startswith("summary") and path.suffix == ".json":
+        return _runner_set(path.parent, path, label=label)
+    if path.is_dir() and (path / "work" / "session.jsonl").exists():
+        runs = runner_runs(path)
+        chosen = _pick(path, runs, commit)
+        return _runner_set(path, chosen, label=label)
+    return _asv_set(path, commit=commit, grid=grid, label=label)
+
+
+def _pick(path: pathlib.Path, runs: dict[pathlib.Path, str], commit: str | None) -> pathlib.Path:
+    """The one summary of a runner directory: the only one, or the one of ``commit``."""
+    if not runs:
+        raise IconbenchError(f"{path}: no summary*.json; run 'ci/gpu_suite.py asv' there first")
+    if commit:
+        found = [p for p, c in runs.items() if c.startswith(commit)]
+        if not found:
+            known = ", ".join(sorted({c[:8] for c in runs.values() if c}))
+            raise IconbenchError(f"{path}: no result set of commit {commit}; it has: {known}")
+        return found[-1]
+    if len(set(runs.values())) > 1:
+        listed = ", ".join(f"{p.name}={c[:8] or '?'}" for p, c in runs.items())
+        raise IconbenchError(
+            f"{path} holds result sets of {len(set(runs.values()))} commits ({listed}); "
+            f"pick one with --commit or {path}@COMMIT, or name one summary file"
+        )
+    return next(iter(runs))
+
+
+# --------------------------------------------------------------------------- asv
+
+
+def _asv_set(path: pathlib.Path, *, commit: str | None, grid: str | None, label: str) -> ResultSet:
+    from iconbench import results
+
+    files = [path] if path.is_file() else results.result_files(path)
+    if not files:
+        raise IconbenchError(f"{path}: no asv result files (expected <machine>/<commit>-*.json)")
+    loaded = {f: results.load_file(f) for f in files}
+    commits = sorted({d["commit_hash"] for d in loaded.values()})
+    if commit:
+        loaded = {f: d for f, d in loaded.items() if d["commit_hash"].startswith(commit)}
+        if not loaded:
+            raise IconbenchError(
+                f"{path}: no results of commit {commit}; it has: "
+                + ", ".join(c[:8] for c in commits)
+            )
+    elif len(commits) > 1:
+        raise IconbenchError(
+            f"{path} mixes {len(commits)} commits ({', '.join(c[:8] for c in commits)}); "
+            f"pick one with --commit or {path}@COMMIT"
+        )
+    if len(loaded) > 1:
+        names = ", ".join(f.name for f in loaded)
+        raise IconbenchError(
+            f"{path}: several result files for one commit ({names}): different environments "
+            "or machines; name one file"
+        )
+    ((file, data),) = loaded.items()
+    root = file.parent.parent
+    records = list(results.read_file(file).records)
+    grids = sorted({r.grid for r in records if r.grid})
+    if grid:
+        if grid not in grids:
+            raise IconbenchError(f"{file}: no results on grid {grid!r}; it has {grids}")
+        grids = [grid]
+    elif len(grids) > 1:
+        raise IconbenchError(f"{file}: results on grids {grids}; pick one with --grid")
+    records = [r for r in records if not grids or r.grid == grids[0]]
+    params = data.get("params", {})
+    machine = {k: str(v) for k, v in params.items() if k in ("machine", "cpu", "gpu", "arch")}
+    machine["name"] = machine.pop("machine", "")
+    stack = {"env": data.get("env_name", "")}
+    stack |= {k: str(v) for k, v in (data.get("stack") or {}).items()}
+    return ResultSet(
+        label=label,
+        kind="asv",
+        commit=data["commit_hash"],
+        date=_iso(data.get("date")),
+        stack=stack,
+        machine=machine,
+        grid=_grid_of(grids[0] if grids else "", data.get("grid")),
+        source=str(file),
+        entries=_asv_entries(records),
+        results_dir=root,
+    )
+
+
+def _asv_entries(records: Iterable[Any]) -> dict[str, Entry]:
+    by_kind: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in records:
+        by_kind.setdefault((r.program, r.backend), {})[r.kind] = r
+    entries: dict[str, Entry] = {}
+    for (case, backend), kinds in by_kind.items():
+        fingerprint = None
+        if (fp := kinds.get("track_codegen_fingerprint")) and _finite(fp.value):
+            fingerprint = f"{int(fp.value):012x}"
+        # NaN is asv's "skipped" (not run, or a GPU backend without a GPU): no benchmark there
+        kinds = {k: r for k, r in kinds.items() if r.value is None or not math.isnan(r.value)}  # noqa: PLW2901
+        device = kinds.get("time_device")
+        if device is not None:
+            entry = _asv_entry(case, backend, "device_time", device, fingerprint)
+            entries[entry.key] = entry
+        host = kinds.get("time_host")
+        if host is not None and device is not None and backend != "embedded":
+            if host.samples and device.samples:
+                shift = statistics.median(device.samples)
+                overhead = tuple(s - shift for s in host.samples)
+                entry = Entry(case, backend, "host_overhead", overhead, "s", fingerprint)
+            else:
+                entry = _asv_entry(case, backend, "host_overhead", host, fingerprint)
+                entry = dataclasses.replace(entry, samples=())
+            entries[entry.key] = entry
+        cold = kinds.get("track_compile_cold")
+        if cold is not None and _finite(cold.value):
+            entry = Entry(case, backend, "compile_time", (float(cold.value),), "s", fingerprint)
+            entries[entry.key] = entry
+    return entries
+
+
+def _finite(value: float | None) -> bool:
+    return value is not None and not math.isnan(value)
+
+
+def _asv_entry(case: str, backend: str, metric: str, record: Any, fp: str | None) -> Entry:
+    if record.value is None:
+        # asv stores None for a benchmark that raised (NaN for a skipped one)
+        return Entry(
+            case, backend, metric, (), "s", fp, error="failed to run (asv recorded no value)"
+        )
+    if math.isnan(record.value):
+        return Entry(case, backend, metric, (), "s", fp, error="skipped (asv recorded NaN)")
+    samples = record.samples or (record.value,)
+    return Entry(case, backend, metric, tuple(samples), "s", fp)
+
+
+# --------------------------------------------------------------------------- GPU runner
+
+
+def _summary_time(summary: dict[str, Any]) -> float:
+    return max((float(p.get("at", 0.0)) for p in summary.get("phases", [])), default=0.0)
+
+
+def _asv_dates(root: pathlib.Path) -> list[tuple[float, str]]:
+    """(date in seconds, commit) of each asv file the runner wrote next to its summaries."""
+    from iconbench import results
+
+    found = []
+    for f in results.result_files(root / "asv"):
+        try:
+            data = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("date") and data.get("commit_hash"):
+            found.append((data["date"] / 1000, data["commit_hash"]))
+    return sorted(found)
+
+
+def _load_summary(path: pathlib.Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise IconbenchError(f"{path}: not a readable GPU runner summary ({error})") from None
+    if not isinstance(data, dict) or "cases" not in data:
+        raise IconbenchError(f"{path}: not a GPU runner summary (no 'cases'); see ci/gpu_suite.py")
+    return data
+
+
+def runner_runs(root: pathlib.Path) -> dict[pathlib.Path, str]:
+    """Each ``summary*.json`` of a runner directory and the commit that wrote it.
+
+    ``ci/gpu_suite.py asv`` writes the asv file (commit in its name, date = now) and the
+    summary in the same step, so a summary's commit is that of the first asv file dated
+    after the summary's last phase ('' when there is none).
+    """
+    dates = _asv_dates(root)
+
+    def number(p: pathlib.Path) -> int:
+        parts = p.name.split(".")
+        return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
+
+    runs = {}
+    for path in sorted(root.glob("summary*.json"), key=number):
+        at = _summary_time(_load_summary(path))
+        later = [c for d, c in dates if d >= at]
+        runs[path] = later[0] if later else ""
+    return runs
+
+
+def _session_rows(root: pathlib.Path, until: float) -> dict[tuple[str, str], dict[str, Any]]:
+    """The newest session line per (case, backend) that started before ``until``."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    path = root / "work" / "session.jsonl"
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            raise IconbenchError(f"{path}:{number}: not a JSON line") from None
+        if row.get("started_at", 0.0) <= until:
+            rows[row["case"], row["backend"]] = row
+    return rows
+
+
+def _runner_set(root: pathlib.Path, summary_path: pathlib.Path, *, label: str) -> ResultSet:
+    summary = _load_summary(summary_path)
+    commit = runner_runs(root).get(summary_path, "")
+    dates = [d for d, c in _asv_dates(root) if c == commit]
+    until = dates[0] if dates else _summary_time(summary) + 60.0
+    rows = _session_rows(root, until)
+    entries: dict[str, Entry] = {}
+    for case in summary["cases"]:
+        key = (case["case"], case["backend"])
+        row = rows.get(key, {})
+        fp = case.get("fingerprint") or row.get("fingerprint")
+        m = row.get("measurement") or {}
+        error = case.get("error") or row.get("error")
+        device = tuple(m.get("device_s") or ())
+        source = m.get("device_source")
+        if error or not device:
+            e = Entry(*key, "device_time", (), "s", fp, error or "no device samples", source)
+            entries[e.key] = e
+            continue
+        e = Entry(*key, "device_time", device, "s", fp, None, source)
+        entries[e.key] = e
+        host = tuple(m.get("host_s") or ())
+        if len(host) == len(device):
+            overhead = tuple(h - d for h, d in zip(host, device, strict=True))
+            e = Entry(*key, "host_overhead", overhead, "s", fp, None, source)
+            entries[e.key] = e
+        if case.get("cold_compile_s") is not None:
+            e = Entry(*key, "compile_time", (float(case["cold_compile_s"]),), "s", fp)
+            entries[e.key] = e
+    stack_key = summary.get("stack", "")
+    measured = {k[:2] for k in ((e.case, e.backend) for e in entries.values())}
+    failed: dict[tuple[str, str], str] = {}
+    for record in summary.get("compile", []):
+        key = (record["case"], record["backend"])
+        if record.get("stack", stack_key) != stack_key or key in measured:
+            continue
+        if record.get("error"):
+            failed[key] = str(record["error"]).splitlines()[0][:200]
+        else:
+            failed.pop(key, None)
+    for (case, backend), error in failed.items():
+        e = Entry(case, backend, "device_time", (), "s", None, f"compile failed: {error}")
+        entries[e.key] = e
+    provenance = summary.get("provenance", {})
+    packages = provenance.get("packages", {})
+    gpu = provenance.get("gpu") or {}
+    return ResultSet(
+        label=label,
+        kind="runner",
+        commit=commit,
+        date=_iso(until),
+        stack={"key": stack_key, **{k: str(v) for k, v in packages.items()}},
+        machine={"name": root.name, "gpu": gpu.get("name", ""), "cpu": ""},
+        grid=_grid_of(summary.get("grid", ""), summary.get("grid_counts")),
+        source=str(summary_path),
+        entries=entries,
+        results_dir=root,
+    )
+
+
+def check_comparable(base: ResultSet, head: ResultSet) -> None:
+    """Refuse sides on different grids: a name differs, or a count both sides recorded.
+
+    >>> a = Grid("tiny", 1008, None, None, 10)
+    >>> _check_grids(a, Grid("tiny", None, None, None, 10))
+    >>> _check_grids(a, Grid("tiny", 1200, None, None, 10))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    iconbench.errors.IconbenchError: grids differ: base tiny has cells=1008, head tiny ...
+    """
+    _check_grids(base.grid, head.grid)
+
+
+def _check_grids(base: Grid, head: Grid) -> None:
+    if base.name != head.name:
+        raise IconbenchError(
+            f"grids differ: base ran on {base.name!r}, head on {head.name!r}; "
+            "compare results of the same grid (select one with --grid)"
+        )
+    for field in ("cells", "edges", "vertices", "levels"):
+        a, b = getattr(base, field), getattr(head, field)
+        if a is not None and b is not None and a != b:
+            raise IconbenchError(
+                f"grids differ: base {base.name} has {field}={a}, head {head.name} has "
+                f"{field}={b}; compare results of the same grid"
+            )

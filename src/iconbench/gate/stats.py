@@ -1,0 +1,339 @@
+r"""The gate's statistics: ratio of medians, its interval, the interval test, FDR, bimodality.
+
+Modelled on asv's ``asv/_stats.py`` (Mann-Whitney U on the raw samples), with three changes
+that the gate needs and asv does not have (docs/gate.md says why):
+
+1. **An interval test against the threshold, not a test against "no change".** asv marks a
+   change when the ratio passes a factor *and* Mann-Whitney rejects "no difference"; with
+   thousands of samples any 0.1 % clock drift is "significant". Here the question is whether
+   the change is larger than what we tolerate. Times are compared on the log scale
+   (:math:`\Delta = \log(\text{head}) - \log(\text{base})`, a ratio becomes a shift, and
+   noise that scales with the time is the same at every size). With threshold :math:`t`
+   (5 % for device time) the gate separates
+
+   * *tolerated*: :math:`|\Delta| \le \log(1 + t/2)` (the **margin**, half the threshold), from
+   * *a change that matters*: :math:`|\Delta| \ge \log(1 + t)`.
+
+   Between the two is an indifference zone (Bechhofer's formulation of selection problems):
+   a change of 3 % under a 5 % threshold may or may not fail, depending on the evidence.
+   This is what lets a 5 % regression at 2 % noise be caught ≥ 95 % of the time: a test
+   against :math:`\log(1+t)` itself could only catch a change of exactly :math:`t` half of
+   the time.
+
+   *Regression* when the one-sided test of :math:`H_0: \Delta \le \log(1+t/2)` rejects
+   (Mann-Whitney U of :math:`\log y - \log(1+t/2)` against :math:`\log x`), after
+   Benjamini-Hochberg over all gated benchmarks; *improvement* symmetrically; *unchanged*
+   when the confidence interval of the ratio lies inside :math:`[1/(1+t), 1+t]` (the data
+   rule out a change that matters); *inconclusive* otherwise.
+
+2. **The interval of the ratio is distribution-free.** The Hodges-Lehmann estimate of the
+   shift is the median of all :math:`m n` pairwise differences :math:`\log y_j - \log x_i`;
+   its confidence interval (Moses; Bauer 1972) is the :math:`k`-th smallest and
+   :math:`k`-th largest of those differences, with :math:`k` the lower critical value of
+   Mann-Whitney's U, here from its normal approximation
+
+   .. math:: k = \lfloor m n / 2 - z_{1-\alpha/2} \sqrt{m n (m + n + 1) / 12} \rfloor.
+
+   It is exact for a pure shift (any noise distribution, outliers included) and is the
+   interval that inverts the same Mann-Whitney test used for the decision, so the interval
+   and the verdict cannot disagree. The reported point value is the plain ratio of medians
+   (what people read); it lies inside the interval except in pathological samples.
+
+3. **False discovery rate over all benchmarks compared at once** (Benjamini-Hochberg,
+   :func:`benjamini_hochberg`). asv uses p < 0.002 per benchmark; with 400 benchmarks that
+   is 0.8 expected false alarms per run from the test alone. BH keeps the expected share of
+   false regressions among all flagged ones at ``fdr`` (5 %), whatever the number compared.
+
+Run-to-run variation that one run's samples cannot see (GPU clocks, a neighbour on the
+machine, a rebuild) enters through history (:func:`history_threshold`): a benchmark whose
+medians move between runs of the same branch needs a larger change to fail.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from collections.abc import Sequence
+
+import numpy as np
+
+#: Fewer samples than this on a side: no interval, no test (reported, not gated).
+MIN_SAMPLES = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """The statistics of one benchmark: head against base.
+
+    Attributes:
+        ratio: median(head) / median(base).
+        ratio_ci: the Hodges-Lehmann confidence interval of the ratio.
+        p_regression: one-sided p-value of "head is slower than base by more than the margin".
+        p_improvement: one-sided p-value of "head is faster than base by more than the margin".
+
+    """
+
+    ratio: float
+    ratio_ci: tuple[float, float]
+    p_regression: float
+    p_improvement: float
+
+    @property
+    def p_value(self) -> float:
+        """Two-sided p-value of a change beyond the margin (the smaller side, doubled)."""
+        return min(1.0, 2.0 * min(self.p_regression, self.p_improvement))
+
+
+def _log(samples: Sequence[float]) -> np.ndarray:
+    values = np.asarray(samples, dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    return np.log(values)
+
+
+def _pairwise(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """All ``m n`` differences ``y_j - x_i``, sorted (the basis of U, its test and interval)."""
+    return np.sort((y[:, None] - x[None, :]).ravel())
+
+
+def _interval(diffs: np.ndarray, m: int, n: int, confidence: float) -> tuple[float, float]:
+    z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
+    k = math.floor(m * n / 2 - z * math.sqrt(m * n * (m + n + 1) / 12))
+    k = min(max(k, 0), len(diffs) - 1)
+    return float(math.exp(diffs[k])), float(math.exp(diffs[len(diffs) - 1 - k]))
+
+
+def hodges_lehmann_interval(
+    base: Sequence[float], head: Sequence[float], confidence: float = 0.95
+) -> tuple[float, float]:
+    """Distribution-free interval of head/base from all pairwise log differences.
+
+    >>> lo, hi = hodges_lehmann_interval([1.0, 1.01, 0.99, 1.02, 0.98] * 4,
+    ...                                  [1.1, 1.111, 1.089, 1.122, 1.078] * 4)
+    >>> round(lo, 3) <= 1.1 <= round(hi, 3)
+    True
+    """
+    x, y = _log(base), _log(head)
+    return _interval(_pairwise(x, y), len(x), len(y), confidence)
+
+
+def mann_whitney_greater(diffs: np.ndarray, shift: float, m: int, n: int, ties: float) -> float:
+    r"""One-sided p-value of Mann-Whitney U for "``y - shift`` tends to exceed ``x``".
+
+    :math:`U = \#\{y_j - x_i > s\} + \tfrac12 \#\{y_j - x_i = s\}` counted on the sorted
+    pairwise differences (two binary searches), normal approximation with continuity and
+    tie correction, :math:`\sigma^2 = \tfrac{mn}{12}\big(m+n+1 - \tfrac{T}{(m+n)(m+n-1)}\big)`,
+    :math:`T = \sum (t^3 - t)` over tied groups: scipy's ``mannwhitneyu(method="asymptotic")``,
+    without its per-call overhead (the simulation study makes a million of these).
+
+    >>> from scipy import stats as scipy_stats
+    >>> rng = np.random.default_rng(1)
+    >>> x, y = rng.normal(0, 1, 40), rng.normal(0.3, 1, 30)
+    >>> ours = mann_whitney_greater(_pairwise(x, y), 0.0, 40, 30, 0.0)
+    >>> theirs = scipy_stats.mannwhitneyu(y, x, alternative="greater", method="asymptotic").pvalue
+    >>> bool(abs(ours - theirs) < 1e-12)
+    True
+    """
+    above = len(diffs) - np.searchsorted(diffs, shift, side="right")
+    equal = np.searchsorted(diffs, shift, side="right") - np.searchsorted(diffs, shift, side="left")
+    u = above + 0.5 * equal
+    mean = m * n / 2
+    var = m * n / 12 * ((m + n + 1) - ties / ((m + n) * (m + n - 1)))
+    if var <= 0:
+        return 1.0 if u <= mean else 0.0
+    z = (u - mean - 0.5) / math.sqrt(var)
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def _tie_term(values: np.ndarray) -> float:
+    _, counts = np.unique(values, return_counts=True)
+    return float(np.sum(counts.astype(float) ** 3 - counts))
+
+
+def compare(
+    base: Sequence[float], head: Sequence[float], *, margin: float, confidence: float = 0.95
+) -> Comparison:
+    """Ratio, its interval and the two one-sided p-values against the tolerance ``margin``.
+
+    ``margin`` is relative (0.025 for ±2.5 %). With identical samples nothing is significant:
+
+    >>> c = compare([1.0, 1.01, 0.99, 1.0, 1.02] * 10, [1.0, 1.01, 0.99, 1.0, 1.02] * 10,
+    ...             margin=0.025)
+    >>> c.ratio, c.p_regression > 0.5, c.p_improvement > 0.5
+    (1.0, True, True)
+
+    A 10 % slower head with 1 % noise is far beyond a 2.5 % margin:
+
+    >>> rng = np.random.default_rng(0)
+    >>> b = np.exp(rng.normal(0, 0.01, 50)); h = 1.1 * np.exp(rng.normal(0, 0.01, 50))
+    >>> c = compare(b, h, margin=0.025)
+    >>> round(c.ratio, 2), c.p_regression < 1e-10, c.ratio_ci[0] > 1.05
+    (1.1, True, True)
+    """
+    x, y = _log(base), _log(head)
+    m, n = len(x), len(y)
+    if m < MIN_SAMPLES or n < MIN_SAMPLES:
+        raise ValueError(f"need at least {MIN_SAMPLES} samples on each side")
+    shift = math.log1p(margin)
+    diffs = _pairwise(x, y)
+    p_reg = mann_whitney_greater(diffs, shift, m, n, _tie_term(np.concatenate([y - shift, x])))
+    # "y + shift tends to be below x" is "x - (-shift) ... ": count differences below -shift
+    p_imp = mann_whitney_greater(
+        -diffs[::-1], shift, m, n, _tie_term(np.concatenate([y + shift, x]))
+    )
+    ratio = float(np.exp(np.median(y) - np.median(x)))
+    return Comparison(
+        ratio=ratio,
+        ratio_ci=_interval(diffs, m, n, confidence),
+        p_regression=p_reg,
+        p_improvement=p_imp,
+    )
+
+
+def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
+    r"""Benjamini-Hochberg adjusted p-values (q-values), in the input order.
+
+    Sorted ascending, :math:`q_{(i)} = \min_{j \ge i} p_{(j)} \cdot m / j`. A benchmark is a
+    discovery at false discovery rate :math:`\alpha` when :math:`q \le \alpha`; the expected
+    share of false discoveries among all discoveries is then at most :math:`\alpha`
+    (independent or positively dependent tests, which timings of one run on one machine are).
+
+    >>> [round(q, 3) for q in benjamini_hochberg([0.01, 0.04, 0.03, 0.5])]
+    [0.04, 0.053, 0.053, 0.5]
+    """
+    p = np.asarray(p_values, dtype=float)
+    if p.size == 0:
+        return []
+    order = np.argsort(p)
+    m = p.size
+    scaled = p[order] * m / np.arange(1, m + 1)
+    adjusted = np.minimum.accumulate(scaled[::-1])[::-1]
+    q = np.empty(m)
+    q[order] = np.minimum(adjusted, 1.0)
+    return [float(v) for v in q]
+
+
+@dataclasses.dataclass(frozen=True)
+class Modes:
+    """Two clusters of samples split at the widest gap (see :func:`bimodality`)."""
+
+    low_median: float
+    high_median: float
+    low_share: float
+    gap: float
+
+
+#: Each cluster must hold at least this share of the samples (fewer are outliers, which the
+#: median and the rank tests absorb).
+MIN_MODE_SHARE = 0.15
+#: Relative gap between the clusters that counts as two modes (below it: one noisy mode).
+MIN_MODE_GAP = 0.02
+
+
+def bimodality(samples: Sequence[float]) -> Modes | None:
+    """Two modes when the samples split into two clusters with a clear gap, else ``None``.
+
+    The two-cluster gap rule: sort the log samples and take the widest gap between
+    neighbours that leaves at least :data:`MIN_MODE_SHARE` of the samples on each side. The
+    samples are bimodal when that gap is at least :data:`MIN_MODE_GAP` (2 %) and at least
+    four times the larger robust spread (1.4826 MAD) within the two clusters: then the
+    clusters are further apart than either is wide, which one skewed mode with a tail never
+    is. (Hartigan's dip test answers the same question but needs many more samples for the
+    same power at the 50-100 samples per case we record.) GPU cases with two
+    code paths, or tiny kernels whose event timer rounds to two values, are bimodal; a few
+    outliers of 1.2-2.4x the median (other tenants, clocks) are not.
+
+    >>> bimodality([1.0, 1.001, 0.999, 1.0005] * 10 + [1.2, 1.201, 1.199, 1.2005] * 5)
+    Modes(low_median=1.00025, high_median=1.20025, low_share=0.667, gap=0.18)
+    >>> bimodality([1.0, 1.001, 0.999, 1.0005] * 10 + [2.0, 2.4])  # outliers, one mode
+    """
+    x = np.sort(_log(samples))
+    n = len(x)
+    lowest = max(3, math.ceil(MIN_MODE_SHARE * n))
+    if n < 2 * lowest:
+        return None
+    gaps = np.diff(x)[lowest - 1 : n - lowest]
+    if gaps.size == 0:
+        return None
+    split = int(np.argmax(gaps)) + lowest  # first index of the high cluster
+    gap = float(gaps.max())
+    low, high = x[:split], x[split:]
+
+    def spread(part: np.ndarray) -> float:
+        return 1.4826 * float(np.median(np.abs(part - np.median(part))))
+
+    if gap < math.log1p(MIN_MODE_GAP) or gap < 4 * max(spread(low), spread(high)):
+        return None
+    return Modes(
+        low_median=float(f"{np.exp(np.median(low)):.6g}"),
+        high_median=float(f"{np.exp(np.median(high)):.6g}"),
+        low_share=round(split / n, 3),
+        gap=round(gap, 3),
+    )
+
+
+def low_mode(samples: Sequence[float], modes: Modes) -> list[float]:
+    """The samples of the faster cluster (what a bimodal case is compared on).
+
+    >>> low_mode([1.0, 1.0, 1.0, 2.0], Modes(1.0, 2.0, 0.75, 0.69))
+    [1.0, 1.0, 1.0]
+    """
+    cut = math.sqrt(modes.low_median * modes.high_median)
+    return [s for s in samples if s < cut]
+
+
+def majority_mode(samples: Sequence[float], modes: Modes) -> list[float]:
+    """The samples of the larger cluster (a bimodal side compared with a one-mode side).
+
+    >>> majority_mode([1.0, 2.0, 2.0, 2.0], Modes(1.0, 2.0, 0.25, 0.69))
+    [2.0, 2.0, 2.0]
+    """
+    cut = math.sqrt(modes.low_median * modes.high_median)
+    low = [s for s in samples if s < cut]
+    return low if modes.low_share >= 0.5 else [s for s in samples if s >= cut]
+
+
+#: How many robust standard deviations of run-to-run drift the margin must cover.
+HISTORY_SIGMAS = 3.0
+#: Fewer earlier runs than this: too few to estimate a spread; the threshold stays.
+MIN_HISTORY = 3
+
+
+def run_to_run_spread(medians: Sequence[float]) -> float | None:
+    """Robust standard deviation (1.4826 MAD) of the log medians of earlier runs.
+
+    >>> round(run_to_run_spread([1.0, 1.01, 0.99, 1.0, 1.02]), 4)
+    0.0148
+    >>> run_to_run_spread([1.0, 1.0]) is None
+    True
+    """
+    x = _log(medians)
+    if len(x) < MIN_HISTORY:
+        return None
+    return 1.4826 * float(np.median(np.abs(x - np.median(x))))
+
+
+def history_threshold(threshold: float, medians: Sequence[float]) -> tuple[float, float | None]:
+    r"""The threshold widened by the run-to-run spread of base's history; and that spread.
+
+    A run's own samples see the noise *within* the run; the medians of earlier runs of the
+    same branch see the drift *between* runs (clocks, neighbours, rebuilds), which the
+    within-run interval cannot. With robust spread :math:`s` of the log medians, the
+    tolerance margin must cover :math:`3 s` (drift that unchanged code shows < 0.3 % of the
+    time if normal), so the margin becomes :math:`\max(t/2, e^{3s} - 1)` and the threshold
+    twice that:
+
+    .. math:: t' = \max\big(t,\; 2 (e^{3 s} - 1)\big).
+
+    A quiet history (GPU programs drift ~0.3 % between runs) leaves 5 % alone; a benchmark
+    whose medians move by ~2 % between runs (robust spread 2.9 %) needs an ~19 % change to fail.
+
+    >>> history_threshold(0.05, [1.0, 1.001, 0.999, 1.002])[0]
+    0.05
+    >>> round(history_threshold(0.05, [1.0, 1.02, 0.98, 1.0, 1.03, 0.97])[0], 3)
+    0.186
+    """
+    spread = run_to_run_spread(medians)
+    if spread is None:
+        return threshold, None
+    return max(threshold, 2 * math.expm1(HISTORY_SIGMAS * spread)), spread

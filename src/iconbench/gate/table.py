@@ -1,0 +1,84 @@
+"""The gate's readable table (stdout): what changed first, then one line of counts."""
+
+from __future__ import annotations
+
+from iconbench.gate.summary import BenchmarkResult, Summary
+
+ORDER = ("regression", "failed", "inconclusive", "improvement", "new", "gone", "unchanged")
+MARKS = {
+    "regression": "+",
+    "improvement": "-",
+    "unchanged": " ",
+    "inconclusive": "?",
+    "failed": "!",
+    "new": "n",
+    "gone": "g",
+}
+
+
+def seconds(value: float | None) -> str:
+    """A time in the unit that reads best.
+
+    >>> seconds(1.234e-4), seconds(2.5e-3), seconds(12.0), seconds(None)
+    ('123.4us', '2.500ms', '12.00s', '-')
+    """
+    if value is None:
+        return "-"
+    if abs(value) < 1e-3:
+        return f"{value * 1e6:.1f}us"
+    if abs(value) < 1:
+        return f"{value * 1e3:.3f}ms"
+    return f"{value:.2f}s"
+
+
+def _line(r: BenchmarkResult) -> str:
+    ratio = "-" if r.ratio is None else f"{r.ratio:.3f}"
+    if r.ratio_ci:
+        ratio += f" [{r.ratio_ci[0]:.3f}, {r.ratio_ci[1]:.3f}]"
+    q = "" if r.q_value is None else f"q={r.q_value:.2g}"
+    base = seconds(r.base.median) if r.base else "-"
+    head = seconds(r.head.median) if r.head else "-"
+    gated = "" if r.gated else " (not gated)"
+    error = r.error
+    if r.base and r.head and r.base.error and r.base.error == r.head.error:
+        error = f"both: {r.base.error}"
+    if error and len(error) > 110:
+        error = error[:107] + "..."
+    extra = "; ".join([*r.notes, *([error] if error else [])])
+    name = f"{r.program}[{r.variant}] {r.backend} {r.metric}"
+    return (
+        f"{MARKS[r.verdict]} {r.verdict:<12} {name:<70} {base:>10} {head:>10} "
+        f"{ratio:<26} {q:<9}{gated} {extra}".rstrip()
+    )
+
+
+def _known_failure(r: BenchmarkResult) -> bool:
+    return bool(r.verdict == "failed" and r.base and r.head and r.base.error and r.head.error)
+
+
+def render(summary: Summary, *, everything: bool = False) -> str:
+    """The table: every benchmark that is not unchanged (all with ``everything``)."""
+    lines = [
+        f"base: {summary.base.label} ({summary.base.commit[:8] or '?'}, {summary.base.source})",
+        f"head: {summary.head.label} ({summary.head.commit[:8] or '?'}, {summary.head.source})",
+        f"grid {summary.base.grid.name}; thresholds "
+        + ", ".join(f"{m} {t:.0%}" for m, t in summary.settings.thresholds.items())
+        + f"; FDR {summary.settings.fdr:.0%}",
+        "",
+        f"  {'verdict':<12} {'benchmark':<70} {'base':>10} {'head':>10} "
+        f"{'ratio [95% CI]':<26} {'q':<9} notes",
+    ]
+    rows = sorted(summary.benchmarks, key=lambda r: (ORDER.index(r.verdict), r.id))
+    shown = [r for r in rows if everything or r.verdict != "unchanged"]
+    known = [r for r in shown if _known_failure(r)]
+    if not everything:
+        shown = [r for r in shown if r.gated or r.verdict in ("failed", "new", "gone")]
+        shown = [r for r in shown if not _known_failure(r)]
+    lines += [_line(r) for r in shown]
+    hidden = len(rows) - len(shown)
+    if hidden:
+        failing = f", {len(known)} failing on both sides" if known and not everything else ""
+        lines.append(f"  ({hidden} not shown: unchanged, not gated{failing}; --all shows them)")
+    counts = ", ".join(f"{n} {v}" for v, n in summary.counts.items() if n)
+    lines += ["", f"{summary.verdict.upper()}: {counts or 'nothing compared'}"]
+    return "\n".join(lines)

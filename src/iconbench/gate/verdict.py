@@ -1,0 +1,320 @@
+"""Two result sets → one verdict per benchmark and one for the run (the gate itself).
+
+Per benchmark (``case|backend|metric``, see :mod:`iconbench.gate.resultset`):
+
+- only on head: **new**; only on base: **gone**;
+- an error on a side (did not compile or run): **failed** (``error`` says which side);
+- not gated (compile time, an override) or fewer than 5 samples: the ratio is reported,
+  the verdict is described by the ratio alone and never fails the run;
+- otherwise the interval test of :mod:`iconbench.gate.stats` against the threshold (widened
+  by base's history), Benjamini-Hochberg over all gated benchmarks compared at once:
+  **regression** / **improvement** when the change beyond the tolerance margin is a
+  discovery at the FDR, **unchanged** when the interval of the ratio lies within
+  ±threshold, **inconclusive** otherwise.
+
+Notes explain what the numbers cannot: ``code generation differs`` (fingerprints differ: the
+change may be the generated code, not the commit; check with ``iconbench rebuild-check``),
+``timing is bimodal`` (two modes on both sides: the faster modes are compared, a changed
+mix of modes is not a regression; on one side only: its larger mode is compared, and a
+change that only moves the mix is inconclusive), ``history is noisy``,
+``device clock differs``, ``same samples on both sides``.
+
+The run fails (exit 1) on a gated regression or a benchmark that fails on head but not on
+base.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import functools
+import math
+from collections.abc import Callable, Sequence
+
+from iconbench.gate import stats
+from iconbench.gate.config import GateConfig
+from iconbench.gate.resultset import Entry, ResultSet, check_comparable
+from iconbench.gate.summary import (
+    VERDICTS,
+    BenchmarkResult,
+    Settings,
+    Side,
+    SideNumbers,
+    Summary,
+)
+from iconbench.suite import split_case
+
+
+@dataclasses.dataclass
+class _Pending:
+    """A gated benchmark waiting for the FDR step."""
+
+    index: int
+    comparison: stats.Comparison
+    threshold: float
+    #: one side bimodal: (its faster and slower mode, the other side's median)
+    mix: tuple[float, float, float] | None = None
+
+
+def _numbers(entry: Entry | None, confidence: float) -> SideNumbers | None:
+    if entry is None:
+        return None
+    if entry.error:
+        return SideNumbers(fingerprint=entry.fingerprint, error=entry.error)
+    ci = None
+    if len(entry.samples) >= stats.MIN_SAMPLES:
+        ci = median_interval(entry.samples, confidence)
+    return SideNumbers(entry.median, len(entry.samples), ci, entry.fingerprint)
+
+
+def median_interval(samples: Sequence[float], confidence: float) -> tuple[float, float]:
+    """Distribution-free interval of the median from order statistics (binomial).
+
+    >>> median_interval([float(i) for i in range(1, 101)], 0.95)
+    (40.0, 60.0)
+    """
+    values = sorted(samples)
+    n = len(values)
+    lo = _median_rank(n, confidence)
+    hi = min(n - 1, n - 1 - lo)
+    return values[max(lo - 1, 0)], values[hi]
+
+
+@functools.cache
+def _median_rank(n: int, confidence: float) -> int:
+    from scipy import stats as scipy_stats
+
+    return int(scipy_stats.binom.ppf((1 - confidence) / 2, n, 0.5))
+
+
+def _side(rs: ResultSet) -> Side:
+    return Side(
+        label=rs.label,
+        commit=rs.commit,
+        component=rs.component,
+        date=rs.date,
+        stack=rs.stack,
+        machine=rs.machine,
+        grid=rs.grid,
+        source=rs.source,
+    )
+
+
+def _described(ratio: float | None, threshold: float) -> str:
+    if ratio is None:
+        return "inconclusive"
+    if ratio > 1 + threshold:
+        return "regression"
+    if ratio < 1 / (1 + threshold):
+        return "improvement"
+    return "unchanged"
+
+
+def history_medians(history: Sequence[ResultSet], key: str) -> list[float]:
+    """Median of ``key`` in each earlier result set that has it."""
+    medians = []
+    for rs in history:
+        entry = rs.entries.get(key)
+        if entry is not None and not entry.error and entry.median:
+            medians.append(entry.median)
+    return medians
+
+
+AsvDecision = Callable[[Sequence[float], Sequence[float]], str]
+
+
+def compare(
+    base: ResultSet,
+    head: ResultSet,
+    config: GateConfig | None = None,
+    *,
+    history: Sequence[ResultSet] = (),
+    select: Callable[[str], bool] = lambda _key: True,
+    asv_decision: AsvDecision | None = None,
+    openacc: dict | None = None,
+) -> Summary:
+    """The summary of head against base (grids must match: see ``check_comparable``)."""
+    config = config or GateConfig.default()
+    check_comparable(base, head)
+    keys = sorted(k for k in set(base.entries) | set(head.entries) if select(k))
+    results: list[BenchmarkResult] = []
+    pending: list[_Pending] = []
+    for key in keys:
+        b, h = base.entries.get(key), head.entries.get(key)
+        case, backend, metric = key.split("|")
+        program, variant = split_case(case)
+        threshold, gated, reason = config.rule(key)
+        notes: list[str] = [f"threshold from {reason}"] if reason else []
+        common = {
+            "id": key,
+            "program": program,
+            "variant": variant,
+            "backend": backend,
+            "metric": metric,
+            "unit": (b or h).unit,  # type: ignore[union-attr]
+            "base": _numbers(b, config.confidence),
+            "head": _numbers(h, config.confidence),
+        }
+        empty = {"ratio": None, "ratio_ci": None, "p_value": None, "q_value": None}
+        if b is None or h is None:
+            verdict = "new" if b is None else "gone"
+            results.append(
+                BenchmarkResult(
+                    **common, gated=gated, threshold=threshold, **empty, verdict=verdict
+                )
+            )
+            continue
+        if b.error or h.error:
+            sides = [f"{name}: {e.error}" for name, e in (("base", b), ("head", h)) if e.error]
+            if b.error and not h.error:
+                notes.append("fixed on head")
+            results.append(
+                BenchmarkResult(
+                    **common,
+                    gated=gated,
+                    threshold=threshold,
+                    **empty,
+                    verdict="failed",
+                    notes=tuple(notes),
+                    error="; ".join(sides),
+                )
+            )
+            continue
+        if b.fingerprint and h.fingerprint and b.fingerprint != h.fingerprint:
+            notes.append("code generation differs")
+        if b.device_source and h.device_source and b.device_source != h.device_source:
+            notes.append(f"device clock differs ({b.device_source} -> {h.device_source})")
+        if b.samples == h.samples and len(b.samples) > 1:
+            notes.append("same samples on both sides (not measured again)")
+        base_samples, head_samples = list(b.samples), list(h.samples)
+        modes_b, modes_h = stats.bimodality(base_samples), stats.bimodality(head_samples)
+        one_sided_modes = bool(modes_b) != bool(modes_h)
+        if modes_b and modes_h:
+            notes.append("timing is bimodal")
+            base_samples = stats.low_mode(base_samples, modes_b)
+            head_samples = stats.low_mode(head_samples, modes_h)
+        elif one_sided_modes:
+            # one side shows two modes, the other one: the mix moved, or the second mode is
+            # rare on one side; a median of a mixture against one mode is not a comparison
+            notes.append(f"timing is bimodal ({'base' if modes_b else 'head'} only)")
+            if modes_b:
+                base_samples = stats.majority_mode(base_samples, modes_b)
+            else:
+                head_samples = stats.majority_mode(head_samples, modes_h)  # type: ignore[arg-type]
+        widened, spread = stats.history_threshold(threshold, history_medians(history, key))
+        if widened > threshold:
+            notes.append(f"history is noisy (run-to-run spread {spread:.1%})")
+        enough = min(len(base_samples), len(head_samples)) >= stats.MIN_SAMPLES
+        positive = min(b.median or 0.0, h.median or 0.0) > 0
+        if not gated or not enough or not positive:
+            ratio = (h.median / b.median) if positive else None
+            if gated and not enough:
+                notes.append(f"fewer than {stats.MIN_SAMPLES} samples: not gated")
+            elif gated and not positive:
+                notes.append("median not positive: not gated")
+            results.append(
+                BenchmarkResult(
+                    **common,
+                    gated=False,
+                    threshold=widened,
+                    ratio=_round(ratio),
+                    ratio_ci=None,
+                    p_value=None,
+                    q_value=None,
+                    verdict=_described(ratio, widened),
+                    notes=tuple(notes),
+                )
+            )
+            continue
+        comparison = stats.compare(
+            base_samples, head_samples, margin=widened / 2, confidence=config.confidence
+        )
+        if asv_decision is not None:
+            notes.append(f"asv: {asv_decision(b.samples, h.samples)}")
+        mix = None
+        if one_sided_modes:
+            modes = modes_b or modes_h
+            other = h.median if modes_b else b.median
+            mix = (modes.low_median, modes.high_median, other)  # type: ignore[union-attr]
+        pending.append(_Pending(len(results), comparison, widened, mix))
+        results.append(
+            BenchmarkResult(
+                **common,
+                gated=True,
+                threshold=widened,
+                # bimodal: the modes compared give the ratio shown
+                ratio=_round(comparison.ratio if (modes_b or modes_h) else h.median / b.median),
+                ratio_ci=(_round(comparison.ratio_ci[0]), _round(comparison.ratio_ci[1])),  # type: ignore[arg-type]
+                p_value=comparison.p_value,
+                q_value=None,
+                verdict="inconclusive",
+                notes=tuple(notes),
+            )
+        )
+    q_values = stats.benjamini_hochberg([p.comparison.p_value for p in pending])
+    for item, q in zip(pending, q_values, strict=True):
+        c = item.comparison
+        if q <= config.fdr:
+            verdict = "regression" if c.p_regression < c.p_improvement else "improvement"
+        elif 1 / (1 + item.threshold) <= c.ratio_ci[0] and c.ratio_ci[1] <= 1 + item.threshold:
+            verdict = "unchanged"
+        else:
+            verdict = "inconclusive"
+        if item.mix and verdict in ("regression", "improvement"):
+            low, high, other = item.mix
+            if low * 0.99 <= other <= high * 1.01:
+                # the single-mode side sits at one of the other side's modes: the mix of
+                # modes moved, which is not a change of either mode
+                verdict = "inconclusive"
+        results[item.index] = dataclasses.replace(results[item.index], q_value=q, verdict=verdict)
+    return assemble(base, head, config, results, openacc=openacc)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else round(value, 6)
+
+
+def fails_run(result: BenchmarkResult) -> bool:
+    """Whether this benchmark fails the run: a gated regression, or broken on head only."""
+    if not result.gated and result.verdict != "failed":
+        return False
+    if result.verdict == "regression":
+        return True
+    return (
+        result.verdict == "failed"
+        and result.head is not None
+        and result.head.error is not None
+        and (result.base is None or result.base.error is None)
+    )
+
+
+def assemble(
+    base: ResultSet,
+    head: ResultSet,
+    config: GateConfig,
+    results: Sequence[BenchmarkResult],
+    *,
+    openacc: dict | None = None,
+    decides: Callable[[BenchmarkResult], bool] = fails_run,
+) -> Summary:
+    """The summary document: counts over gated benchmarks, run verdict and exit code."""
+    counts = dict.fromkeys(VERDICTS, 0)
+    for r in results:
+        if r.gated or r.verdict in ("failed", "new", "gone"):
+            counts[r.verdict] += 1
+    failing = any(decides(r) for r in results)
+    return Summary(
+        created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        verdict="regression" if failing else "pass",
+        exit_code=1 if failing else 0,
+        base=_side(base),
+        head=_side(head),
+        settings=Settings(
+            config.fdr,
+            config.confidence,
+            {m: t for m, t in config.thresholds.items() if config.gated.get(m)},
+        ),
+        counts=counts,
+        benchmarks=tuple(results),
+        openacc=openacc,
+    )

@@ -1,0 +1,171 @@
+"""``iconbench compare`` on real CPU results of two commits (tests/gate/make_cpu_results.py)."""
+
+import dataclasses
+import json
+import pathlib
+
+import pytest
+
+from iconbench.cli import main
+from iconbench.gate import resultset, verdict
+from iconbench.gate.config import GateConfig
+from iconbench.gate.summary import Summary
+
+from .make_cpu_results import BASE, HEAD, ROLES
+
+CONFIG = pathlib.Path(__file__).resolve().parent / "gate.toml"
+
+
+def _compare(cpu_results, tmp_path, *extra):
+    out = tmp_path / "summary.json"
+    rc = main(["compare", f"{cpu_results}/asv@{BASE[:8]}", f"{cpu_results}/asv@{HEAD[:8]}",
+               "--config", str(CONFIG), "--out", str(out), *extra])  # fmt: skip
+    return rc, (Summary.read(out) if out.exists() else None)
+
+
+def test_every_verdict_and_exit_1(cpu_results, tmp_path, capsys):
+    rc, summary = _compare(cpu_results, tmp_path)
+    assert rc == 1
+    assert summary.exit_code == 1
+    assert summary.verdict == "regression"
+    by_case = {b.program + f"[{b.variant}]": b for b in summary.benchmarks}
+    for case, role in ROLES.items():
+        got = by_case[case]
+        if role == "bimodal":
+            assert "timing is bimodal" in got.notes, got
+        else:
+            assert got.verdict == role, (case, got)
+    regression = by_case["compute_airmass[default]"]
+    assert regression.ratio > 1.5
+    assert regression.ratio_ci[0] > 1.05
+    assert regression.q_value <= 0.05
+    improvement = by_case["calculate_nabla4[default]"]
+    assert improvement.ratio < 0.75
+    failed = by_case["compute_exner_from_rhotheta[default]"]
+    assert failed.head.error
+    assert "head: failed to run" in failed.error
+    assert not failed.base.error
+    assert summary.base.commit == BASE
+    assert summary.head.commit == HEAD
+    assert summary.counts["regression"] == 1
+    assert summary.counts["failed"] == 1
+    table = capsys.readouterr().out
+    assert "+ regression" in table
+    assert "REGRESSION:" in table
+
+
+def test_exit_0_without_the_regression(cpu_results, tmp_path):
+    rc, summary = _compare(
+        cpu_results, tmp_path, "--programs", "compute_tangential_wind|calculate_nabla4"
+    )
+    assert rc == 0
+    assert summary.verdict == "pass"
+    assert {b.verdict for b in summary.benchmarks} == {"unchanged", "improvement"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["{r}/asv", "{r}/asv@" + HEAD[:8]], "mixes 2 commits"),
+        (["{r}/asv@" + BASE[:8], "{r}/asv@deadbeef"], "no results of commit deadbeef"),
+        (["{r}/asv@" + BASE[:8], "{r}/nothing"], "no such file or directory"),
+        (["{r}/asv@" + BASE[:8], "{r}/asv@" + HEAD[:8], "--programs", "nope"], "no benchmark"),
+        (["{r}/asv@" + BASE[:8], "{r}/asv@" + HEAD[:8], "--backends", "gtfn_gpu"], "not in"),
+        (["{r}/asv@" + BASE[:8], "{r}/broken.json"], "invalid JSON"),
+    ],
+)
+def test_exit_2_on_bad_input(cpu_results, tmp_path, capsys, args, message):
+    (cpu_results / "broken.json").exists() or (cpu_results / "broken.json").write_text("{oops")
+    out = tmp_path / "summary.json"
+    rc = main(["compare", *(a.format(r=cpu_results) for a in args), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_method_asv_decides_the_exit_code(cpu_results, tmp_path):
+    rc, summary = _compare(cpu_results, tmp_path, "--method", "asv")
+    notes = {b.program: b.notes for b in summary.benchmarks}
+    assert "asv: regression" in notes["compute_airmass"]
+    assert "asv: improvement" in notes["calculate_nabla4"]
+    assert rc == 1
+
+
+def _sides(cpu_results):
+    base = resultset.resolve(f"{cpu_results}/asv@{BASE[:8]}")
+    head = resultset.resolve(f"{cpu_results}/asv@{HEAD[:8]}")
+    return base, head
+
+
+def test_noisy_history_widens_the_threshold(cpu_results):
+    base, head = _sides(cpu_results)
+    key = "compute_airmass[default]|embedded|device_time"
+    entry = base.entries[key]
+    # earlier runs of base's branch whose medians swing by a factor 1.6: a 2x change is noise
+    history = [
+        dataclasses.replace(
+            base,
+            entries={key: dataclasses.replace(entry, samples=tuple(s * f for s in entry.samples))},
+        )
+        for f in (1.0, 1.6, 0.7, 1.3, 0.8)
+    ]
+    plain = {b.id: b for b in verdict.compare(base, head, GateConfig()).benchmarks}[key]
+    widened = {b.id: b for b in verdict.compare(base, head, history=history).benchmarks}[key]
+    assert plain.verdict == "regression"
+    assert plain.threshold == 0.05
+    assert widened.threshold > 1.0
+    assert widened.verdict != "regression"
+    assert any(n.startswith("history is noisy") for n in widened.notes)
+
+
+def test_changed_fingerprint_is_reported(cpu_results):
+    base, head = _sides(cpu_results)
+    key = "compute_airmass[default]|embedded|device_time"
+    with_fp = lambda side, fp: dataclasses.replace(  # noqa: E731
+        side, entries={**side.entries, key: dataclasses.replace(side.entries[key], fingerprint=fp)}
+    )
+    summary = verdict.compare(with_fp(base, "28d4c4bc72bf"), with_fp(head, "93472f6e3267"))
+    result = {b.id: b for b in summary.benchmarks}[key]
+    assert "code generation differs" in result.notes
+    assert result.base.fingerprint == "28d4c4bc72bf"
+
+
+def test_rerun_adds_samples_within_the_budget(cpu_results):
+    from iconbench.gate import rerun
+
+    base, head = _sides(cpu_results)
+    key = "extrapolate_at_top[default]|embedded|device_time"
+    calls = []
+
+    def measure_again(side, cases, budget_s):
+        # the same side's own samples once more: real timings, a second "run"
+        calls.append((side.commit, tuple(cases), budget_s))
+        return {key: side.entries[key].samples}
+
+    still = lambda b, h: [  # noqa: E731
+        r.id for r in verdict.compare(b, h).benchmarks if r.verdict == "inconclusive"
+    ]
+    assert key in still(base, head)
+    base2, head2, done = rerun.rerun_inconclusive(
+        base, head, still, max_s=60, measure_head=measure_again, max_rounds=2
+    )
+    assert len(head2.entries[key].samples) > len(head.entries[key].samples)
+    assert base2 is base
+    assert done.added["base"] == 0
+    assert done.added["head"] > 0
+    assert calls
+    assert all(c[0] == HEAD and c[2] <= 60 for c in calls)
+    assert ("extrapolate_at_top[default]", "embedded") in calls[0][1]
+
+
+def test_summary_json_round_trip(cpu_results, tmp_path):
+    _, summary = _compare(cpu_results, tmp_path)
+    data = json.loads((tmp_path / "summary.json").read_text())
+    assert data["schema"] == "iconbench-gate-summary"
+    assert data["version"] == 1
+    assert set(data["counts"]) == {"regression", "improvement", "unchanged", "inconclusive",
+                                   "failed", "new", "gone"}  # fmt: skip
+    assert Summary.from_json(summary.to_json()) == summary
+    assert data["openacc"] is None

@@ -1,0 +1,431 @@
+"""Bad input fails fast and clearly: one table, one row per command a user can get wrong.
+
+Every row runs in-process through :func:`iconbench.cli.main` (no gt4py import: the names are
+checked first) and must: exit with a status other than 0, print exactly one line on stderr
+that names the thing, print no traceback, and change nothing on disk (the store, the
+results, the build cache and its ledgers, the output directory, the repository's stores).
+
+To add a row (``compare``, ``comment``, ``publish``, ...): append a :class:`Row` to
+``ROWS``. ``argv`` may use the placeholders of :func:`_place` (``{tmp}``, ``{store}``,
+``{results}``, ...); ``setup`` prepares files under the row's scratch tree; ``names`` are
+the strings the error line must contain.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import shutil
+import sys
+import time
+from collections.abc import Callable
+
+import pytest
+
+from iconbench import cli
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+H100_ASV = REPO / "results" / "h100" / "asv"
+H100_FILE = next(iter(sorted((H100_ASV / "h100").glob("0e8595e4-*.json"))), None)
+BASELINE = "mch-r04b09/unknown_unknown_2024-05"
+TIMER_LOG = REPO / "tests" / "baselines" / "data" / "icon_run.log"
+#: Repository directories no row may change.
+REPO_STORES = ("baselines", "ci/asv/stacks", "results", "results-local")
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One bad invocation and what its one error line must name."""
+
+    id: str
+    argv: tuple[str, ...]
+    names: tuple[str, ...]
+    setup: Callable[[pathlib.Path], None] | None = None
+    #: Also expected on stdout (e.g. the good entries of a store with one bad file).
+    stdout: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+
+
+# --- setups: each writes under the row's scratch tree ``tmp`` ---------------------------
+
+
+def _store(tmp: pathlib.Path) -> None:
+    """A baseline store: the repository's baselines (one good baseline and the mapping)."""
+    shutil.copytree(REPO / "baselines", tmp / "store")
+
+
+def _store_with_bad_file(tmp: pathlib.Path) -> None:
+    _store(tmp)
+    (tmp / "store" / "mch-r04b09" / "broken_a100_2024-06.json").write_text('{"schema": 1, "ti')
+
+
+def _store_with_binary_file(tmp: pathlib.Path) -> None:
+    _store(tmp)
+    (tmp / "store" / "mch-r04b09" / "binary_a100_2024-06.json").write_bytes(bytes(range(256)))
+
+
+def _store_with_imported_log(tmp: pathlib.Path) -> None:
+    _store(tmp)
+    assert cli.main([*_IMPORT, "--date", "2024-05-29", "--store", str(tmp / "store")]) == 0, (
+        "the first import must succeed"
+    )
+
+
+def _results(tmp: pathlib.Path, mutate: Callable[[bytes], bytes] = lambda b: b) -> None:
+    """An asv results directory with one result file of the H100 run (``mutate``-d)."""
+    _store(tmp)
+    machine = tmp / "results" / "h100"
+    machine.mkdir(parents=True)
+    shutil.copy(H100_ASV / "benchmarks.json", tmp / "results" / "benchmarks.json")
+    shutil.copy(H100_ASV / "h100" / "machine.json", machine / "machine.json")
+    assert H100_FILE is not None
+    (machine / H100_FILE.name).write_bytes(mutate(H100_FILE.read_bytes()))
+
+
+def _results_truncated(tmp: pathlib.Path) -> None:
+    _results(tmp, lambda data: data[: len(data) // 2])
+
+
+def _results_negative_time(tmp: pathlib.Path) -> None:
+    def negative(data: bytes) -> bytes:
+        doc = json.loads(data)
+        _name, row = next(
+            (n, r) for n, r in doc["results"].items() if n.endswith("time_device") and r[-1]
+        )
+        column = doc["result_columns"].index("samples")
+        samples = row[column]
+        index = next(i for i, s in enumerate(samples) if s)
+        samples[index] = [-1e-3, *samples[index][1:]]
+        return json.dumps(doc).encode()
+
+    _results(tmp, negative)
+
+
+def _binary_file(tmp: pathlib.Path) -> None:
+    _store(tmp)
+    (tmp / "dump.json").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(range(200)))
+
+
+def _not_a_checkout(tmp: pathlib.Path) -> None:
+    (tmp / "plain").mkdir()
+
+
+def _empty_links(tmp: pathlib.Path) -> None:
+    (tmp / "links").mkdir()
+
+
+_IMPORT = (
+    "baseline",
+    "import",
+    str(TIMER_LOG),
+    "--kind",
+    "timer-table",
+    "--experiment",
+    "MCH-R04B09",
+    "--grid",
+    "R04B09",
+    "--gpu",
+    "A100",
+    "--machine",
+    "balfrin",
+    "--timesteps",
+    "6",
+)
+_SPEEDUP = ("speedup", "{results}", "--baseline", BASELINE, "--store", "{store}")
+_CONTINUOUS = ("continuous", "main", "HEAD", "--existing", "--quick")
+
+ROWS: list[Row] = [
+    # run
+    Row(
+        "run-unknown-backend",
+        (
+            "run",
+            "--backends",
+            "nosuch",
+            "--precompile-only",
+            "--programs",
+            "compute_tangential_wind",
+        ),
+        ("unknown backend 'nosuch'", "gtfn_cpu"),
+    ),
+    Row(
+        "run-unknown-grid",
+        ("run", "--backends", "gtfn_cpu", "--grid", "nosuch", "--precompile-only"),
+        ("unknown grid preset 'nosuch'", "tiny_lam"),
+    ),
+    Row("run-bad-regex", ("run", "--programs", "["), ("bad regex '['",)),
+    Row("run-no-match", ("run", "--programs", "nosuch", "--precompile-only"), ("'nosuch'",)),
+    Row("run-jobs-negative", ("run", "--jobs", "-1"), ("--jobs", "'-1'")),
+    Row("run-bad-shard", ("run", "--shard", "5/4"), ("bad shard '5/4'",)),
+    Row("run-bad-kind", ("run", "--kinds", "time_gpu"), ("unknown benchmark kind 'time_gpu'",)),
+    # demo
+    Row(
+        "demo-unknown-backend",
+        ("demo", "--backends", "nosuch", "--out", "{tmp}/out"),
+        ("unknown backend 'nosuch'",),
+    ),
+    Row("demo-zero-samples", ("demo", "--samples", "0", "--out", "{tmp}/out"), ("--samples",)),
+    Row(
+        "demo-out-under-a-file",
+        ("demo", "--out", "/etc/passwd/demo"),
+        ("/etc/passwd is not a directory",),
+    ),
+    # continuous
+    Row(
+        "continuous-unknown-backend",
+        (*_CONTINUOUS, "--repo", str(REPO), "--backend", "nosuch"),
+        ("unknown backend 'nosuch'",),
+    ),
+    Row(
+        "continuous-negative-factor",
+        (*_CONTINUOUS, "--repo", str(REPO), "--factor", "-1"),
+        ("--factor", "> 1"),
+    ),
+    Row(
+        "continuous-factor-below-one",
+        (*_CONTINUOUS, "--repo", str(REPO), "--factor", "0.9"),
+        ("--factor", "> 1"),
+    ),
+    Row(
+        "continuous-missing-repo",
+        (*_CONTINUOUS, "--repo", "/nonexistent"),
+        ("--repo /nonexistent", "no such directory"),
+    ),
+    Row(
+        "continuous-not-a-checkout",
+        (*_CONTINUOUS, "--repo", "{tmp}/plain"),
+        ("not a checkout of gt4py, dace, icon4py or iconbench",),
+        setup=_not_a_checkout,
+    ),
+    Row(
+        "continuous-unknown-ref",
+        ("continuous", "main", "no-such-branch-xyz", "--existing", "--repo", str(REPO)),
+        ("unknown ref 'no-such-branch-xyz'",),
+    ),
+    Row(
+        "continuous-unknown-grid",
+        (*_CONTINUOUS, "--repo", str(REPO), "--grid", "nosuch"),
+        ("unknown grid preset 'nosuch'",),
+    ),
+    # programs
+    Row("programs-bad-regex", ("programs", "--program", "["), ("bad regex '['",)),
+    Row("programs-no-match", ("programs", "--programs", "nosuch"), ("'nosuch'", "192 cases")),
+    Row("programs-old-spelling-no-match", ("programs", "--program", "nosuch"), ("'nosuch'",)),
+    # grid, verify: the name is checked before gt4py is imported
+    Row("grid-unknown-preset", ("grid", "--grid", "nosuch"), ("unknown grid preset 'nosuch'",)),
+    Row("grid-old-spelling", ("grid", "--preset", "nosuch"), ("unknown grid preset 'nosuch'",)),
+    Row("grid-missing-file", ("grid", "--grid-file", "/nonexistent.nc"), ("/nonexistent.nc",)),
+    Row("grid-zero-levels", ("grid", "--grid", "tiny", "--levels", "0"), ("--levels",)),
+    Row(
+        "verify-unknown-grid",
+        ("verify", "--backends", "gtfn_cpu", "--grid", "nosuch"),
+        ("unknown grid preset 'nosuch'",),
+    ),
+    Row("verify-unknown-backend", ("verify", "--backend", "gtfn_tpu"), ("'gtfn_tpu'",)),
+    Row("verify-no-backend", ("verify", "--grid", "tiny"), ("--backends",)),
+    # speedup
+    Row(
+        "speedup-truncated-result",
+        _SPEEDUP,
+        (H100_FILE.name if H100_FILE else "?", "the file may be truncated"),
+        setup=_results_truncated,
+    ),
+    Row(
+        "speedup-negative-time",
+        (*_SPEEDUP, "--grid", "ch1_medium"),
+        ("samples must be finite times >= 0 s", "-0.001"),
+        setup=_results_negative_time,
+    ),
+    Row(
+        "speedup-binary-dump",
+        ("speedup", "{tmp}/dump.json", "--baseline", BASELINE, "--store", "{store}"),
+        ("dump.json", "binary"),
+        setup=_binary_file,
+    ),
+    Row(
+        "speedup-binary-mapping",
+        (*_SPEEDUP, "--mapping", "{tmp}/dump.json", "--grid", "ch1_medium"),
+        ("dump.json", "binary"),
+        setup=lambda tmp: (_results(tmp), _binary_file_only(tmp)),
+    ),
+    Row(
+        "speedup-unknown-static",
+        (*_SPEEDUP, "--static", "foo=bar"),
+        ("--static foo", "rayleigh_type"),
+        setup=_results,
+    ),
+    Row(
+        "speedup-unknown-grid",
+        (*_SPEEDUP, "--grid", "nosuch"),
+        ("grid 'nosuch'", "grids present: ch1_medium"),
+        setup=_results,
+    ),
+    Row(
+        "speedup-mixed-commits",
+        ("speedup", str(H100_ASV), "--baseline", BASELINE, "--store", "{store}"),
+        ("6 commits", "0e8595e4a228", "--commit SHA"),
+        setup=_store,
+    ),
+    Row(
+        "speedup-unknown-commit",
+        ("speedup", str(H100_ASV), "--baseline", BASELINE, "--store", "{store}", "--commit", "ff"),
+        ("--commit 'ff'",),
+        setup=_store,
+    ),
+    Row(
+        "speedup-missing-results",
+        ("speedup", "/nonexistent", "--baseline", BASELINE),
+        ("/nonexistent",),
+    ),
+    # baseline
+    Row(
+        "baseline-list-one-bad-file",
+        ("baseline", "list", "--store", "{store}"),
+        ("broken_a100_2024-06.json", "the file may be truncated"),
+        setup=_store_with_bad_file,
+        stdout=(BASELINE,),
+    ),
+    Row(
+        "baseline-list-binary-file",
+        ("baseline", "list", "--store", "{store}"),
+        ("binary_a100_2024-06.json", "binary"),
+        setup=_store_with_binary_file,
+        stdout=(BASELINE,),
+    ),
+    Row(
+        "baseline-show-binary-file",
+        ("baseline", "show", "mch-r04b09/binary_a100_2024-06", "--store", "{store}"),
+        ("binary_a100_2024-06.json", "binary"),
+        setup=_store_with_binary_file,
+    ),
+    Row(
+        "baseline-list-missing-store",
+        ("baseline", "--store", "/nonexistent", "list"),
+        ("/nonexistent", "no such directory"),
+    ),
+    Row(
+        "baseline-import-store-under-a-file",
+        (*_IMPORT, "--date", "2024-05", "--store", "/etc/passwd/x"),
+        ("/etc/passwd is not a directory",),
+    ),
+    Row(
+        "baseline-import-same-source-again",
+        (*_IMPORT, "--date", "2024-06-01", "--store", "{store}"),
+        ("already stored", "balfrin_a100_2024-05-29"),
+        setup=_store_with_imported_log,
+    ),
+    Row(
+        "baseline-import-missing-file",
+        (
+            "baseline",
+            "import",
+            "/nonexistent.log",
+            "--experiment",
+            "x",
+            "--grid",
+            "g",
+            "--gpu",
+            "a",
+            "--machine",
+            "m",
+            "--date",
+            "2024-05",
+            "--timesteps",
+            "6",
+        ),
+        ("/nonexistent.log",),
+    ),
+    # stack
+    Row(
+        "stack-resolve-missing-release",
+        ("stack", "resolve", "gt4py==99.99.99"),
+        ("release 99.99.99 does not exist",),
+        setup=_empty_links,
+        env=(("UV_NO_INDEX", "1"), ("UV_FIND_LINKS", "{tmp}/links"), ("UV_OFFLINE", "")),
+    ),
+    Row("stack-show-unknown", ("stack", "show", "nosuch"), ("no stored stack 'nosuch'",)),
+    Row("stack-unknown-component", ("stack", "resolve", "gt5py==1.0"), ("'gt5py'",)),
+]
+
+
+def _binary_file_only(tmp: pathlib.Path) -> None:
+    (tmp / "dump.json").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(range(200)))
+
+
+def _place(text: str, tmp: pathlib.Path) -> str:
+    return text.format(tmp=tmp, store=tmp / "store", results=tmp / "results")
+
+
+def _snapshot(*roots: pathlib.Path) -> dict[str, tuple[int, int, int]]:
+    """Every file and directory under ``roots``: mode, size and modification time (ns).
+
+    A write, an append, a new or removed file or a changed mode all show; hashing the
+    repository's results (megabytes) for every row would cost more than the row.
+    """
+    seen = {}
+    for root in roots:
+        if not root.exists():
+            continue
+        for path in (root, *root.rglob("*")):
+            stat = path.lstat()
+            seen[str(path)] = (stat.st_mode, stat.st_size, stat.st_mtime_ns)
+    return seen
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(row, tmp_path, monkeypatch, capsys):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ICONBENCH_CACHE_DIR", str(cache))
+    monkeypatch.setenv("ICONBENCH_BASELINES", str(tmp_path / "store"))
+    for name, value in row.env:
+        monkeypatch.setenv(name, _place(value, tmp_path)) if value else monkeypatch.delenv(
+            name, raising=False
+        )
+    if row.setup:
+        row.setup(tmp_path)
+    capsys.readouterr()
+    watched = (tmp_path, *(REPO / d for d in REPO_STORES))
+    before = _snapshot(*watched)
+    gt4py_loaded = "gt4py" in sys.modules
+    start = time.perf_counter()
+    try:
+        status = cli.main([_place(a, tmp_path) for a in row.argv])
+    except SystemExit as exit_:
+        status = exit_.code
+    elapsed = time.perf_counter() - start
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert status not in (0, None), f"exit {status}; stderr: {err}"
+    assert status == 2, f"bad input exits 2, got {status}"
+    assert "Traceback" not in err + out
+    errors = [line for line in lines if not line.startswith("iconbench: note:")]
+    assert len(errors) == 1, f"expected one error line, got {lines}"
+    assert errors[0].startswith("iconbench: error: ")
+    for name in row.names:
+        assert name in errors[0], f"{name!r} not named in: {errors[0]}"
+    for name in row.stdout:
+        assert name in out
+    assert _snapshot(*watched) == before, "bad input changed files on disk"
+    if not gt4py_loaded:
+        assert "gt4py" not in sys.modules, "gt4py was imported before the input was checked"
+    # Generous for a loaded CI runner; what matters is that no work (gt4py import, compile,
+    # environment build) started, asserted above.
+    assert elapsed < 30, f"{elapsed:.1f} s to reject bad input"
+
+
+def test_good_entries_of_a_store_with_a_bad_file_are_listed(tmp_path, capsys):
+    """The baseline-list row's other half: only the bad file is missing from the listing."""
+    _store_with_bad_file(tmp_path)
+    assert cli.main(["baseline", "list", "--store", str(tmp_path / "store")]) == 2
+    out, err = capsys.readouterr()
+    assert BASELINE in out.split()
+    assert "broken_a100_2024-06.json" in err
+    assert BASELINE not in err
+
+
+def test_an_imported_baseline_is_readable_by_everyone_and_refused_twice(tmp_path, capsys):
+    _store_with_imported_log(tmp_path)
+    stored = sorted((tmp_path / "store" / "mch-r04b09").glob("balfrin_*.json"))
+    assert [p.name for p in stored] == ["balfrin_a100_2024-05-29.json"]
+    assert stored[0].stat().st_mode & 0o777 == 0o644
