@@ -127,7 +127,7 @@ def test_the_check_selects_and_measures_base_and_head_as_two_stacks(pr_check):
     )
     for commit in (base, head):
         (result,) = (out / "asv" / "results").glob(f"*/{commit[:8]}-*.json")
-        row = json.loads(result.read_text())["results"]["programs.Programs.time_host"]
+        row = json.loads(result.read_text())["results"]["programs.Programs.time_device"]
         assert row[0] == [pytest.approx(row[0][0])]  # one case, measured
         assert 0 < row[0][0] < 1.0
 

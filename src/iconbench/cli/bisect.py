@@ -7,6 +7,7 @@ import json
 import os
 import pathlib
 
+from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
@@ -34,9 +35,9 @@ class Bisect(Command):
             help="gate summary (iconbench compare --out): bisect its worst regression",
         )
         parser.add_argument("--bench", help="asv benchmark regex (default: from --summary)")
-        parser.add_argument("--programs", default="", help="regex on case ids program[variant]")
-        parser.add_argument("--backends", default="", help="comma list of backends")
-        parser.add_argument("--grid", default="", help="grid preset")
+        options.add_programs(parser, help="regex searched in case ids (sets ICONBENCH_PROGRAMS)")
+        options.add_backends(parser, default=None, help="backends (sets ICONBENCH_BACKENDS)")
+        options.add_grid(parser, default=None, help="grid preset (sets ICONBENCH_GRID)")
         parser.add_argument(
             "--component", default="", help="gt4py | dace | icon4py (default: from the checkout)"
         )
@@ -49,8 +50,8 @@ class Bisect(Command):
             help="checkout: this Python's stack with the commit's sources on the path (fast); "
             "build: an environment built per commit (iconbench-uv)",
         )
-        parser.add_argument("--out", help="write the record (or the summary with it) here")
-        parser.add_argument("--json", action="store_true", help="machine-readable output")
+        options.add_out(parser, help="write the record (or the summary with it) here")
+        options.add_json(parser, help="print the record as JSON")
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 
+from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
@@ -54,12 +55,14 @@ class History(Command):
         "iconbench history list --store history --json",
         "iconbench history prune --store history --dry-run",
         "iconbench history publish --store history --out site",
+        "iconbench history export --store history --out exported   # asv/ and gate/",
+        "iconbench history check --store history",
     )
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("action", choices=ACTIONS, help="what to do with the store")
-        parser.add_argument("--store", required=True, help="the history directory (DIR)")
+        options.add_store(parser, help="the history directory (created by the first append)")
         parser.add_argument("--kind", choices=("main", "pr", "manual"), help="append: run kind")
         parser.add_argument("--component", help="append: gt4py | dace | icon4py | iconbench")
         parser.add_argument("--commit", help="append: commit of the component under test")
@@ -77,15 +80,17 @@ class History(Command):
         parser.add_argument(
             "--pr-days", type=int, default=90, help="prune: days a PR's results are kept (90)"
         )
-        parser.add_argument("--out", help="export/publish: directory to write")
-        parser.add_argument("--json", action="store_true", help="machine-readable output")
-        parser.add_argument("--dry-run", action="store_true", help="prune: only say what")
+        options.add_out(parser, help="export/publish: directory to write")
+        options.add_json(parser, help="list/append: machine-readable output")
+        options.add_dry_run(parser, help="append/prune/publish: say what would be done")
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench.history import export, retention
         from iconbench.history.store import HistoryStore
 
+        if args.store is None:
+            raise IconbenchError(f"history {args.action}: give --store DIR (the history)")
         if args.action in ("export", "publish") and not args.out:
             raise IconbenchError(f"history {args.action}: give --out DIR")
         if args.action == "append":

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import pathlib
 
+from iconbench.cli import options
 from iconbench.cli.command import Command
+from iconbench.errors import IconbenchError
 
 
 class Merge(Command):
@@ -21,14 +23,17 @@ class Merge(Command):
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("shards", nargs="+", help="the --out directories of the shards")
-        parser.add_argument("--out", required=True, help="directory of the merged result set")
-        parser.add_argument("--json", action="store_true", help="machine-readable output")
+        options.add_out(parser, help="directory of the merged result set (required)")
+        options.add_json(parser, help="print what was merged as JSON")
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         import json
 
         from iconbench.runner.merge import merge_runs
+
+        if args.out is None:
+            raise IconbenchError("merge: give --out DIR for the merged result set")
 
         done = merge_runs([pathlib.Path(s) for s in args.shards], pathlib.Path(args.out))
         if args.json:

@@ -8,6 +8,7 @@ import os
 import pathlib
 
 from iconbench.buildcache import REPO_ROOT
+from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
@@ -54,19 +55,15 @@ class Select(Command):
             default=str(DEFAULT_LEDGERS),
             help="the runner's work/ directory (compile.jsonl, session.jsonl) for costs",
         )
-        parser.add_argument(
-            "--backends", default="gtfn_gpu,dace_gpu", help="backends of the check (comma list)"
-        )
-        parser.add_argument(
-            "--jobs", type=int, default=14, help="compile processes of the runner (16 cores: 14)"
-        )
+        options.add_backends(parser, default=("gtfn_gpu", "dace_gpu"))
+        options.add_jobs(parser, default_help="14, a 16-core runner's")
         parser.add_argument(
             "--coverage", type=float, default=0.8, help="share of time the subset covers (0.8)"
         )
         parser.add_argument(
             "--costs", action="store_true", help="print the cost table per kind of change"
         )
-        parser.add_argument("--json", action="store_true", help="machine-readable output")
+        options.add_json(parser, help="print the selection (or the cost table) as JSON")
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
@@ -79,9 +76,8 @@ class Select(Command):
             raise IconbenchError(
                 f"--component {args.component!r}: choose one of {', '.join(plan.COMPONENTS)}"
             )
-        if args.jobs < 1:
-            raise IconbenchError(f"--jobs {args.jobs}: give at least 1 compile process")
-        backends = [b for b in args.backends.replace(" ", "").split(",") if b]
+        processes = args.jobs or 14
+        backends = list(args.backends)
         ledgers = pathlib.Path(args.ledgers)
         if not (ledgers / "session.jsonl").exists():
             raise IconbenchError(
@@ -112,7 +108,8 @@ class Select(Command):
                 all_cases=all_cases,
                 backends=backends,
                 failing=failing,
-                processes=args.jobs,
+                processes=processes,
+                compile=not args.no_precompile,
             )
             if args.json:
                 print(json.dumps([
@@ -121,7 +118,7 @@ class Select(Command):
                      "total_s": r.estimate.total_s} for r in rows
                 ], indent=1))  # fmt: skip
             else:
-                print(scenarios.table(rows, processes=args.jobs, backends=backends))
+                print(scenarios.table(rows, processes=processes, backends=backends))
             return 0
         chosen = plan.select(
             args.component,

@@ -11,21 +11,12 @@ import os
 import pathlib
 import sys
 
+from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
 STEPS = ("plan", "precompile", "verify", "measure", "crosscheck", "ncu", "asv", "all",
          "ncu-target")  # fmt: skip
-
-
-def _backends(values: list[str] | None) -> tuple[str, ...]:
-    """``--backends a,b --backends c`` -> ``('a', 'b', 'c')`` (comma list, also repeatable).
-
-    >>> _backends(["gtfn_gpu,dace_gpu", "embedded"])
-    ('gtfn_gpu', 'dace_gpu', 'embedded')
-    """
-    chosen = [b.strip() for value in values or [] for b in value.split(",") if b.strip()]
-    return tuple(dict.fromkeys(chosen)) or ("embedded", "gtfn_cpu")
 
 
 def _launched_as_cli() -> bool:
@@ -63,17 +54,11 @@ class Suite(Command):
             "crosscheck (cupyx) | ncu (Nsight Compute) | asv (asv result files and summary.json "
             "from the ledgers) | all (precompile, measure, asv) | ncu-target (internal)",
         )
-        parser.add_argument(
-            "--out", type=pathlib.Path, required=True, help="output directory (ledgers in work/)"
-        )
-        parser.add_argument(
-            "--backends",
-            action="append",
-            help="comma list, also repeatable (default: embedded,gtfn_cpu)",
-        )
-        parser.add_argument(
-            "--grid",
-            default="",
+        options.add_out(parser, help="output directory, required (ledgers in OUT/work)")
+        options.add_backends(parser)
+        options.add_grid(
+            parser,
+            default=None,
             help="grid preset to measure on (default: the experiment's grid, else tiny)",
         )
         parser.add_argument(
@@ -87,19 +72,14 @@ class Suite(Command):
             default="",
             help="grid preset the compile workers take static arguments from (default: --grid)",
         )
-        parser.add_argument("--programs", default="", help="regex searched in case ids")
+        options.add_programs(parser)
         parser.add_argument("--shard", default="", help="i/n: this runner's share of the cases")
         parser.add_argument(
             "--stack",
             default=os.environ.get("ICONBENCH_STACK", ""),
             help="build-cache key (default: this environment's stack)",
         )
-        parser.add_argument(
-            "--jobs",
-            type=int,
-            default=max(1, (os.cpu_count() or 2) - 2),
-            help="compile processes (default: cores - 2)",
-        )
+        options.add_jobs(parser, default_help="cores - 2")
         parser.add_argument("--build-jobs", type=int, default=1, help="GT4PY_BUILD_JOBS each")
         parser.add_argument(
             "--budget", type=float, help="seconds after which no compile or case starts"
@@ -145,7 +125,7 @@ class Suite(Command):
             help="run without PYTHONOPTIMIZE (recorded); default re-executes under "
             "PYTHONOPTIMIZE=2 (gt4py's call path checks __debug__)",
         )
-        parser.add_argument("--dry-run", action="store_true", help="only print the plan")
+        options.add_dry_run(parser, help="print the plan, run nothing")
         parser.add_argument("--worker-jobs", type=pathlib.Path, help=argparse.SUPPRESS)
         parser.add_argument("--inflight", type=pathlib.Path, help=argparse.SUPPRESS)
 
@@ -154,7 +134,10 @@ class Suite(Command):
         from iconbench.grids.presets import PRESETS
         from iconbench.timing.sharding import parse_shard
 
-        backends = _backends(args.backends)
+        if args.out is None:
+            raise IconbenchError(f"suite {args.step}: give --out DIR (results and ledgers)")
+        backends = tuple(args.backends)
+        args.jobs = args.jobs or max(1, (os.cpu_count() or 2) - 2)
         experiment = None
         if args.experiment:
             from iconbench.baselines import experiments
@@ -173,8 +156,6 @@ class Suite(Command):
                 )
         if args.shard:
             parse_shard(args.shard)
-        if args.jobs < 1:
-            raise IconbenchError(f"--jobs {args.jobs}: give at least 1 compile process")
         os.environ["PYTHONOPTIMIZE"] = "" if args.no_optimize else "2"
         if bool(sys.flags.optimize) == args.no_optimize and _launched_as_cli():
             # the flag is fixed at interpreter start; workers inherit it through the environment
@@ -206,11 +187,12 @@ class Suite(Command):
         if args.dry_run:
             plan.run(options)
             return 0
-        chosen = (
-            [precompile.run, measure.run, resultset.run]
-            if args.step == "all"
-            else [steps[args.step]]
-        )
+        if args.step == "all":
+            chosen = [measure.run, resultset.run]
+            if not args.no_precompile:  # else each program compiles on its first call
+                chosen.insert(0, precompile.run)
+        else:
+            chosen = [steps[args.step]]
         for step in chosen:
             step(options)
         return 0

@@ -22,10 +22,10 @@ def run(options: RunOptions) -> None:
         if backend == "embedded":
             continue
         out = options.out / f"verify-{backend}-{GRID}.md"
-        command = ["verify", "--backend", backend, "--grid", GRID, "--out", str(out),
+        command = ["verify", "--backends", backend, "--grid", GRID, "--out", str(out),
                    "--jobs", str(options.processes)]  # fmt: skip
         if options.programs:
-            command += ["--program", options.programs]
+            command += ["--programs", options.programs]
         if options.one_variant:
             command.append("--one-variant")
         status = cli.main(command)
