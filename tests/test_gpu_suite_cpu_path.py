@@ -170,7 +170,8 @@ def test_plan_without_history_and_an_unknown_backend_say_so(tmp_path):
         wrong.stderr.strip()
         .splitlines()[-1]
         .startswith(
-            "iconbench: error: --backends: unknown backend 'gtfn_tpu'; choose one of: embedded"
+            "iconbench: error: argument --backends: unknown backend 'gtfn_tpu'; choose one of: "
+            "embedded"
         )
     )
 
@@ -186,7 +187,9 @@ def test_an_unknown_grid_is_one_line_before_any_work(tmp_path):
     assert measured.returncode == 2
     assert "Traceback" not in measured.stderr
     assert measured.stderr.strip().splitlines() == [
-        "iconbench: error: unknown grid preset 'no_such_grid'; choose one of: " + ", ".join(PRESETS)
+        "iconbench: error: argument --grid: unknown grid preset 'no_such_grid'; choose one of: "
+        + ", ".join(PRESETS)
+        + "; see 'iconbench suite --help'"
     ]
     assert not (tmp_path / "out").exists()
 
