@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Render the docs report of a ``ci/gpu_suite.py`` run: python ci/gpu_report.py results/h100."""
+"""Render the docs report of an ``iconbench suite`` run: python ci/gpu_report.py results/h100."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ sys.path.insert(0, str(ROOT / "src"))
 def _numbered(out: pathlib.Path, stem: str) -> list[pathlib.Path]:
     """``stem.json``, ``stem.1.json``, ``stem.2.json``, … in the order they were written.
 
-    Results are never overwritten (``gpu_suite._write_new_or_suffixed``), and the suffix, not
-    the modification time, says which is newer: a fresh clone gives every file the same time.
+    Results are never overwritten (``iconbench.runner.output.write_new_or_suffixed``), and the
+    suffix, not the modification time, says which is newer: a fresh clone gives every file the
+    same time.
     """
     numbered = []
     for path in out.glob(f"{stem}*.json"):
@@ -66,7 +67,7 @@ def _compile_failures(out: pathlib.Path, summary: dict, cases: set[str]) -> list
 def main(argv: list[str] | None = None) -> int:
     """Print the markdown report of the run in ``out``."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("out", type=pathlib.Path, help="the --out directory of gpu_suite.py")
+    parser.add_argument("out", type=pathlib.Path, help="the --out directory of iconbench suite")
     parser.add_argument("--one-variant", action="store_true", help="coverage vs one per program")
     args = parser.parse_args(argv)
     from iconbench import suite
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
 
     summary_path = _latest(args.out, "summary")
     if summary_path is None:
-        print(f"no summary.json in {args.out}: run 'ci/gpu_suite.py asv' first", file=sys.stderr)
+        print(f"no summary.json in {args.out}: run 'iconbench suite asv' first", file=sys.stderr)
         return 2
     summary = json.loads(summary_path.read_text())
     cases = set(suite.case_ids("", None, one_variant=args.one_variant))

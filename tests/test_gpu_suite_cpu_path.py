@@ -1,7 +1,9 @@
-"""The GPU runner's glue (``ci/gpu_suite.py`` and ``ci/gpu_report.py``) on its CPU path.
+"""The suite runner (``iconbench suite``, :mod:`iconbench.runner`) and ``ci/gpu_report.py``
+on the CPU path.
 
 The same steps as on the H100, with the embedded backend on the tiny grid: the ledger-driven
 measure, the asv files and summary written from the ledger, and the report rendered from them.
+``ci/gpu_suite.py`` is a thin wrapper of the same command (one test goes through it).
 """
 
 import json
@@ -16,9 +18,13 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 PROGRAMS = "^(compute_tangential_wind|update_theta_and_exner)\\["
 
 
+SUITE = ("-m", "iconbench", "suite")
+
+
 def _run(*args: str) -> subprocess.CompletedProcess:
     # the whole catalog (tests/timing switches it off for the harness's own tests)
     env = {k: v for k, v in os.environ.items() if k != "ICONBENCH_CATALOG"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
     return subprocess.run(
         [sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, check=False
     )
@@ -81,7 +87,7 @@ def test_measure_asv_and_report_on_the_cpu(tmp_path):
 
 def test_the_one_variant_report_counts_first_variants_only(tmp_path):
     """Other static variants measured so far stay out of a first-variant report."""
-    suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--backends", "embedded", "--grid",
+    suite = [*SUITE, "--out", str(tmp_path), "--backends", "embedded", "--grid",
              "tiny", "--programs", "^apply_diffusion_to_vn\\["]  # fmt: skip
     measured = _run(*suite, "measure", "--samples", "5", "--max-s", "0.5")
     assert "measure: 2 cases" in measured.stderr, measured.stderr[-2000:]
@@ -108,8 +114,8 @@ def test_plan_and_compiled_only_follow_the_compile_ledger(tmp_path):
     ]:
         ledger.append(compilation.CompileRecord(case, "gtfn_cpu", "tiny", stack, seconds,
                                                 error=error))  # fmt: skip
-    suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--backends", "gtfn_cpu", "--grid",
-             "tiny", "--programs", PROGRAMS, "--stack", stack, "--processes", "2"]  # fmt: skip
+    suite = [*SUITE, "--out", str(tmp_path), "--backends", "gtfn_cpu", "--grid",
+             "tiny", "--programs", PROGRAMS, "--stack", stack, "--jobs", "2"]  # fmt: skip
     plan = _run(*suite, "plan")
     assert plan.returncode == 0, plan.stderr[-2000:]
     assert "2 pairs not measured on tiny; 1 fail to compile (skipped); 1 to compile: ~40 s" in (
@@ -144,7 +150,7 @@ def test_measure_skips_compile_failures_of_its_own_stack_only(tmp_path):
         ("update_theta_and_exner[default]", "stack-old"),
     ]:
         ledger.append(compilation.CompileRecord(case, "gtfn_cpu", "tiny", stack, 0.0, error="x"))
-    suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--backends", "gtfn_cpu", "--grid",
+    suite = [*SUITE, "--out", str(tmp_path), "--backends", "gtfn_cpu", "--grid",
              "tiny", "--programs", PROGRAMS, "--stack", "stack-test"]  # fmt: skip
     output = _measure_compiled_only(suite)
     assert "1 pairs to measure are not compiled yet" in output
@@ -153,7 +159,7 @@ def test_measure_skips_compile_failures_of_its_own_stack_only(tmp_path):
 
 
 def test_plan_without_history_and_an_unknown_backend_say_so(tmp_path):
-    suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--grid", "tiny", "--programs", PROGRAMS]
+    suite = [*SUITE, "--out", str(tmp_path), "--grid", "tiny", "--programs", PROGRAMS]
     plan = _run(*suite, "--backends", "gtfn_cpu", "plan")
     assert plan.returncode == 0, plan.stderr[-2000:]
     assert "2 to compile: time unknown: no compile in work/compile.jsonl yet" in plan.stdout
@@ -164,33 +170,35 @@ def test_plan_without_history_and_an_unknown_backend_say_so(tmp_path):
         wrong.stderr.strip()
         .splitlines()[-1]
         .startswith(
-            "gpu_suite.py: error: --backends: unknown backend 'gtfn_tpu'; choose one of: embedded"
+            "iconbench: error: argument --backends: unknown backend 'gtfn_tpu'; choose one of: "
+            "embedded"
         )
     )
 
 
-def test_a_measure_worker_that_cannot_start_is_one_line_per_process(tmp_path):
-    """A worker failing before its first case (here: an unknown grid) ends measure with exit 1,
-    its reason and the driver's in one line each, no traceback, and nothing written."""
-    suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--backends", "embedded", "--grid",
+def test_an_unknown_grid_is_one_line_before_any_work(tmp_path):
+    """A grid name that is no preset ends the step with exit 2 and one line, no traceback,
+    before a worker starts or anything is written."""
+    from iconbench.grids.presets import PRESETS
+
+    suite = [*SUITE, "--out", str(tmp_path / "out"), "--backends", "embedded", "--grid",
              "no_such_grid", "--programs", PROGRAMS]  # fmt: skip
     measured = _run(*suite, "measure")
-    assert measured.returncode == 1
+    assert measured.returncode == 2
     assert "Traceback" not in measured.stderr
-    lines = measured.stderr.strip().splitlines()
-    assert lines[-2].startswith("gpu_suite.py measure: unknown grid preset 'no_such_grid'")
-    assert lines[-1] == (
-        "gpu_suite.py measure: measure worker: exit status 1 before its first case (see its "
-        "output above); fix that and run measure again"
-    )
-    assert not (tmp_path / "work" / "session.jsonl").exists()
+    assert measured.stderr.strip().splitlines() == [
+        "iconbench: error: argument --grid: unknown grid preset 'no_such_grid'; choose one of: "
+        + ", ".join(PRESETS)
+        + "; see 'iconbench suite --help'"
+    ]
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow  # two suite runs: ~1 min on 2 free cores (tests/baselines checks the selection)
 def test_experiment_selects_its_variants_and_results_record_the_grid(tmp_path):
     # mch_icon-ch1_medium runs apply_divergence_damping_and_update_vn in one of its 16
     # variants (is_iau_active=False, limited_area=True, 2nd order on, 4th order off)
-    suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--backends", "embedded", "--grid",
+    suite = [*SUITE, "--out", str(tmp_path), "--backends", "embedded", "--grid",
              "tiny", "--experiment", "mch_icon-ch1_medium", "--programs",
              "^(apply_divergence_damping_and_update_vn|compute_tangential_wind)\\["]  # fmt: skip
     measured = _run(*suite, "measure", "--samples", "5", "--max-s", "0.2")

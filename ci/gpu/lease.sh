@@ -2,7 +2,7 @@
 # A whole GPU job for one backend on a lent machine whose commands may last 10 minutes each:
 # the job runs in the background (its own session, so it outlives the command that started
 # it) and every call waits on it for a while, prints its progress and copies what exists so
-# far to $OUT/run.tar.gz. Steps, each resumable from its ledger (ci/gpu_suite.py):
+# far to $OUT/run.tar.gz. Steps, each resumable from its ledger (iconbench suite):
 #   precompile -> verify (iconbench verify on tiny_lam) -> measure -> crosscheck -> ncu -> asv
 # Usage (repository root, wheels in .whl/):
 #   ICONBENCH_COMMIT=<sha> bash ci/gpu/lease.sh start gtfn_gpu,dace_gpu [WAIT_S]
@@ -40,7 +40,7 @@ pipeline() {
     # `start` has set aside whatever an earlier job left on this machine
     cp results/h100/work/*.jsonl "$out/work/"
     nvidia-smi >"$run/nvidia-smi.txt" 2>&1
-    local suite=(python3 ci/gpu_suite.py --out "$out" --backends "$backends" "${selection[@]}")
+    local suite=(python3 -m iconbench suite --out "$out" --backends "$backends" "${selection[@]}")
     "${suite[@]}" plan "${variants[@]}"
     # no compile starts later than ICONBENCH_MEASURE_S before the deadline (what `plan` says
     # measuring will take, plus the checks and result files)

@@ -90,7 +90,8 @@ def case_ids(
     """Case ids matching ``pattern`` (regex search), restricted to ``shard``.
 
     Defaults come from ``ICONBENCH_PROGRAMS``, ``ICONBENCH_SHARD`` and
-    ``ICONBENCH_ONE_VARIANT=1`` (first variant of each program only).
+    ``ICONBENCH_ONE_VARIANT=1`` (first variant of each program only); with
+    ``ICONBENCH_SHARD_LEDGERS=DIR`` (a runner's ``work/``) shards are balanced by time.
     """
     if one_variant is None:
         one_variant = os.environ.get("ICONBENCH_ONE_VARIANT", "") not in ("", "0")
@@ -101,7 +102,13 @@ def case_ids(
     if one_variant:
         everything = first_variants(everything)
     selected = [c for c in everything if not pattern or matches(pattern, c)]
-    return select_shard(selected, shard)
+    cost = None
+    if shard is not None and (work := os.environ.get("ICONBENCH_SHARD_LEDGERS")):
+        # balanced by the runner's ledgers: every shard (and asv's discovery) reads the same
+        from iconbench.timing.sharding import ledger_cost
+
+        cost = ledger_cost(work, selected_backends())
+    return select_shard(selected, shard, cost=cost)
 
 
 def matches(pattern: str, case: str) -> bool:

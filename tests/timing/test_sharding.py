@@ -23,3 +23,23 @@ def test_shards_do_not_depend_on_input_order():
 def test_bad_shards_are_user_errors(text):
     with pytest.raises(IconbenchError, match="bad shard"):
         parse_shard(text)
+
+
+def test_shards_balanced_by_the_h100_ledgers_finish_together():
+    """4 shards of the whole suite on both GPU backends, by the committed H100 ledgers."""
+    import json
+    import pathlib
+
+    from iconbench.timing.sharding import balance, ledger_cost
+
+    work = pathlib.Path(__file__).resolve().parents[2] / "results" / "h100" / "work"
+    cases = sorted({json.loads(line)["case"] for line in (work / "compile.jsonl").open()})
+    cost = ledger_cost(work, ["gtfn_gpu", "dace_gpu"])
+    balanced = [sum(map(cost, group)) for group in balance(cases, cost, 4)]
+    dealt = [sum(map(cost, select_shard(cases, (i, 4)))) for i in range(1, 5)]
+    assert len(cases) == 192
+    # longest first: no shard is longer than the mean plus the longest single case
+    assert max(balanced) <= sum(balanced) / 4 + max(map(cost, cases))
+    assert max(balanced) - min(balanced) < max(dealt) - min(dealt)
+    shards = [select_shard(cases, (i, 4), cost=cost) for i in range(1, 5)]
+    assert sorted(c for s in shards for c in s) == cases

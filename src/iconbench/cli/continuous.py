@@ -64,6 +64,13 @@ class Continuous(Command):
             help="measure the current environment as HEAD, no rebuild (quick local iteration)",
         )
         parser.add_argument(
+            "--environment",
+            choices=("build", "checkout"),
+            default="build",
+            help="build: an environment per commit (default); checkout: this Python's stack "
+            "with each commit's sources first on the path (pure-Python changes, seconds)",
+        )
+        parser.add_argument(
             "--quick",
             action="store_true",
             help="one sample per benchmark (smoke test, no statistics)",
@@ -132,6 +139,7 @@ class Continuous(Command):
                 quick=args.quick,
                 factor=args.factor,
                 benchmark_dir=args.benchmark_dir,
+                environment=args.environment,
                 asv_args=tuple(args.asv_arg),
                 **({"asv_root": args.asv_dir.resolve()} if args.asv_dir else {}),
             )

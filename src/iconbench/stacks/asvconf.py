@@ -94,10 +94,15 @@ def write_for_checkout(
     asv_root: pathlib.Path = ASV_ROOT,
     benchmark_dir: pathlib.Path | None = None,
     pins: dict[str, list[str]] | None = None,
+    *,
+    environment: str = "build",
 ) -> pathlib.Path:
     """Write a config for a local checkout under ``asv_root/configs`` and return its path.
 
-    All paths are absolute, so the config works from any directory.
+    All paths are absolute, so the config works from any directory. ``environment`` is
+    ``build`` (an environment per commit, :mod:`iconbench.stacks.environment`) or
+    ``checkout`` (this Python's stack with the commit's sources first on the path,
+    :mod:`iconbench.stacks.checkout_env`: seconds instead of minutes per commit).
     """
     repo = repo.resolve()
     conf = config(component, str(repo), root=str(REPO_ROOT))
@@ -109,6 +114,15 @@ def write_for_checkout(
     if pins:
         # the other components from a stored stack instead of the lock (see stacks.stored)
         conf["iconbench_pins"] = {k: v for k, v in pins.items() if k != component}
+    if environment == "checkout":
+        import sys
+
+        conf["environment_type"] = "iconbench-checkout"
+        conf["plugins"] = [".iconbench.stacks.checkout_env"]
+        conf["pythons"] = [sys.executable]
+        conf["build_command"] = conf["install_command"] = []
+    elif environment != "build":
+        raise ValueError(f"environment {environment!r}: build or checkout")
     digest = hashlib.sha256(dumps(conf).encode()).hexdigest()[:8]
     return write_atomically(
         asv_root / "configs" / f"{component or 'iconbench'}-{digest}.json", dumps(conf)

@@ -230,6 +230,7 @@ class Options:
     asv_args: tuple[str, ...] = ()
     asv_root: pathlib.Path = asvconf.ASV_ROOT
     benchmark_dir: pathlib.Path | None = None  # None: this checkout's benchmarks/
+    environment: str = "build"  # build: per-commit environments; checkout: sources on the path
 
 
 def run(options: Options, echo: bool = True) -> Report:
@@ -240,7 +241,12 @@ def run(options: Options, echo: bool = True) -> Report:
     head = resolve.commit_of(label, str(options.repo), options.head)
     pins = stored.pins(options.stack) if options.stack else None
     config = asvconf.write_for_checkout(
-        component, options.repo, options.asv_root, options.benchmark_dir, pins
+        component,
+        options.repo,
+        options.asv_root,
+        options.benchmark_dir,
+        pins,
+        environment=options.environment,
     )
     asv = [sys.executable, "-m", "asv"]
     machine = machine_name(asv, config)

@@ -48,7 +48,7 @@ def _median(values: Iterable[float | None]) -> float | None:
 def backend_summary(cases: Sequence[dict[str, Any]], backend: str, expected: int) -> dict:
     """Coverage, slowest programs, bandwidth fraction and CV for one backend.
 
-    ``cases`` are the entries of ``summary.json`` (see ``ci/gpu_suite.py asv``).
+    ``cases`` are the entries of ``summary.json`` (see ``iconbench suite asv``).
 
     >>> rows = [{"case": "a[default]", "backend": "b", "device_median_s": 2e-4,
     ...          "host_median_s": 3e-4, "device_cv": 0.004, "fraction_of_copy_peak": 0.8},

@@ -1,0 +1,162 @@
+"""``iconbench history``: append result sets to the durable history, list, export, prune."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+from iconbench.cli import options
+from iconbench.cli.command import Command
+from iconbench.errors import IconbenchError
+
+ACTIONS = ("append", "list", "export", "prune", "check", "publish")
+
+
+def site_command(exported_asv: pathlib.Path, gate_dir: pathlib.Path, out: pathlib.Path) -> list:
+    """The ``iconbench publish`` call that renders the site from an exported history."""
+    command = [sys.executable, "-m", "iconbench", "publish", str(exported_asv), "--out", str(out)]
+    return command + (["--gate", str(gate_dir)] if gate_dir.is_dir() else [])
+
+
+def _files(args: argparse.Namespace) -> dict[str, tuple[str, pathlib.Path]]:
+    files: dict[str, tuple[str, pathlib.Path]] = {}
+    for directory in args.asv or []:
+        root = pathlib.Path(directory)
+        if not (root / "benchmarks.json").exists():
+            raise IconbenchError(
+                f"--asv {root}: not an asv results directory (no benchmarks.json); give the "
+                "directory that holds benchmarks.json and <machine>/*.json"
+            )
+        for path in sorted(root.rglob("*.json")):
+            files[path.relative_to(root).as_posix()] = ("asv", path)
+    for role, option in (("summary", args.summary), ("gate", args.gate), ("other", args.other)):
+        for number, path in enumerate(option or []):
+            name = pathlib.Path(path).name
+            key = f"{role}/{number}-{name}" if len(option) > 1 else f"{role}/{name}"
+            files[key] = (role, pathlib.Path(path))
+    return files
+
+
+class History(Command):
+    """The append-only history of result sets (docs/history.md)."""
+
+    name = "history"
+    summary = "append result sets to the durable history; list, export, prune, publish it"
+    examples = (
+        "iconbench history append --store history --kind main --component gt4py "
+        "--commit $SHA --asv results/h100/asv --summary results/h100/summary.json",
+        "iconbench history append --store history --kind pr --pr 42 --component icon4py "
+        "--commit $SHA --gate gate-summary.json",
+        "iconbench history list --store history --json",
+        "iconbench history prune --store history --dry-run",
+        "iconbench history publish --store history --out site",
+        "iconbench history export --store history --out exported   # asv/ and gate/",
+        "iconbench history check --store history",
+    )
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("action", choices=ACTIONS, help="what to do with the store")
+        options.add_store(parser, help="the history directory (created by the first append)")
+        parser.add_argument("--kind", choices=("main", "pr", "manual"), help="append: run kind")
+        parser.add_argument("--component", help="append: gt4py | dace | icon4py | iconbench")
+        parser.add_argument("--commit", help="append: commit of the component under test")
+        parser.add_argument("--repository", default="", help="append: owner/name")
+        parser.add_argument("--ref", default="", help="append: branch or PR ref")
+        parser.add_argument("--machine", default="", help="append: machine name (asv's)")
+        parser.add_argument("--label", default="", help="append: free text, e.g. 'nightly'")
+        parser.add_argument("--pr", type=int, help="append: pull request number (kind pr)")
+        parser.add_argument("--asv", action="append", help="append: an asv results directory")
+        parser.add_argument("--summary", action="append", help="append: a runner summary.json")
+        parser.add_argument("--gate", action="append", help="append: a gate summary JSON")
+        parser.add_argument(
+            "--other", action="append", help="append: any other file (e.g. the stack's commits)"
+        )
+        parser.add_argument(
+            "--pr-days", type=int, default=90, help="prune: days a PR's results are kept (90)"
+        )
+        options.add_out(parser, help="export/publish: directory to write")
+        options.add_json(parser, help="list/append: machine-readable output")
+        options.add_dry_run(parser, help="append/prune/publish: say what would be done")
+
+    @classmethod
+    def run(cls, args: argparse.Namespace) -> int:
+        from iconbench.history import export, retention
+        from iconbench.history.store import HistoryStore
+
+        if args.store is None:
+            raise IconbenchError(f"history {args.action}: give --store DIR (the history)")
+        if args.action in ("export", "publish") and not args.out:
+            raise IconbenchError(f"history {args.action}: give --out DIR")
+        if args.action == "append":
+            missing = [o for o in ("kind", "component", "commit") if not getattr(args, o)]
+            if missing:
+                raise IconbenchError("history append: give " + ", ".join(f"--{m}" for m in missing))
+            files = _files(args)
+            if args.dry_run:
+                print(f"would append {len(files)} files to {args.store}")
+                return 0
+            entry = HistoryStore.create(args.store).append(
+                files,
+                kind=args.kind,
+                component=args.component,
+                commit=args.commit,
+                repository=args.repository,
+                ref=args.ref,
+                machine=args.machine,
+                label=args.label,
+                pr=args.pr,
+            )
+            print(
+                json.dumps(entry.as_dict())
+                if args.json
+                else f"appended {entry.id[:16]} ({len(entry.files)} files) to {args.store}"
+            )
+            return 0
+        store = HistoryStore.open(args.store)
+        if args.action == "list":
+            entries = store.entries()
+            if args.json:
+                print(json.dumps([e.as_dict() for e in entries], indent=1))
+            for e in [] if args.json else entries:
+                what = f"{e.kind}{'' if e.pr is None else f' #{e.pr}'}"
+                print(
+                    f"{e.id[:16]}  {e.created[:19]}  {what:<8} {e.component:<9} "
+                    f"{e.commit[:12]:<12} {len(e.files):>4} files  {e.label}"
+                )
+            return 0
+        if args.action == "check":
+            problems = store.check()
+            for line in problems:
+                print(line)
+            print(f"{len(store.entries())} entries, {len(problems)} problems")
+            return 1 if problems else 0
+        if args.action == "prune":
+            policy = retention.Policy(pr_days=args.pr_days)
+            gone = retention.prune(store, policy=policy, dry_run=args.dry_run)
+            verb = "would remove" if args.dry_run else "removed"
+            now = datetime.datetime.now(datetime.UTC)
+            for e in gone:
+                print(f"{verb} {e.id[:16]} (PR #{e.pr}, {(now - e.created_at).days} days old)")
+            print(f"{verb} {len(gone)} pull-request entries older than {args.pr_days} days")
+            return 0
+        out = pathlib.Path(args.out)
+        if args.action == "export":
+            done = export.export(store, out)
+            print(
+                f"exported {done.result_files} asv result files to {done.asv_dir}, "
+                f"{done.gate_summaries} gate summaries to {done.gate_dir}"
+            )
+            return 0
+        with tempfile.TemporaryDirectory(prefix="iconbench-site-") as scratch:
+            done = export.export(store, pathlib.Path(scratch))
+            command = site_command(done.asv_dir, done.gate_dir, out)
+            if args.dry_run:
+                print("+", " ".join(command[2:]))
+                return 0
+            return subprocess.call(command)

@@ -1,0 +1,270 @@
+"""``iconbench suite STEP``: the one runner of the benchmark suite, for CPU and GPU backends.
+
+A GitHub runner with a GPU, a SLURM job and a workstation run the same steps (the library's
+:mod:`iconbench.runner`), each resumable from the ledgers in ``OUT/work``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import sys
+
+from iconbench.cli import options
+from iconbench.cli.command import Command
+from iconbench.errors import IconbenchError
+
+STEPS = ("plan", "precompile", "verify", "measure", "crosscheck", "ncu", "asv", "all",
+         "ncu-target")  # fmt: skip
+
+
+def _launched_as_cli() -> bool:
+    """Whether this process is ``python -m iconbench`` / the ``iconbench`` script."""
+    first = pathlib.Path(sys.argv[0] if sys.argv else "")
+    return first.name == "iconbench" or (
+        first.name == "__main__.py" and first.parent.name == "iconbench"
+    )
+
+
+class Suite(Command):
+    """Plan, precompile, verify, measure in isolated workers, cross-check, write results."""
+
+    name = "suite"
+    summary = "run the suite in resumable steps (plan, precompile, measure, asv...) on CPU or GPU"
+    examples = (
+        "iconbench suite all --out results/ws --backends gtfn_cpu --grid tiny --programs diffusion",
+        "iconbench suite plan --out results/h100 --backends gtfn_gpu,dace_gpu --grid ch1_medium",
+        "iconbench suite precompile --out results/h100 --backends gtfn_gpu --grid ch1_medium "
+        "--budget 480",
+        "iconbench suite measure --out results/h100 --backends gtfn_gpu --grid ch1_medium "
+        "--compiled-only --retry-failed --remeasure-cv-above 0.01",
+        "iconbench suite asv --out results/h100 --backends gtfn_gpu,dace_gpu --grid ch1_medium",
+        "iconbench suite all --out results/shard-2 --shard 2/4 --backends gtfn_gpu,dace_gpu",
+        "iconbench suite all --out results/ch1 --backends gtfn_gpu "
+        "--experiment mch_icon-ch1_medium",
+    )
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "step",
+            choices=STEPS,
+            help="plan | precompile | verify (iconbench verify on the tiny_lam grid) | measure | "
+            "crosscheck (cupyx) | ncu (Nsight Compute) | asv (asv result files and summary.json "
+            "from the ledgers) | all (precompile, measure, asv) | ncu-target (internal)",
+        )
+        options.add_out(parser, help="output directory, required (ledgers in OUT/work)")
+        options.add_backends(parser)
+        options.add_grid(
+            parser,
+            default=None,
+            help="grid preset to measure on (default: the experiment's grid, else tiny)",
+        )
+        parser.add_argument(
+            "--experiment",
+            default="",
+            help="ICON experiment (baselines/experiments/NAME.toml): only the program variants "
+            "it runs, on its grid unless --grid is given",
+        )
+        parser.add_argument(
+            "--compile-grid",
+            default="",
+            help="grid preset the compile workers take static arguments from (default: --grid)",
+        )
+        options.add_programs(parser)
+        parser.add_argument("--shard", default="", help="i/n: this runner's share of the cases")
+        parser.add_argument(
+            "--stack",
+            default=os.environ.get("ICONBENCH_STACK", ""),
+            help="build-cache key (default: this environment's stack)",
+        )
+        options.add_jobs(parser, default_help="cores - 2")
+        parser.add_argument("--build-jobs", type=int, default=1, help="GT4PY_BUILD_JOBS each")
+        parser.add_argument(
+            "--budget", type=float, help="seconds after which no compile or case starts"
+        )
+        parser.add_argument("--samples", type=int, default=100, help="timed calls per case")
+        parser.add_argument("--max-s", type=float, default=5.0, help="max sampling s per case")
+        parser.add_argument(
+            "--warmup-s", type=float, default=0.5, help="synchronised warm-up seconds per case"
+        )
+        parser.add_argument(
+            "--crosscheck", type=int, default=3, help="cases per backend cross-checked"
+        )
+        parser.add_argument(
+            "--retry-failed",
+            action="store_true",
+            help="compile (measure) again pairs whose last compile (measurement) failed",
+        )
+        parser.add_argument(
+            "--remeasure-cv-above",
+            type=float,
+            metavar="CV",
+            help="measure again cases above 100 us whose device CV exceeded CV (e.g. 0.01)",
+        )
+        parser.add_argument(
+            "--one-variant", action="store_true", help="only the first variant of each program"
+        )
+        parser.add_argument(
+            "--compiled-only",
+            action="store_true",
+            help="measure: only pairs whose build precompile left in the cache",
+        )
+        parser.add_argument("--machine", default="", help="asv machine name (default: hostname)")
+        parser.add_argument(
+            "--provenance",
+            type=pathlib.Path,
+            help="asv: take stack and GPU from this summary.json written on the GPU machine",
+        )
+        parser.add_argument("--case", default="", help="ncu-target: the case id")
+        parser.add_argument("--ncu-calls", type=int, default=3, help="calls profiled by ncu")
+        parser.add_argument(
+            "--no-optimize",
+            action="store_true",
+            help="run without PYTHONOPTIMIZE (recorded); default re-executes under "
+            "PYTHONOPTIMIZE=2 (gt4py's call path checks __debug__)",
+        )
+        options.add_dry_run(parser, help="print the plan, run nothing")
+        parser.add_argument("--worker-jobs", type=pathlib.Path, help=argparse.SUPPRESS)
+        parser.add_argument("--inflight", type=pathlib.Path, help=argparse.SUPPRESS)
+
+    @classmethod
+    def run(cls, args: argparse.Namespace) -> int:
+        from iconbench.grids.presets import PRESETS
+        from iconbench.timing.sharding import parse_shard
+
+        if args.out is None:
+            raise IconbenchError(f"suite {args.step}: give --out DIR (results and ledgers)")
+        backends = tuple(args.backends)
+        args.jobs = args.jobs or max(1, (os.cpu_count() or 2) - 2)
+        experiment = None
+        if args.experiment:
+            from iconbench.baselines import experiments
+
+            try:
+                experiment = experiments.load(args.experiment)
+            except IconbenchError as error:
+                raise IconbenchError(f"--experiment: {error}") from None
+            if args.one_variant:
+                raise IconbenchError("--experiment chooses the variants; leave out --one-variant")
+        args.grid = args.grid or (experiment.grid if experiment else "tiny")
+        for grid in {args.grid, args.compile_grid or args.grid}:
+            if grid not in PRESETS:
+                raise IconbenchError(
+                    f"unknown grid preset {grid!r}; choose one of: {', '.join(PRESETS)}"
+                )
+        if args.shard:
+            parse_shard(args.shard)
+        os.environ["PYTHONOPTIMIZE"] = "" if args.no_optimize else "2"
+        if bool(sys.flags.optimize) == args.no_optimize and _launched_as_cli():
+            # the flag is fixed at interpreter start; workers inherit it through the environment
+            sys.stdout.flush()
+            os.execv(sys.executable, [sys.executable, "-m", "iconbench", *sys.argv[1:]])
+        options = cls._options(args, backends, experiment)
+        (options.work).mkdir(parents=True, exist_ok=True)
+        cls._environment(options)
+        # after the build cache is configured: resolving a backend imports gt4py
+        from iconbench.programs import backends as registry
+
+        for backend in backends:
+            try:
+                registry.resolve(backend)
+            except IconbenchError as error:
+                raise IconbenchError(f"--backends: {error}") from None
+        from iconbench.runner import crosscheck, measure, plan, precompile, resultset, verify
+
+        steps = {
+            "plan": plan.run,
+            "precompile": precompile.run,
+            "verify": verify.run,
+            "measure": measure.run,
+            "crosscheck": crosscheck.crosscheck,
+            "ncu": crosscheck.ncu,
+            "asv": resultset.run,
+            "ncu-target": crosscheck.ncu_target,
+        }
+        if args.dry_run:
+            plan.run(options)
+            return 0
+        if args.step == "all":
+            chosen = [measure.run, resultset.run]
+            if not args.no_precompile:  # else each program compiles on its first call
+                chosen.insert(0, precompile.run)
+        else:
+            chosen = [steps[args.step]]
+        for step in chosen:
+            step(options)
+        return 0
+
+    @staticmethod
+    def _options(args: argparse.Namespace, backends: tuple[str, ...], experiment=None):
+        from iconbench.runner.options import RunOptions
+
+        stack = args.stack
+        if not stack:
+            from iconbench.stacks.identity import stack_key
+
+            stack = stack_key()
+        worker = ["measure", "--out", str(args.out), "--backends", ",".join(backends),
+                  "--grid", args.grid, "--stack", stack, "--samples", str(args.samples),
+                  "--max-s", str(args.max_s), "--warmup-s", str(args.warmup_s)]  # fmt: skip
+        for flag, value in (("--programs", args.programs), ("--shard", args.shard),
+                            ("--compile-grid", args.compile_grid),
+                            ("--experiment", args.experiment),
+                            ("--remeasure-cv-above", args.remeasure_cv_above)):  # fmt: skip
+            if value:
+                worker += [flag, str(value)]
+        for flag, on in (("--one-variant", args.one_variant), ("--no-optimize", args.no_optimize),
+                         ("--compiled-only", args.compiled_only)):  # fmt: skip
+            if on:
+                worker.append(flag)
+        return RunOptions(
+            out=args.out,
+            backends=backends,
+            grid=args.grid,
+            compile_grid=args.compile_grid or args.grid,
+            programs=args.programs,
+            shard=args.shard,
+            stack=stack,
+            processes=args.jobs,
+            build_jobs=args.build_jobs,
+            budget=args.budget,
+            samples=args.samples,
+            max_s=args.max_s,
+            warmup_s=args.warmup_s,
+            crosscheck=args.crosscheck,
+            retry_failed=args.retry_failed,
+            remeasure_cv_above=args.remeasure_cv_above,
+            one_variant=args.one_variant,
+            compiled_only=args.compiled_only,
+            machine=args.machine or _hostname(),
+            provenance=args.provenance,
+            case=args.case,
+            ncu_calls=args.ncu_calls,
+            experiment=experiment,
+            worker_jobs=args.worker_jobs,
+            inflight=args.inflight,
+            worker_argv=tuple(worker),
+        )
+
+    @staticmethod
+    def _environment(options) -> None:
+        import warnings
+
+        warnings.filterwarnings("ignore", message="Field View Program")
+        os.environ["ICONBENCH_BACKENDS"] = ",".join(options.backends)
+        os.environ["ICONBENCH_GRID"] = options.grid
+        if options.programs:
+            os.environ["ICONBENCH_PROGRAMS"] = options.programs
+        # one program per worker at a time: parallelism comes from the workers (--jobs)
+        os.environ["GT4PY_BUILD_JOBS"] = str(options.build_jobs)
+        from iconbench import buildcache
+
+        buildcache.configure(options.stack, jobs=options.build_jobs)
+
+
+def _hostname() -> str:
+    import socket
+
+    return socket.gethostname().split(".")[0] or "machine"

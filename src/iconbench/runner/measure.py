@@ -1,0 +1,130 @@
+"""``measure``: time every selected compiled pair on the measurement grid, in fresh workers.
+
+The driver hands the cases to worker processes (``iconbench suite measure --worker-jobs``)
+that stop at a failure or when device memory is not given back; a fresh worker takes what is
+left (:mod:`iconbench.timing.isolation`). Every result is appended to ``work/session.jsonl``,
+so a rerun measures only what is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+
+from iconbench.runner import cases
+from iconbench.runner.options import RunOptions
+from iconbench.runner.progress import log, phase
+
+
+def run(options: RunOptions) -> None:
+    """Drive the workers (or be one, with ``--worker-jobs``)."""
+    if options.worker_jobs:
+        worker(options)
+        return
+    from iconbench import suite
+    from iconbench.timing import compilation, isolation, session
+
+    jobs = cases.jobs(options)
+    compile_ledger = compilation.CompileLedger(options.work / "compile.jsonl")
+    # known compile failures of this stack are not compiled again here either (a failure on
+    # another stack says nothing about this one)
+    compiled = compile_ledger.compiled(options.stack)
+    failed_compiles = compile_ledger.failed(options.stack)
+    jobs = [j for j in jobs if j in compiled or j not in failed_compiles]
+    ledger = session.SessionLedger(options.work / "session.jsonl")
+    todo = ledger.todo(
+        jobs, options.grid, retry_failed=options.retry_failed, max_cv=options.remeasure_cv_above
+    )
+    if options.compiled_only:
+        # a pair precompile did not get to would compile here, serially, inside the budget;
+        # pairs measured already are not asked about (their build may be on an earlier machine)
+        cached = compile_ledger.in_cache(options.stack, suite.build_cache_dir())
+        kept = [j for j in todo if j[1] == "embedded" or j in cached]
+        if len(kept) < len(todo):
+            log(
+                f"measure: {len(todo) - len(kept)} pairs to measure are not compiled yet "
+                "(left for later: run precompile)"
+            )
+        todo = kept
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="iconbench-measure-") as scratch:
+        jobs_file = pathlib.Path(scratch) / "jobs.json"
+
+        def start_worker(worker_cases, budget_s, inflight):
+            jobs_file.write_text(json.dumps(list(worker_cases)), encoding="utf-8")
+            command = [sys.executable, "-m", "iconbench", "suite", *options.worker_argv,
+                       "--worker-jobs", str(jobs_file), "--inflight", str(inflight)]  # fmt: skip
+            if budget_s is not None:
+                command += ["--budget", f"{budget_s:.0f}"]
+            return subprocess.run(command, check=False).returncode
+
+        runs = isolation.run_in_workers(
+            todo,
+            grid=options.grid,
+            ledger=ledger,
+            start_worker=start_worker,
+            inflight=pathlib.Path(scratch) / "inflight",
+            budget_s=options.budget,
+            progress=log,
+        )
+    elapsed = time.perf_counter() - start
+    phase(options.out, "measure", elapsed, measured=len(runs.results), workers=runs.workers)
+    left = len(
+        ledger.todo(
+            jobs, options.grid, retry_failed=options.retry_failed,
+            max_cv=options.remeasure_cv_above,
+        )
+    )  # fmt: skip
+    log(
+        f"measure: {len(runs.results)} cases in {elapsed:.0f}s ({runs.workers} workers, "
+        f"{len(runs.failed)} failed); {left} left" + (" -> run measure again" if left else "")
+    )
+
+
+def worker(options: RunOptions) -> None:
+    """One measure worker: the grid once, the copy peak, then the cases of ``--worker-jobs``."""
+    from iconbench import suite
+    from iconbench.timing import bandwidth, compilation, isolation, session
+
+    jobs = [tuple(job) for job in json.loads(options.worker_jobs.read_text(encoding="utf-8"))]
+    compile_ledger = compilation.CompileLedger(options.work / "compile.jsonl")
+    start = time.perf_counter()
+    log(f"measure worker: generating grid {options.grid} ...")
+    suite.generated_grid(options.grid, options.backends[0])
+    log(f"measure worker: grid ready after {time.perf_counter() - start:.0f}s")
+    on_gpu = any(suite.is_gpu_backend(b) for b in options.backends)
+    peak = bandwidth.measure_copy_peak(on_gpu=on_gpu)
+    with (options.work / "copy-peak.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(peak.as_dict()) + "\n")
+    datasheet = bandwidth.datasheet_peak(peak.device)
+    log(
+        f"measure worker: copy peak {peak.bytes_per_s / 1e12:.3f} TB/s on {peak.device} "
+        f"(datasheet {datasheet and datasheet / 1e12} TB/s)"
+    )
+    elapsed = time.perf_counter() - start
+    remaining = None if options.budget is None else options.budget - elapsed
+    session.run_cases(
+        jobs,
+        grid=options.grid,
+        ledger=session.SessionLedger(options.work / "session.jsonl"),
+        prepare=suite.prepare,
+        release=suite.forget,
+        cold_compile_s=lambda c, b: compile_ledger.cold_seconds(c, b, options.stack),
+        copy_peak=lambda _b: peak.bytes_per_s,
+        datasheet=lambda _b: datasheet,
+        budget_s=remaining,
+        retry_failed=True,
+        max_cv=options.remeasure_cv_above,
+        measure_options={
+            "samples": options.samples,
+            "max_s": options.max_s,
+            "warmup_s": options.warmup_s,
+        },
+        stop_after_failure=True,
+        fit_for_next=isolation.DeviceMemory() if on_gpu else lambda: None,
+        starting=lambda job: options.inflight and isolation.write_inflight(options.inflight, job),
+    )

@@ -1,0 +1,162 @@
+"""icon4py's programs and the modules they import, read from source without importing it.
+
+Importing icon4py (and so gt4py) to list its programs takes a minute on a busy CI machine; the
+pull-request check has to decide in a second which programs a change touches. This reads the
+``.py`` files with :mod:`ast`: every function decorated with ``@program``/``@gtx.program``
+(or ``@program(...)``) is a program of its module, and the ``import`` statements give the
+module graph. A program is affected by a change of module ``M`` when its defining module is
+``M`` or imports ``M``, directly or through other modules.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import pathlib
+from collections.abc import Iterable, Mapping
+
+#: The top-level package whose modules are scanned.
+PACKAGE = "icon4py"
+
+
+def module_of(path: str) -> str | None:
+    """The module name of a source file of the icon4py repository (``None``: not a module).
+
+    The monorepo keeps each namespace package under ``<part>/src/``; the module is the path
+    after the last ``src/``.
+
+    >>> module_of("model/atmosphere/dycore/src/icon4py/model/atmosphere/dycore/stencils/x.py")
+    'icon4py.model.atmosphere.dycore.stencils.x'
+    >>> module_of("model/common/src/icon4py/model/common/__init__.py")
+    'icon4py.model.common'
+    >>> module_of("model/atmosphere/dycore/tests/dycore/test_x.py") is None
+    True
+    """
+    parts = pathlib.PurePosixPath(path).parts
+    if not path.endswith(".py") or "src" not in parts:
+        return None
+    tail = parts[len(parts) - parts[::-1].index("src") :]
+    if not tail or tail[0] != PACKAGE:
+        return None
+    names = [*tail[:-1], tail[-1].removesuffix(".py")]
+    if names[-1] == "__init__":
+        names.pop()
+    return ".".join(names)
+
+
+def _is_program_decorator(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+    return name == "program"
+
+
+def _imports(tree: ast.Module, module: str, is_package: bool) -> set[str]:
+    found: set[str] = set()
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            # `from pkg import mod` imports a module too
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return {name for name in found if name.split(".")[0] == PACKAGE}
+
+
+@dataclasses.dataclass(frozen=True)
+class ProgramIndex:
+    """Programs by defining module, and each module's icon4py imports."""
+
+    programs: Mapping[str, tuple[str, ...]]  # module -> program names defined there
+    imports: Mapping[str, frozenset[str]]  # module -> icon4py modules it imports
+
+    @classmethod
+    def from_sources(cls, roots: Iterable[pathlib.Path]) -> ProgramIndex:
+        """Scan every ``icon4py/**.py`` under ``roots`` (site-packages or a checkout's ``src``)."""
+        programs: dict[str, tuple[str, ...]] = {}
+        imports: dict[str, frozenset[str]] = {}
+        for root in roots:
+            for path in sorted((pathlib.Path(root) / PACKAGE).rglob("*.py")):
+                relative = path.relative_to(root).with_suffix("").parts
+                is_package = relative[-1] == "__init__"
+                module = ".".join(relative[:-1] if is_package else relative)
+                try:
+                    tree = ast.parse(path.read_bytes())
+                except SyntaxError:
+                    continue
+                imports[module] = frozenset(_imports(tree, module, is_package))
+                names = tuple(
+                    node.name
+                    for node in tree.body
+                    if isinstance(node, ast.FunctionDef)
+                    and any(_is_program_decorator(d) for d in node.decorator_list)
+                )
+                if names:
+                    programs[module] = names
+        return cls(programs, imports)
+
+    @classmethod
+    def installed(cls) -> ProgramIndex:
+        """The index of the icon4py installed in this environment (without importing it)."""
+        import importlib.util
+
+        roots = set()
+        spec = importlib.util.find_spec(PACKAGE)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            roots.add(pathlib.Path(location).parent)
+        return cls.from_sources(sorted(roots))
+
+    def dependents(self, changed: Iterable[str]) -> set[str]:
+        """Modules that are, or (transitively) import, one of ``changed``."""
+        reverse: dict[str, set[str]] = {}
+        for module, imported in self.imports.items():
+            for name in imported:
+                reverse.setdefault(name, set()).add(module)
+        seen, todo = set(), list(changed)
+        while todo:
+            module = todo.pop()
+            if module in seen:
+                continue
+            seen.add(module)
+            todo.extend(reverse.get(module, ()))
+        return seen
+
+    def affected_programs(self, changed_modules: Iterable[str]) -> set[str]:
+        """Program names defined in modules affected by a change of ``changed_modules``."""
+        return {
+            name
+            for module in self.dependents(changed_modules)
+            for name in self.programs.get(module, ())
+        }
+
+    def catalog_programs(self, packages: Iterable[str]) -> dict[str, str]:
+        """Program name -> defining module, as :mod:`iconbench.programs.catalog` names them.
+
+        The catalog holds the programs visible in ``packages``: those defined there and those
+        a module there imports by name; a name defined in several modules is qualified by its
+        module's last part (``diffusion_utils.scale_k``), as the catalog does.
+        """
+        inside = tuple(packages)
+
+        def within(module: str) -> bool:
+            return any(module == p or module.startswith(p + ".") for p in inside)
+
+        visible = {
+            (module, name)
+            for module, names in self.programs.items()
+            for name in names
+            if within(module)
+            or any(f"{module}.{name}" in self.imports[m] for m in self.imports if within(m))
+        }
+        counts: dict[str, int] = {}
+        for _, name in visible:
+            counts[name] = counts.get(name, 0) + 1
+        return {
+            (f"{module.rsplit('.', 1)[-1]}.{name}" if counts[name] > 1 else name): module
+            for module, name in visible
+        }

@@ -1,0 +1,83 @@
+"""``ci/nightly finish`` on the CPU: merged results into the git results branch, site rebuilt.
+
+Two nights against a local bare repository as the results branch's remote: the first has
+nothing to compare with; the second compares with the first (``iconbench compare``, exit 2
+while the gate is not in this checkout) and still appends its results.
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+from tests.runner.test_merge import _shard
+
+from iconbench.history.store import HistoryStore
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _git(repo, *args):
+    return subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
+def test_two_nights_land_in_the_results_branch_and_the_site(tmp_path):
+    checkouts = tmp_path / "checkouts"
+    commits = {}
+    for component in ("gt4py", "dace", "icon4py"):
+        _git(tmp_path, "init", "-q", "-b", "main", str(checkouts / component))
+        (checkouts / component / "README").write_text(component)
+        _git(checkouts / component, "add", "-A")
+        _git(checkouts / component, "commit", "-qm", "main")
+        commits[component] = _git(checkouts / component, "rev-parse", "HEAD")
+    (checkouts / "stack.json").write_text(json.dumps({"commits": commits}))
+    merged = _shard(tmp_path / "merged", [1.0e-3, 2.0e-3], ["a[default]", "b[x]"])
+    remote = tmp_path / "results.git"
+    _git(tmp_path, "init", "-q", "--bare", str(remote))
+    env = dict(
+        os.environ,
+        ICONBENCH_PYTHON=sys.executable,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")])),
+    )
+    statuses = []
+    for night in (1, 2):
+        done = subprocess.run(
+            [
+                "bash",
+                str(REPO / "ci" / "nightly"),
+                "finish",
+                str(checkouts),
+                str(merged),
+                str(tmp_path / f"site{night}"),
+                str(remote),
+                "results",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        statuses.append(done.returncode)
+        assert (tmp_path / f"site{night}" / "index.html").is_file(), done.stderr[-2000:]
+    assert statuses[0] == 0
+    from iconbench.cli import commands
+
+    # the second night is compared with the first: same values, so no regression once the gate
+    # is here; until then the comparison fails (exit 2) and the results are kept all the same
+    assert statuses[1] == (2 if "compare" not in commands() else 0)
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", "-b", "results", str(remote), str(clone))
+    store = HistoryStore.open(clone)
+    entries = store.entries()
+    assert [e.label for e in entries] == ["nightly", "nightly"]
+    for entry in entries:
+        (stack,) = [f for f in entry.files if f.path.endswith("stack.json")]
+        assert json.loads(store.read(stack))["commits"] == commits
+        assert entry.commit == commits["icon4py"]
+    assert store.check() == []

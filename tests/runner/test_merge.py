@@ -1,0 +1,80 @@
+"""Shard output directories merge into one result set; shards of different runs do not."""
+
+import json
+
+import pytest
+
+from iconbench.errors import IconbenchError
+from iconbench.runner.merge import merge_runs
+
+
+def _shard(root, values, cases, gpu="NVIDIA H100 80GB HBM3"):
+    from asv import results as asv_results
+    from asv import runner as asv_runner
+
+    bench = {
+        "name": "programs.Programs.time_device",
+        "params": [["'a[default]'", "'b[x]'"]],
+        "param_names": ["program"],
+        "version": "1",
+        "type": "time",
+        "unit": "seconds",
+    }
+    asv = root / "asv"
+    (asv / "h100").mkdir(parents=True)
+    (asv / "benchmarks.json").write_text(json.dumps({bench["name"]: bench, "version": 2}))
+    (asv / "h100" / "machine.json").write_text(json.dumps({"machine": "h100", "version": 1}))
+    result = asv_results.Results(
+        {"machine": "h100", "python": "3.12"}, {}, "c" * 40, 1, "3.12", "existing-py", {}
+    )
+    samples = [None if v is None else [v] * 3 for v in values]
+    result.add_result(
+        bench,
+        asv_runner.BenchmarkResult(
+            result=values, samples=samples, number=[1, 1], errcode=0, stderr="", profile=None
+        ),
+    )
+    result.save(str(asv))
+    summary = {
+        "grid": "ch1_medium",
+        "stack": "s",
+        "backends": ["gtfn_gpu"],
+        "provenance": {"gpu": {"name": gpu}},
+        "phases": [{"phase": "measure"}],
+        "cases": [{"case": c, "backend": "gtfn_gpu"} for c in cases],
+    }
+    (root / "summary.json").write_text(json.dumps(summary))
+    (root / "work").mkdir()
+    (root / "work" / "session.jsonl").write_text("".join(f'{{"case": "{c}"}}\n' for c in cases))
+    return root
+
+
+def test_two_shards_merge_into_one_result_set(tmp_path):
+    one = _shard(tmp_path / "s1", [1.0, None], ["a[default]"])
+    two = _shard(tmp_path / "s2", [None, 2.0], ["b[x]"])
+    done = merge_runs([one, two], tmp_path / "out")
+    assert (done.shards, done.asv_files, done.cases) == (2, 1, 2)
+    (merged,) = (tmp_path / "out" / "asv" / "h100").glob("cccccccc-*.json")
+    assert json.loads(merged.read_text())["results"]["programs.Programs.time_device"][0] == [
+        1.0,
+        2.0,
+    ]
+    summary = json.loads(done.summary.read_text())
+    assert [c["case"] for c in summary["cases"]] == ["a[default]", "b[x]"]
+    assert len(summary["phases"]) == 2
+    ledger = (tmp_path / "out" / "work" / "session.jsonl").read_text().splitlines()
+    assert len(ledger) == 2
+    # merging again keeps the first summary (append-only) and adds no ledger line
+    again = merge_runs([one, two], tmp_path / "out")
+    assert again.summary.name == "summary.1.json"
+    assert (tmp_path / "out" / "work" / "session.jsonl").read_text().splitlines() == ledger
+
+
+def test_shards_of_different_gpus_are_refused(tmp_path):
+    one = _shard(tmp_path / "s1", [1.0, None], ["a[default]"])
+    two = _shard(tmp_path / "s2", [None, 2.0], ["b[x]"], gpu="NVIDIA A100-SXM4-80GB")
+    with pytest.raises(IconbenchError, match="shards differ in GPU"):
+        merge_runs([one, two], tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(IconbenchError, match="not a runner output directory"):
+        merge_runs([tmp_path], tmp_path / "out")
