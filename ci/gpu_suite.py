@@ -21,7 +21,7 @@ Usage on the GPU runner (see docs/timing.md):
   python ci/gpu_suite.py measure    --out results/h100 --budget 480
   python ci/gpu_suite.py crosscheck --out results/h100
   python ci/gpu_suite.py asv        --out results/h100
-  python ci/gpu_report.py results/h100 > docs/results-h100.md
+  python ci/gpu_report.py results/h100 results/h100-mch_icon-ch1_medium > docs/results-h100.md
   (--experiment mch_icon-ch1_medium: only the variants the experiment runs, on its grid)
 (--no-optimize: run without PYTHONOPTIMIZE; the default re-executes under PYTHONOPTIMIZE=2)
 """
@@ -713,7 +713,7 @@ def main(argv: list[str] | None = None) -> int:
         "--provenance",
         type=pathlib.Path,
         help="asv: take stack and GPU from this summary.json written on the GPU machine "
-        "(to write the asv files after the lease, from the ledgers)",
+        "(to write the asv files after the GPU job, from the ledgers)",
     )
     parser.add_argument("--case", default="", help="ncu-target: the case id")
     parser.add_argument("--ncu-calls", type=int, default=3, help="calls profiled by ncu")
