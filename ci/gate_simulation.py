@@ -8,7 +8,7 @@ Synthetic result sets with known effects, noise shaped like the measured H100 sa
   right tail holds the real outliers, 1.2-2.4x the median), scaled per benchmark by a
   robust spread drawn from the measured cases (median ~0.06 %), or fixed at 2 %;
 - between runs: a per-run offset with the spread of the medians of the 19 cases measured
-  twice (leases 4 and 7);
+  twice (result sets fd920c0 and 412cde3);
 - one bimodal program, shaped like the measured ``calculate_divdamp_fields`` on gtfn_gpu
   (two modes, the share of the slow mode changing from run to run).
 

@@ -216,3 +216,19 @@ def test_experiment_selects_its_variants_and_results_record_the_grid(tmp_path):
     }
     (result_file,) = (tmp_path / "asv").glob("*/*-existing-*.json")
     assert json.loads(result_file.read_text())["params"]["grid_counts"] == "tiny:512/768/256/10"
+
+
+@pytest.mark.slow  # imports gt4py and runs 'iconbench speedup': ~50 s on 2 shared cores
+def test_the_committed_h100_report_is_what_the_result_directories_give():
+    """docs/results-h100.md is generated, not typed: one command gives it from results/."""
+    dirs = ["results/h100", "results/h100-mch_icon-ch1_medium"]
+    report = _run("ci/gpu_report.py", *dirs)
+    assert report.returncode == 0, report.stderr[-2000:]
+    assert report.stdout == (REPO / "docs" / "results-h100.md").read_text()
+    # the two parts, their runs named by commit, and the stack-caused failures explained
+    assert "| gtfn_gpu | 192 / 192 (100.0 %) | 0 | 0 |" in report.stdout
+    assert "| dace_gpu | 119 / 192 (62.0 %) | 0 | 73 |" in report.stdout
+    assert "| 0eb40b3 | 2026-11-23 20:13 | gtfn_gpu 13 | 0 |" in report.stdout
+    assert "**13 of 13 succeeded**" in report.stdout
+    assert "dace_gpu 119 of 119 cases to measure" in report.stdout
+    assert "lease" not in report.stdout.lower()

@@ -8,8 +8,8 @@ from iconbench.gate.summary import Summary
 H100 = pathlib.Path(__file__).resolve().parents[2] / "results" / "h100"
 
 
-def test_lease_4_against_lease_7(tmp_path, capsys):
-    """summary.1 (fd920c0) vs summary.2 (412cde3): lease 7 measured 19 noisy cases again."""
+def test_fd920c0_against_412cde3(tmp_path, capsys):
+    """summary.1 (fd920c0) vs summary.2 (412cde3): 412cde3 measured 19 noisy cases again."""
     out = tmp_path / "s.json"
     rc = main(
         ["compare", str(H100 / "summary.1.json"), str(H100 / "summary.2.json"), "--out", str(out)]
@@ -27,7 +27,7 @@ def test_lease_4_against_lease_7(tmp_path, capsys):
     assert {b.verdict for b in device} == {"unchanged"}
     assert 15 <= len(remeasured) <= 25
     assert all(abs(b.ratio - 1) < 0.006 for b in remeasured)
-    # the host overhead of some re-measured dace_gpu cases grew (measured alone, lease 7)
+    # the host overhead of some re-measured dace_gpu cases grew (measured alone, 412cde3)
     regressions = [b for b in summary.benchmarks if b.verdict == "regression"]
     assert regressions
     assert {b.metric for b in regressions} == {"host_overhead"}

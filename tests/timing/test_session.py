@@ -85,8 +85,8 @@ def test_noisy_device_times_are_measured_again_on_request(tmp_path):
 
 def test_each_case_is_freed_before_the_next_is_prepared(tmp_path):
     """A released case's fields must not live on into the next case: on the H100 they did
-    (lease 9: 29.9 GB of a solver program's inputs still held; lease 8: the 30th case ran out
-    of device memory)."""
+    (at 566c841: 29.9 GB of a solver program's inputs still held; at 8c5fb4c: the 30th case ran
+    out of device memory)."""
     held: dict[str, _Prepared] = {}  # what suite.prepare keeps until suite.forget
     alive: list[weakref.ref] = []
     alive_when_preparing: list[int] = []

@@ -6,7 +6,7 @@ seconds per case from ``work/session.jsonl`` (the last measurement's wall time: 
 and samples). Compiles run in ``processes`` parallel workers, longest first
 (:func:`iconbench.timing.compilation.makespan`); cases are measured one after the other. Not
 counted: building the Python environments of the stacks, and generating the grid once per
-measure worker (6-8 s on the H100 for ``ch1_medium``, in results/h100/work/lease*-log-excerpt.txt).
+measure worker (6-8 s on the H100 for ``ch1_medium``, in results/h100/work/log-*.txt).
 """
 
 from __future__ import annotations

@@ -152,8 +152,8 @@ class Failures:
     """What a GPU runner's ledgers say about (case, backend, grid) combinations over time.
 
     Each key maps to its outcomes ``(unix time, error or None)`` in ledger order, so that a
-    run is explained by what was known when it was written (a case that failed in lease 8
-    and was measured in lease 10 is a run failure of lease 8's run only).
+    run is explained by what was known when it was written (a case that failed in the run
+    of 8c5fb4c and was measured in that of 0e8595e is a run failure of 8c5fb4c's run only).
     """
 
     compile: dict[tuple[str, str, str], list[tuple[float, str | None]]]

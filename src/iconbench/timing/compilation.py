@@ -105,8 +105,8 @@ class CompileLedger:
 
         That is its longest known compile on any grid or stack, else the longest known of
         another static variant of the same program on that backend (variants of a fused
-        program cost alike: 28 of 30 gtfn_gpu solver variants took 144-177 s in lease 6),
-        else the median of all known.
+        program cost alike: 28 of 30 gtfn_gpu solver variants took 144-177 s on the H100 at
+        412cde3), else the median of all known.
 
         >>> import tempfile
         >>> ledger = CompileLedger(pathlib.Path(tempfile.mkdtemp()) / "compile.jsonl")
@@ -204,7 +204,7 @@ class CompileLedger:
         """(case, backend) pairs whose latest compile for ``stack`` failed.
 
         A failure such as DaCe's SDFG validation repeats on every try of the same stack, so a
-        resumed run skips these rather than spend a GPU lease compiling them again; a later
+        resumed run skips these rather than spend GPU time compiling them again; a later
         success (a transient failure retried) takes the pair out.
 
         >>> import tempfile
@@ -286,7 +286,7 @@ def precompile(
     limit continues where it stopped; ``cache_dir`` and ``skip_failed`` as there). No compile
     starts that the ledger expects to end after ``budget_s`` seconds (:func:`take_fitting`;
     on the H100, starting 14 solver variants of ~160 s each shortly before the budget ran out
-    took lease 9's compiling 120 s past it). gt4py's
+    took the compiling of the run at 566c841 120 s past it). gt4py's
     ``GT4PY_BUILD_JOBS`` parallelises the C++ build inside each worker, so
     ``processes * build jobs`` should be about the core count. The longest compiles (as the
     ledger knows them from earlier runs) start first, so that a 190 s fused program does not

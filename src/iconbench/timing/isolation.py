@@ -1,6 +1,6 @@
 """Measuring in a series of fresh worker processes, so that one case cannot spoil the rest.
 
-On the H100 (lease 8, code 8c5fb4c) one process measured 100 cases in a row: after 29 cases
+On the H100 (code 8c5fb4c, 2026-11-23) one process measured 100 cases in a row: after 29 cases
 cupy held 53.6 GB (of the GPU's 85.0 GB) that freeing its pool did not give back, the 30th
 failed to allocate, and so did every case after it; a DaCe program whose own allocation then
 failed left an illegal address behind, an error CUDA keeps for the life of the process. 69 of

@@ -7,7 +7,7 @@ The protocol, chosen so that the numbers are comparable between backends and com
    compilation or the first-call argument setup leaks into the samples. Each warm-up call of
    a GPU program waits for the device (``call_and_sync``): unsynchronised, the host enqueued
    ~1 200 calls in 0.2 s and the GPU then worked through them for up to 5.8 s per case
-   (median 1.4 s, 28 % of the H100 measuring time in leases 1-7) before the first sample;
+   (median 1.4 s, 28 % of the H100 measuring time up to 412cde3) before the first sample;
 2. *sampling*: ``samples`` calls (at least ``min_samples``, stopping early after ``max_s``
    seconds), each timed on its own by the backend's :class:`~iconbench.timing.clocks.Clock`,
    which gives paired host/device samples per call;

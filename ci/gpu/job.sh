@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# A whole GPU job for one backend on a lent machine whose commands may last 10 minutes each:
+# A whole GPU job on a runner whose commands may be time-limited (e.g. 10 minutes each):
 # the job runs in the background (its own session, so it outlives the command that started
 # it) and every call waits on it for a while, prints its progress and copies what exists so
 # far to $OUT/run.tar.gz. Steps, each resumable from its ledger (iconbench suite):
 #   precompile -> verify (iconbench verify on tiny_lam) -> measure -> crosscheck -> ncu -> asv
 # Usage (repository root, wheels in .whl/):
-#   ICONBENCH_COMMIT=<sha> bash ci/gpu/lease.sh start gtfn_gpu,dace_gpu [WAIT_S]
-#   bash ci/gpu/lease.sh wait [WAIT_S]
+#   ICONBENCH_COMMIT=<sha> bash ci/gpu/job.sh start gtfn_gpu,dace_gpu [WAIT_S]
+#   bash ci/gpu/job.sh wait [WAIT_S]
 # Environment: ICONBENCH_EXPERIMENT (e.g. mch_icon-ch1_medium: every program in the variants
 # the experiment runs, on its grid), ICONBENCH_GPU_GRID (default: the experiment's grid, else
-# ch1_medium), ICONBENCH_VARIANTS=all (default: the first variant of each program), ICONBENCH_CHECKS (programs per backend cross-checked, 5; 0
-# skips the cupyx and ncu checks), ICONBENCH_VERIFY (backends to verify, default all; none
+# ch1_medium), ICONBENCH_RESULTS (the committed result directory the job continues: default
+# results/h100, with an experiment results/h100-EXPERIMENT), ICONBENCH_VARIANTS=all (default:
+# the first variant of each program), ICONBENCH_CHECKS (programs per backend cross-checked, 5;
+# 0 skips the cupyx and ncu checks), ICONBENCH_VERIFY (backends to verify, default all; none
 # skips verification), ICONBENCH_MEASURE_S (seconds kept after compiling for measuring and
 # the rest, 600), ICONBENCH_DEADLINE_S (seconds the whole job may take: compiling and
 # measuring stop in time for the checks and result files).
@@ -20,7 +22,11 @@ run=/tmp/iconbench-run
 action="${1:-wait}"
 
 pipeline() {
-    local backends="$1" grid="${ICONBENCH_GPU_GRID:-}" out="$run/h100"
+    local backends="$1" grid="${ICONBENCH_GPU_GRID:-}"
+    # the committed result directory this job continues (its ledgers) and the copy it writes
+    local results="${ICONBENCH_RESULTS:-results/h100}"
+    [ -n "${ICONBENCH_EXPERIMENT:-}" ] && results="${ICONBENCH_RESULTS:-results/h100-$ICONBENCH_EXPERIMENT}"
+    local out="$run/${results##*/}"
     local variants=(--one-variant) checks="${ICONBENCH_CHECKS:-5}"
     local deadline=$((SECONDS + ${ICONBENCH_DEADLINE_S:-100000}))
     [ "${ICONBENCH_VARIANTS:-}" = all ] && variants=()
@@ -36,9 +42,11 @@ pipeline() {
     source ci/gpu-env.sh || exit 1
     export PYTHONUNBUFFERED=1
     mkdir -p "$out/work"
-    # ledgers of earlier leases continue (measured cases are not redone; results append-only);
+    # ledgers of earlier jobs continue (measured cases are not redone; results append-only);
     # `start` has set aside whatever an earlier job left on this machine
-    cp results/h100/work/*.jsonl "$out/work/"
+    if compgen -G "$results/work/*.jsonl" >/dev/null; then
+        cp "$results"/work/*.jsonl "$out/work/"
+    fi
     nvidia-smi >"$run/nvidia-smi.txt" 2>&1
     local suite=(python3 -m iconbench suite --out "$out" --backends "$backends" "${selection[@]}")
     "${suite[@]}" plan "${variants[@]}"
@@ -46,8 +54,8 @@ pipeline() {
     # measuring will take, plus the checks and result files)
     local reserve="${ICONBENCH_MEASURE_S:-600}"
     "${suite[@]}" precompile "${variants[@]}" --budget $((deadline - SECONDS - reserve))
-    # verification first, then the measurements alone on the machine: run beside them (lease
-    # 4), the verify job's compiles and small-grid calls put outliers of 1.2-2.4x the median
+    # verification first, then the measurements alone on the machine: run beside them (run of
+    # fd920c0), the verify job's compiles and small-grid calls put outliers of 1.2-2.4x the median
     # into 19 of 149 cases (CV up to 16 %; the minimum unchanged); alone, 49/49 stayed below 1 %
     for backend in ${ICONBENCH_VERIFY:-${backends//,/ }}; do
         [ "$backend" = none ] && break
@@ -80,14 +88,14 @@ collect() {
 wait_for() {
     local limit="$1" start=$SECONDS
     if [ ! -f "$run/pipeline.log" ]; then
-        # a machine that went back (idle too long) comes back bare: waiting would only spend time
-        echo "lease.sh: no pipeline on this machine (it is a fresh one: the last was given back);" \
-            "start again: bash ci/gpu/lease.sh start BACKENDS" >&2
+        # a machine where no job was started (e.g. a fresh one): waiting would only spend time
+        echo "job.sh: no pipeline on this machine (no job was started here);" \
+            "start again: bash ci/gpu/job.sh start BACKENDS" >&2
         exit 3
     fi
     while [ $((SECONDS - start)) -lt "$limit" ] && ! grep -q "^pipeline finished" "$run/pipeline.log"; do
         if ! kill -0 "$(cat "$run/pipeline.pid" 2>/dev/null)" 2>/dev/null; then
-            echo "lease.sh: the pipeline stopped without finishing; see pipeline.log" >&2
+            echo "job.sh: the pipeline stopped without finishing; see pipeline.log" >&2
             break
         fi
         sleep 10
@@ -101,7 +109,7 @@ wait_for() {
 case "$action" in
 start)
     if kill -0 "$(cat "$run/pipeline.pid" 2>/dev/null)" 2>/dev/null; then
-        echo "lease.sh: a pipeline is already running on this machine; use: lease.sh wait" >&2
+        echo "job.sh: a pipeline is already running on this machine; use: job.sh wait" >&2
         exit 3
     fi
     backends="${2:?usage: $0 start BACKEND[,BACKEND] [WAIT_S], e.g. gtfn_gpu,dace_gpu}"
