@@ -197,7 +197,9 @@ def _part(out: pathlib.Path, one_variant: bool) -> dict:
 
     summary_path = _latest(out, "summary")
     if summary_path is None:
-        raise SystemExit(f"gpu_report.py: no summary.json in {out}: run 'iconbench suite asv' first")
+        raise SystemExit(
+            f"gpu_report.py: no summary.json in {out}: run 'iconbench suite asv' first"
+        )
     summary = json.loads(summary_path.read_text())
     experiment = summary.get("experiment")
     cases = suite.case_ids("", None, one_variant=one_variant and not experiment)
