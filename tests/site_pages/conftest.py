@@ -4,6 +4,7 @@ import json
 import pathlib
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -85,7 +86,7 @@ def gate_summary(verdict="regression", version=1, head="0e8595e4a228f782f27b9713
 def publish(*args, check=True):
     """``iconbench publish ARGS --json`` in a subprocess; returns (exit code, JSON or stderr)."""
     done = subprocess.run(
-        ["python", "-m", "iconbench", "publish", *map(str, args), "--json"],
+        [sys.executable, "-m", "iconbench", "publish", *map(str, args), "--json"],
         capture_output=True,
         text=True,
         check=False,
