@@ -346,6 +346,88 @@ ROWS: list[Row] = [
     ),
     Row("stack-show-unknown", ("stack", "show", "nosuch"), ("no stored stack 'nosuch'",)),
     Row("stack-unknown-component", ("stack", "resolve", "gt5py==1.0"), ("'gt5py'",)),
+    # compare (the gate)
+    Row(
+        "compare-mixed-commits",
+        ("compare", str(REPO / "results" / "h100"), "{tmp}/nosuch"),
+        ("6 commits", "results/h100@COMMIT"),
+    ),
+    Row(
+        "compare-unknown-commit",
+        ("compare", f"{REPO}/results/h100@nosuch", f"{REPO}/results/h100@0e8595e4"),
+        ("no result set of commit nosuch", "0e8595e4"),
+    ),
+    Row(
+        "compare-unknown-experiment",
+        (
+            "compare",
+            f"{REPO}/results/h100@0e8595e4",
+            f"{REPO}/results/h100@fd920c0f",
+            "--experiment",
+            "nosuch",
+            "--out",
+            "{tmp}/out/summary.json",
+        ),
+        ("unknown experiment 'nosuch'", "mch_icon-ch1_medium"),
+    ),
+    # comment (the PR bot)
+    Row(
+        "comment-bad-repo",
+        ("comment", "--repo", "nosuch", "--pr", "1", "{tmp}/s.json", "--dry-run"),
+        ("--repo 'nosuch'", "OWNER/NAME"),
+    ),
+    Row(
+        "comment-bad-pr",
+        ("comment", "--repo", "a/b", "--pr", "0", "{tmp}/s.json", "--dry-run"),
+        ("--pr 0",),
+    ),
+    Row(
+        "comment-not-a-summary",
+        ("comment", "--repo", "a/b", "--pr", "3", str(REPO / "README.md"), "--dry-run"),
+        ("README.md", "not JSON"),
+    ),
+    # publish (the site)
+    Row(
+        "publish-missing-results",
+        ("publish", "{tmp}/nosuch", "--out", "{tmp}/site"),
+        ("nosuch", "no such directory"),
+    ),
+    Row(
+        "publish-unknown-experiment",
+        ("publish", str(REPO / "results" / "h100"), "--out", "{tmp}/site", "--experiment", "x"),
+        ("unknown experiment 'x'",),
+    ),
+    # granules, suite (the runner), merge, history, rebuild-check
+    Row(
+        "granules-no-out",
+        ("granules", "measure", "--backends", "gtfn_cpu", "--grid", "tiny"),
+        ("--out",),
+    ),
+    Row(
+        "suite-unknown-backend",
+        ("suite", "plan", "--backends", "nosuch", "--out", "{tmp}/out"),
+        ("unknown backend 'nosuch'", "gtfn_gpu"),
+    ),
+    Row(
+        "suite-unknown-grid",
+        ("suite", "plan", "--grid", "nosuch", "--out", "{tmp}/out"),
+        ("unknown grid preset 'nosuch'", "icon_benchmark_regional"),
+    ),
+    Row(
+        "merge-not-a-shard",
+        ("merge", "{tmp}/nosuch", "--out", "{tmp}/merged"),
+        ("nosuch", "not a runner output directory"),
+    ),
+    Row(
+        "history-missing-store",
+        ("history", "list", "--store", "{tmp}/nosuch"),
+        ("--store", "not a history store"),
+    ),
+    Row(
+        "rebuild-check-unknown-program",
+        ("rebuild-check", "nosuch_program", "--backends", "embedded"),
+        ("unknown program 'nosuch_program'",),
+    ),
 ]
 
 
