@@ -326,8 +326,8 @@ def output_path(text: str) -> pathlib.Path:
 class _Store(argparse.Action):
     """``store``, with a deprecation note when given under an old spelling.
 
-    Subclasses change only what differs: the note (:meth:`_note`) or the stored value
-    (:meth:`_value`).
+    Every action here is one of these: a subclass changes only what differs, the note
+    (:meth:`_note`) or the value stored in ``dest`` (:meth:`_value`).
     """
 
     def __call__(
@@ -338,48 +338,47 @@ class _Store(argparse.Action):
         option_string: str | None = None,
     ) -> None:
         self._note(option_string)
-        setattr(namespace, self.dest, self._value(namespace, values))
+        setattr(namespace, self.dest, self._value(parser, namespace, values))
 
     def _note(self, option_string: str | None) -> None:
         if option_string in DEPRECATED:
             _deprecation(option_string, DEPRECATED[option_string])
 
-    def _value(self, namespace: argparse.Namespace, values: Any) -> Any:
+    def _value(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any
+    ) -> Any:
         return values
 
 
 class _Extend(_Store):
     """Append the tuple of one occurrence to the values so far (the default is replaced)."""
 
-    def _value(self, namespace: argparse.Namespace, values: Any) -> Any:
+    def _value(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any
+    ) -> Any:
         current = getattr(namespace, self.dest, None)
         if current is None or current is self.default:
             current = ()
         return tuple(dict.fromkeys((*current, *values)))
 
 
-class _Jobs(argparse.Action):
+class _Jobs(_Store):
     """``--jobs N`` (N >= 1); the old ``--jobs 0`` still works, with a note on its meaning."""
 
     zero_means_no_precompile = False
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
+    def _value(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any
+    ) -> Any:
         if values.strip() == "0":
             if self.zero_means_no_precompile:
                 _deprecation("--jobs 0", "--no-precompile")
                 namespace.no_precompile = True
             else:
                 _deprecation("--jobs 0", "no --jobs (the default)")
-            setattr(namespace, self.dest, None)
-            return
+            return None
         try:
-            setattr(namespace, self.dest, positive_int(values))
+            return positive_int(values)
         except IconbenchError as error:
             parser.error(f"argument --jobs: {error}")
 
@@ -540,25 +539,20 @@ def add_json(
     )
 
 
-class _JsonOrOldFile(argparse.Action):
+class _JsonOrOldFile(_Store):
     """``--json`` (a flag), or the old ``--json FILE`` that meant ``--out FILE``."""
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
+    def _value(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any
+    ) -> Any:
         if values is True:
-            namespace.json = True
-            return
+            return True
         _deprecation("--json FILE", "--out FILE (and --json to print JSON)")
         try:
             namespace.out = output_path(values)
         except IconbenchError as error:
             parser.error(f"argument --json: {error}")
-        namespace.json = False
+        return False
 
 
 def add_dry_run(parser: argparse.ArgumentParser, *, help: str) -> None:
