@@ -21,12 +21,12 @@ import json
 import math
 import os
 import pathlib
-import tempfile
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from iconbench.errors import IconbenchError
 from iconbench.files import decode
+from iconbench.files.atomic import write_atomic
 from iconbench.files.fields import Fields, describe
 from iconbench.grids.presets import GridCounts, counts_of
 from iconbench.timing.statistics import SampleStats, summarize
@@ -414,10 +414,10 @@ def merge(sources: Sequence[str | os.PathLike[str]], target: str | os.PathLike[s
             else:
                 destination = target_dir / path.relative_to(root)
                 if not destination.exists():
-                    _atomic_write(destination, path.read_text(encoding="utf-8"))
+                    write_atomic(destination, path.read_text(encoding="utf-8"))
         bench = root / "benchmarks.json"
         if bench.exists() and not (target_dir / "benchmarks.json").exists():
-            _atomic_write(target_dir / "benchmarks.json", bench.read_text(encoding="utf-8"))
+            write_atomic(target_dir / "benchmarks.json", bench.read_text(encoding="utf-8"))
     for relative, paths in groups.items():
         existing = target_dir / relative
         loaded = [asv_results.Results.load(str(p)) for p in paths]
@@ -451,15 +451,6 @@ def merge(sources: Sequence[str | os.PathLike[str]], target: str | os.PathLike[s
         base.save(str(target_dir))
         written += 1
     return written
-
-
-def _atomic_write(path: pathlib.Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(
-        "w", dir=path.parent, delete=False, suffix=".tmp", encoding="utf-8"
-    ) as out:
-        out.write(text)
-    os.replace(out.name, path)
 
 
 def discover_benchmarks(benchmark_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -511,10 +502,10 @@ def write_asv(
     by_name = {b["name"]: b for b in benchmarks}
     bench_json = root / "benchmarks.json"
     if not bench_json.exists():
-        _atomic_write(bench_json, json.dumps({**by_name, "version": 2}, indent=4, sort_keys=True))
+        write_atomic(bench_json, json.dumps({**by_name, "version": 2}, indent=4, sort_keys=True))
     machine_json = root / machine["machine"] / "machine.json"
     if not machine_json.exists():
-        _atomic_write(machine_json, json.dumps({**machine, "version": 1}, indent=4))
+        write_atomic(machine_json, json.dumps({**machine, "version": 1}, indent=4))
     params = {**machine, "python": python}
     if grids:
         params[GRID_COUNTS_PARAM] = format_grid_counts(grids)

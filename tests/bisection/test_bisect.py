@@ -6,7 +6,6 @@ sources on the path), so each step costs one benchmark process, not an environme
 
 import json
 import pathlib
-import subprocess
 import sys
 
 import pytest
@@ -18,32 +17,23 @@ SLOW_AT = 5  # the commit (1-based) that makes `run` slow
 COMMITS = 8
 
 
-def _git(repo, *args):
-    return subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-
-
 @pytest.fixture(scope="module")
-def fake_component(tmp_path_factory):
+def fake_component(tmp_path_factory, git):
     """A repository 'fakecomp' of COMMITS commits; commit SLOW_AT raises the loop count 200x."""
     root = tmp_path_factory.mktemp("bisect")
     repo = root / "fakecomp"
     package = repo / "src" / "fakecomp"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
-    _git(repo, "init", "-q", "-b", "main")
+    git(repo, "init", "-q", "-b", "main")
     shas = []
     for number in range(1, COMMITS + 1):
         count = 200_000 if number >= SLOW_AT else 1_000
         (package / "work.py").write_text(f"N = {count}\n\ndef run():\n    return sum(range(N))\n")
         (repo / "NOTES").write_text(f"commit {number}\n")
-        _git(repo, "add", "-A")
-        _git(repo, "commit", "-qm", f"change {number}")
-        shas.append(_git(repo, "rev-parse", "HEAD"))
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"change {number}")
+        shas.append(git(repo, "rev-parse", "HEAD"))
     benchmarks = root / "benchmarks"
     benchmarks.mkdir()
     (benchmarks / "__init__.py").write_text("")

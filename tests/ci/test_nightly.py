@@ -18,28 +18,19 @@ from iconbench.history.store import HistoryStore
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
-def _git(repo, *args):
-    return subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-
-
-def test_two_nights_land_in_the_results_branch_and_the_site(tmp_path):
+def test_two_nights_land_in_the_results_branch_and_the_site(tmp_path, git):
     checkouts = tmp_path / "checkouts"
     commits = {}
     for component in ("gt4py", "dace", "icon4py"):
-        _git(tmp_path, "init", "-q", "-b", "main", str(checkouts / component))
+        git(tmp_path, "init", "-q", "-b", "main", str(checkouts / component))
         (checkouts / component / "README").write_text(component)
-        _git(checkouts / component, "add", "-A")
-        _git(checkouts / component, "commit", "-qm", "main")
-        commits[component] = _git(checkouts / component, "rev-parse", "HEAD")
+        git(checkouts / component, "add", "-A")
+        git(checkouts / component, "commit", "-qm", "main")
+        commits[component] = git(checkouts / component, "rev-parse", "HEAD")
     (checkouts / "stack.json").write_text(json.dumps({"commits": commits}))
     merged = _shard(tmp_path / "merged", [1.0e-3, 2.0e-3], ["a[default]", "b[x]"])
     remote = tmp_path / "results.git"
-    _git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(tmp_path, "init", "-q", "--bare", str(remote))
     env = dict(
         os.environ,
         ICONBENCH_PYTHON=sys.executable,
@@ -72,7 +63,7 @@ def test_two_nights_land_in_the_results_branch_and_the_site(tmp_path):
     # is here; until then the comparison fails (exit 2) and the results are kept all the same
     assert statuses[1] == (2 if "compare" not in commands() else 0)
     clone = tmp_path / "clone"
-    _git(tmp_path, "clone", "-q", "-b", "results", str(remote), str(clone))
+    git(tmp_path, "clone", "-q", "-b", "results", str(remote), str(clone))
     store = HistoryStore.open(clone)
     entries = store.entries()
     assert [e.label for e in entries] == ["nightly", "nightly"]

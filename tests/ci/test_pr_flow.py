@@ -30,17 +30,8 @@ def _missing_commands() -> list[str]:
     return [name for name in ("compare", "comment", "publish") if name not in commands()]
 
 
-def _git(repo, *args):
-    return subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-
-
 @pytest.fixture(scope="module")
-def fake_icon4py(tmp_path_factory):
+def fake_icon4py(tmp_path_factory, git):
     """main: a copy of the installed dycore; pr: one comment added to a stencil module."""
     from icon4py.model.atmosphere import dycore
 
@@ -50,14 +41,14 @@ def fake_icon4py(tmp_path_factory):
         pathlib.Path(dycore.__file__).parent, target, ignore=shutil.ignore_patterns("__pycache__")
     )
     (repo / "pyproject.toml").write_text('[project]\nname = "icon4py"\nversion = "0.4.1"\n')
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base")
-    _git(repo, "checkout", "-qb", "pr")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "pr")
     stencil = repo / STENCIL / "compute_tangential_wind.py"
     stencil.write_text(stencil.read_text() + "\n# reviewed\n")
-    _git(repo, "commit", "-qam", "compute_tangential_wind: a comment")
-    return repo, _git(repo, "rev-parse", "main"), _git(repo, "rev-parse", "pr")
+    git(repo, "commit", "-qam", "compute_tangential_wind: a comment")
+    return repo, git(repo, "rev-parse", "main"), git(repo, "rev-parse", "pr")
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ import pathlib
 import sys
 
 import pytest
+from tests.asv_results import write_asv_results
 
 from iconbench.errors import IconbenchError
 from iconbench.history import export, retention
@@ -99,36 +100,7 @@ def test_append_refuses_bad_input_and_writes_nothing(tmp_path):
 
 def _asv_dir(root: pathlib.Path, commit: str, values: list) -> pathlib.Path:
     """A minimal asv results dir with one parameterised benchmark (asv's own Results)."""
-    from asv import results as asv_results
-    from asv import runner as asv_runner
-
-    bench = {
-        "name": "programs.Programs.time_device",
-        "params": [["'a[default]'", "'b[x]'"]],
-        "param_names": ["program"],
-        "version": "1",
-        "type": "time",
-        "unit": "seconds",
-    }
-    (root / "m").mkdir(parents=True)
-    (root / "benchmarks.json").write_text(json.dumps({bench["name"]: bench, "version": 2}))
-    (root / "m" / "machine.json").write_text(json.dumps({"machine": "m", "version": 1}))
-    result = asv_results.Results(
-        {"machine": "m", "python": "3.12"}, {}, commit, 1, "3.12", "existing-py", {}
-    )
-    result.add_result(
-        bench,
-        asv_runner.BenchmarkResult(
-            result=values,
-            samples=[None if v is None else [v] * 3 for v in values],
-            number=[1, 1],
-            errcode=0,
-            stderr="",
-            profile=None,
-        ),
-    )
-    result.save(str(root))
-    return root
+    return write_asv_results(root, values, commit=commit, machine="m")
 
 
 def test_export_merges_shards_of_one_commit(tmp_path):

@@ -3,38 +3,14 @@
 import json
 
 import pytest
+from tests.asv_results import write_asv_results
 
 from iconbench.errors import IconbenchError
 from iconbench.runner.merge import merge_runs
 
 
 def _shard(root, values, cases, gpu="NVIDIA H100 80GB HBM3"):
-    from asv import results as asv_results
-    from asv import runner as asv_runner
-
-    bench = {
-        "name": "programs.Programs.time_device",
-        "params": [["'a[default]'", "'b[x]'"]],
-        "param_names": ["program"],
-        "version": "1",
-        "type": "time",
-        "unit": "seconds",
-    }
-    asv = root / "asv"
-    (asv / "h100").mkdir(parents=True)
-    (asv / "benchmarks.json").write_text(json.dumps({bench["name"]: bench, "version": 2}))
-    (asv / "h100" / "machine.json").write_text(json.dumps({"machine": "h100", "version": 1}))
-    result = asv_results.Results(
-        {"machine": "h100", "python": "3.12"}, {}, "c" * 40, 1, "3.12", "existing-py", {}
-    )
-    samples = [None if v is None else [v] * 3 for v in values]
-    result.add_result(
-        bench,
-        asv_runner.BenchmarkResult(
-            result=values, samples=samples, number=[1, 1], errcode=0, stderr="", profile=None
-        ),
-    )
-    result.save(str(asv))
+    write_asv_results(root / "asv", values, commit="c" * 40, machine="h100")
     summary = {
         "grid": "ch1_medium",
         "stack": "s",

@@ -104,17 +104,22 @@ def cpu_results():
     return cpu_history.cached()
 
 
-@pytest.fixture(scope="session")
-def site(tmp_path_factory, cpu_results):
-    """The site of the committed H100 result sets plus the CPU runs, with asv's pages."""
-    out = tmp_path_factory.mktemp("site") / "site"
-    gates = tmp_path_factory.mktemp("gates")
+def publish_site(tmp_path_factory, name, *results):
+    """The site of ``results`` with asv's pages, the test baselines and pull request 17's gate."""
+    out = tmp_path_factory.mktemp(name) / "site"
+    gates = tmp_path_factory.mktemp(f"{name}-gates")
     (gates / "pr-17.json").write_text(json.dumps(gate_summary()))
     _, outcome, _ = publish(
-        H100, cpu_results, "--out", out, "--store", BASELINES, "--gate", gates, *STATIC_ARGS
+        *results, "--out", out, "--store", BASELINES, "--gate", gates, *STATIC_ARGS
     )
     assert outcome["problems"] == []
     return out
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory, cpu_results):
+    """The site of the committed H100 result sets plus the CPU runs, with asv's pages."""
+    return publish_site(tmp_path_factory, "site", H100, cpu_results)
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,7 @@ import threading
 import pytest
 
 from iconbench.site import asv_offline
-from site_pages.conftest import BASELINES, STATIC_ARGS, gate_summary, publish
+from site_pages.conftest import publish_site
 
 ASV_WWW = pathlib.Path(__import__("asv").__file__).parent / "www"
 REMOTE = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
@@ -101,14 +101,7 @@ def sri(path: pathlib.Path, algorithm: str) -> str:
 @pytest.fixture(scope="module")
 def small_site(tmp_path_factory, cpu_results):
     """iconbench's and asv's pages of the CPU runs, with a gate summary and a baseline."""
-    out = tmp_path_factory.mktemp("offline") / "site"
-    gates = tmp_path_factory.mktemp("offline-gates")
-    (gates / "pr-17.json").write_text(json.dumps(gate_summary()))
-    _, outcome, _ = publish(
-        cpu_results, "--out", out, "--store", BASELINES, "--gate", gates, *STATIC_ARGS
-    )
-    assert outcome["problems"] == []
-    return out
+    return publish_site(tmp_path_factory, "offline", cpu_results)
 
 
 @pytest.fixture(scope="module")

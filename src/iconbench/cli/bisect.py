@@ -121,7 +121,7 @@ class Bisect(Command):
             )
         if out is not None:
             document = record.attach(summary, [found], benchmark_id) if summary else found.as_dict()
-            from iconbench.results import _atomic_write
+            from iconbench.files.atomic import write_atomic
 
-            _atomic_write(out, json.dumps(document, indent=1))
+            write_atomic(out, json.dumps(document, indent=1))
         return 0

@@ -40,10 +40,8 @@ class Compare(Command):
             "--commit", help="commit (prefix) to take from a side that holds several"
         )
         parser.add_argument("--grid", help="grid preset to compare where a side has several")
-        parser.add_argument("--programs", default="", help="regex on case ids program[variant]")
-        parser.add_argument(
-            "--backends", action="append", default=[], help="comma list (also repeatable)"
-        )
+        options.add_programs(parser)
+        options.add_backends(parser, default=None)
         parser.add_argument(
             "--config", type=pathlib.Path, help="gate.toml: thresholds, overrides (docs/gate.md)"
         )
@@ -94,10 +92,8 @@ class Compare(Command):
         options.add_store(
             parser, help="baselines directory (default: $ICONBENCH_BASELINES or baselines/)"
         )
-        parser.add_argument("--out", type=pathlib.Path, help="write the summary JSON here")
-        parser.add_argument(
-            "--json", action="store_true", help="print the summary JSON instead of the table"
-        )
+        options.add_out(parser, help="write the summary JSON here")
+        options.add_json(parser, help="print the summary JSON instead of the table")
         parser.add_argument("--all", action="store_true", help="table: unchanged ones too")
 
     @classmethod
@@ -105,11 +101,8 @@ class Compare(Command):
         from iconbench.gate import config as gate_config
         from iconbench.gate import resultset
 
-        try:
-            pattern = re.compile(args.programs)
-        except re.error as error:
-            raise IconbenchError(f"--programs {args.programs!r}: bad regex ({error})") from None
-        backends = {b.strip() for item in args.backends for b in item.split(",") if b.strip()}
+        pattern = re.compile(args.programs)  # checked by options.add_programs
+        backends = set(args.backends or ())
         if args.max_rerun_s <= 0 or args.factor <= 1:
             raise IconbenchError("--max-rerun-s must be > 0 and --factor > 1")
         config = (

@@ -31,7 +31,7 @@ import os
 import pathlib
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
 from iconbench.errors import IconbenchError
@@ -107,6 +107,20 @@ def _type(check: Callable[[str], Any]) -> Callable[[str], Any]:
     return convert
 
 
+def check_known(what: str, name: str, known: Iterable[str]) -> str:
+    """``name`` if it is one of ``known``; else one line naming it and what to choose from.
+
+    >>> check_known("grid preset", "tiyn", ("tiny", "tiny_lam"))
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: unknown grid preset 'tiyn'; choose one of: tiny, tiny_lam
+    """
+    known = list(known)
+    if name not in known:
+        raise IconbenchError(f"unknown {what} {name!r}; choose one of: {', '.join(known)}")
+    return name
+
+
 def check_regex(text: str) -> str:
     """``text`` if it compiles as a Python regex; else one line with the regex error.
 
@@ -144,8 +158,7 @@ def check_backends(text: str) -> tuple[str, ...]:
         raise IconbenchError(f"empty backend name in {text!r}; give NAME[,NAME], e.g. gtfn_cpu")
     known = known_names()
     for name in names:
-        if name not in known:
-            raise IconbenchError(f"unknown backend {name!r}; choose one of: {', '.join(known)}")
+        check_known("backend", name, known)
     return names
 
 
@@ -161,9 +174,7 @@ def check_grid(text: str) -> str:
     """
     from iconbench.grids.presets import PRESETS
 
-    if text not in PRESETS:
-        raise IconbenchError(f"unknown grid preset {text!r}; choose one of: {', '.join(PRESETS)}")
-    return text
+    return check_known("grid preset", text, PRESETS)
 
 
 def check_experiment(text: str) -> str:
@@ -252,6 +263,14 @@ def existing_file(text: str) -> pathlib.Path:
     return path
 
 
+def existing_path(text: str) -> pathlib.Path:
+    """A path to an existing file or directory."""
+    path = pathlib.Path(text)
+    if not path.exists():
+        raise IconbenchError(f"{path}: no such file or directory")
+    return path
+
+
 def existing_dir(text: str | os.PathLike[str], what: str = "directory") -> pathlib.Path:
     """A path to an existing directory (``what`` names it in the error).
 
@@ -304,8 +323,12 @@ def output_path(text: str) -> pathlib.Path:
 # --- actions --------------------------------------------------------------------------
 
 
-class _Extend(argparse.Action):
-    """Append the tuple of one occurrence to the values so far (the default is replaced)."""
+class _Store(argparse.Action):
+    """``store``, with a deprecation note when given under an old spelling.
+
+    Every action here is one of these: a subclass changes only what differs, the note
+    (:meth:`_note`) or the value stored in ``dest`` (:meth:`_value`).
+    """
 
     def __call__(
         self,
@@ -314,52 +337,48 @@ class _Extend(argparse.Action):
         values: Any,
         option_string: str | None = None,
     ) -> None:
+        self._note(option_string)
+        setattr(namespace, self.dest, self._value(parser, namespace, values))
+
+    def _note(self, option_string: str | None) -> None:
         if option_string in DEPRECATED:
             _deprecation(option_string, DEPRECATED[option_string])
+
+    def _value(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any
+    ) -> Any:
+        return values
+
+
+class _Extend(_Store):
+    """Append the tuple of one occurrence to the values so far (the default is replaced)."""
+
+    def _value(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any
+    ) -> Any:
         current = getattr(namespace, self.dest, None)
         if current is None or current is self.default:
             current = ()
-        merged = tuple(dict.fromkeys((*current, *values)))
-        setattr(namespace, self.dest, merged)
+        return tuple(dict.fromkeys((*current, *values)))
 
 
-class _Store(argparse.Action):
-    """``store``, with a deprecation note when given under an old spelling."""
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        if option_string in DEPRECATED:
-            _deprecation(option_string, DEPRECATED[option_string])
-        setattr(namespace, self.dest, values)
-
-
-class _Jobs(argparse.Action):
+class _Jobs(_Store):
     """``--jobs N`` (N >= 1); the old ``--jobs 0`` still works, with a note on its meaning."""
 
     zero_means_no_precompile = False
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
+    def _value(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any
+    ) -> Any:
         if values.strip() == "0":
             if self.zero_means_no_precompile:
                 _deprecation("--jobs 0", "--no-precompile")
                 namespace.no_precompile = True
             else:
                 _deprecation("--jobs 0", "no --jobs (the default)")
-            setattr(namespace, self.dest, None)
-            return
+            return None
         try:
-            setattr(namespace, self.dest, positive_int(values))
+            return positive_int(values)
         except IconbenchError as error:
             parser.error(f"argument --jobs: {error}")
 
@@ -520,25 +539,20 @@ def add_json(
     )
 
 
-class _JsonOrOldFile(argparse.Action):
+class _JsonOrOldFile(_Store):
     """``--json`` (a flag), or the old ``--json FILE`` that meant ``--out FILE``."""
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
+    def _value(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any
+    ) -> Any:
         if values is True:
-            namespace.json = True
-            return
+            return True
         _deprecation("--json FILE", "--out FILE (and --json to print JSON)")
         try:
             namespace.out = output_path(values)
         except IconbenchError as error:
             parser.error(f"argument --json: {error}")
-        namespace.json = False
+        return False
 
 
 def add_dry_run(parser: argparse.ArgumentParser, *, help: str) -> None:
@@ -607,20 +621,8 @@ def check_benchmark_kinds(text: str) -> tuple[str, ...]:
     known = (*TIME_KINDS, *TRACK_KINDS)
     kinds = tuple(k.strip() for k in text.split(",") if k.strip())
     for kind in kinds:
-        if kind not in known:
-            raise IconbenchError(
-                f"unknown benchmark kind {kind!r}; choose one of: {', '.join(known)}"
-            )
+        check_known("benchmark kind", kind, known)
     return kinds
-
-
-#: argparse types of the checks above (their errors become one argparse line).
-shard = _type(check_shard)
-benchmark_kinds = _type(check_benchmark_kinds)
-existing_file_type = _type(existing_file)
-positive_int_type = _type(positive_int)
-grid_type = _type(check_grid)
-output_path_type = _type(output_path)
 
 
 class Deprecated(_Store):
@@ -629,43 +631,26 @@ class Deprecated(_Store):
     The note names the replacement: ``DEPRECATED[option]``, else ``VOCABULARY[dest]``.
     """
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
+    def _note(self, option_string: str | None) -> None:
         old = option_string or ""
         _deprecation(old, DEPRECATED.get(old) or VOCABULARY.get(self.dest, "--" + self.dest))
-        setattr(namespace, self.dest, values)
 
 
 class DeprecatedPlace(_Store):
     """An option given where it used to be (``baseline --store DIR list``), with a note."""
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
+    def _note(self, option_string: str | None) -> None:
         note(f"{option_string} before the action is deprecated; give it after the action")
-        setattr(namespace, self.dest, values)
 
 
+#: argparse types of the checks above (their errors become one argparse line).
+shard = _type(check_shard)
+benchmark_kinds = _type(check_benchmark_kinds)
+existing_file_type = _type(existing_file)
+existing_dir_type = _type(existing_dir)
+existing_path_type = _type(existing_path)
+positive_int_type = _type(positive_int)
+grid_type = _type(check_grid)
+output_path_type = _type(output_path)
 regex_type = _type(check_regex)
 ratio_type = _type(float_above(1.0))
-existing_dir_type = _type(existing_dir)
-
-
-def existing_path(text: str) -> pathlib.Path:
-    """A path to an existing file or directory."""
-    path = pathlib.Path(text)
-    if not path.exists():
-        raise IconbenchError(f"{path}: no such file or directory")
-    return path
-
-
-existing_path_type = _type(existing_path)

@@ -98,7 +98,7 @@ class RebuildCheck(Command):
             indent=1,
         )
         if args.out:
-            from iconbench.gate.summary import write_atomic
+            from iconbench.files.atomic import write_atomic
 
             write_atomic(args.out, as_json + "\n")
         print(as_json if args.json else "\n\n".join(r.render() for r in reports))

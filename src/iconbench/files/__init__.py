@@ -1,4 +1,4 @@
-"""Reading the files iconbench stores and is given, with one-line errors that name the place.
+"""The files iconbench stores and is given: read with one-line errors, written whole.
 
 Every format has its reader where the format lives (asv results in :mod:`iconbench.results`,
 baselines in :mod:`iconbench.baselines.format`, ...); they share this core:
@@ -6,5 +6,7 @@ baselines in :mod:`iconbench.baselines.format`, ...); they share this core:
 * :mod:`iconbench.files.decode` turns bytes into JSON, TOML, JSON lines or text, and any
   missing, unreadable, binary or truncated file into ``IconbenchError("FILE: line N: ...")``;
 * :mod:`iconbench.files.fields` gives typed access to decoded objects and turns a wrong
-  schema (missing key, wrong type, negative time) into ``IconbenchError("FILE: key 'a.b': ...")``.
+  schema (missing key, wrong type, negative time) into ``IconbenchError("FILE: key 'a.b': ...")``;
+* :mod:`iconbench.files.atomic` writes a file through a temporary file and ``os.replace``, so
+  that no reader ever sees half of it.
 """

@@ -21,10 +21,10 @@ import dataclasses
 import json
 import os
 import pathlib
-import tempfile
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.files.atomic import write_atomic
 
 SCHEMA = "iconbench-gate-summary"
 VERSION = 1
@@ -383,18 +383,6 @@ class Summary:
             counts=counts,
             benchmarks=(bench,),
         )
-
-
-def write_atomic(path: str | os.PathLike[str], text: str) -> pathlib.Path:
-    """Write ``text`` atomically (temporary file in the same directory, then ``os.replace``)."""
-    target = pathlib.Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(
-        "w", dir=target.parent, delete=False, suffix=".tmp", encoding="utf-8"
-    ) as out:
-        out.write(text)
-    os.replace(out.name, target)
-    return target
 
 
 def _known(kind: type, data: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Sequence
 
 from iconbench import results
+from iconbench.files.atomic import write_atomic
 from iconbench.history.store import Entry, HistoryStore
 
 
@@ -54,12 +55,12 @@ def export(
                     path.write_bytes(data)
                 elif ref.role == "gate":
                     name = f"{entry.id[:16]}-{pathlib.PurePath(ref.path).name}"
-                    results._atomic_write(gate_dir / name, store.read(ref).decode())
+                    write_atomic(gate_dir / name, store.read(ref).decode())
                     gate_count += 1
             if source.exists():
                 sources.append(source)
         asv_dir.mkdir(parents=True, exist_ok=True)
         written = results.merge(sources, asv_dir) if sources else 0
     if newest_benchmarks is not None:
-        results._atomic_write(asv_dir / "benchmarks.json", newest_benchmarks.decode())
+        write_atomic(asv_dir / "benchmarks.json", newest_benchmarks.decode())
     return Exported(asv_dir, gate_dir, written, gate_count)

@@ -27,11 +27,11 @@ import json
 import os
 import pathlib
 import re
-import tempfile
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.files.atomic import write_atomic
 
 MARKER = "iconbench-history 1\n"
 SCHEMA = "iconbench-history-entry"
@@ -90,15 +90,6 @@ class Entry:
         )
 
 
-def _atomic_write_bytes(path: pathlib.Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".tmp") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(out.name, path)
-
-
 def _entry_id(manifest: Mapping[str, Any]) -> str:
     """sha256 of the canonical manifest without its id (the same content, the same id).
 
@@ -130,8 +121,8 @@ class HistoryStore:
                 )
             # what a results branch should not carry (the lock and temporaries)
             if not (path / ".gitignore").exists():
-                _atomic_write_bytes(path / ".gitignore", b".lock\n*.tmp\n")
-            _atomic_write_bytes(path / "HISTORY", MARKER.encode())
+                write_atomic(path / ".gitignore", b".lock\n*.tmp\n", fsync=True)
+            write_atomic(path / "HISTORY", MARKER.encode(), fsync=True)
         return cls(path)
 
     @classmethod
@@ -170,7 +161,7 @@ class HistoryStore:
         digest = hashlib.sha256(data).hexdigest()
         target = self.blob(digest)
         if not target.exists():  # the same content is the same file: nothing to add
-            _atomic_write_bytes(target, data)
+            write_atomic(target, data, fsync=True)
         return digest
 
     def append(
@@ -227,7 +218,7 @@ class HistoryStore:
             entry = Entry.from_dict({**manifest, "id": _entry_id(manifest)})
             target = self._manifest_path(entry)
             if not target.exists():
-                _atomic_write_bytes(target, json.dumps(entry.as_dict(), indent=1).encode())
+                write_atomic(target, json.dumps(entry.as_dict(), indent=1).encode(), fsync=True)
         return entry
 
     def _manifest_path(self, entry: Entry) -> pathlib.Path:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from iconbench import results
 from iconbench.errors import IconbenchError
+from iconbench.files.atomic import write_atomic
 from iconbench.runner.output import newest_summary, write_new_or_suffixed
 
 LEDGERS = ("compile.jsonl", "session.jsonl", "phases.jsonl", "copy-peak.jsonl")
@@ -52,7 +53,7 @@ def merge_ledgers(sources: Sequence[pathlib.Path], target: pathlib.Path) -> None
                     if line.strip():
                         lines.setdefault(line, None)
         if lines:
-            results._atomic_write(target / name, "".join(f"{line}\n" for line in lines))
+            write_atomic(target / name, "".join(f"{line}\n" for line in lines))
 
 
 def merge_runs(sources: Sequence[pathlib.Path], out: pathlib.Path) -> Merged:

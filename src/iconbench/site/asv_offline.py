@@ -17,7 +17,7 @@ import hashlib
 import pathlib
 import re
 
-from iconbench.site.render import write_atomic
+from iconbench.files.atomic import write_atomic
 
 #: The vendored libraries, shipped with the package.
 VENDOR = pathlib.Path(__file__).resolve().parent / "static" / "vendor"

@@ -67,6 +67,14 @@ def latest_per_target(runs: Sequence[Run]) -> dict[Target, Run]:
     return dict(sorted(latest.items()))
 
 
+def history_per_target(runs: Sequence[Run]) -> dict[Target, list[Run]]:
+    """The runs of every (device, grid), each list in history order; targets sorted."""
+    per_target: dict[Target, list[Run]] = {}
+    for run in ordered(runs):
+        per_target.setdefault(run.target, []).append(run)
+    return dict(sorted(per_target.items()))
+
+
 # --------------------------------------------------------------------------- baselines
 
 
@@ -328,10 +336,7 @@ def estimate_history(
 ) -> list[dict[str, Any]]:
     """Per target: the estimate of every run that has one, per backend, in history order."""
     result = []
-    by_target: dict[Target, list[Run]] = {}
-    for run in ordered(runs):
-        by_target.setdefault(run.target, []).append(run)
-    for target, history in sorted(by_target.items()):
+    for target, history in history_per_target(runs).items():
         points = [
             {
                 "commit": short(run.commit),
@@ -343,16 +348,19 @@ def estimate_history(
             for run in history
             for backend, values in sorted(per_run.get(run.id, {}).items())
         ]
-        result.append(
-            {
-                "target": target,
-                "key": target.key,
-                "commits": [short(r.commit) for r in history],
-                "dates": [day(r.date_ms) for r in history],
-                "points": points,
-            }
-        )
+        result.append(_over_time(target, history, points=points))
     return result
+
+
+def _over_time(target: Target, history: Sequence[Run], **series: Any) -> dict[str, Any]:
+    """A section of a page over time: its target, the commits and dates of its x axis."""
+    return {
+        "target": target,
+        "key": target.key,
+        "commits": [short(r.commit) for r in history],
+        "dates": [day(r.date_ms) for r in history],
+        **series,
+    }
 
 
 def openacc_per_program(comparison: Comparison) -> dict[str, dict[str, Any]]:
@@ -379,10 +387,7 @@ def program_history(
 ) -> list[dict[str, Any]]:
     """Per target and variant of ``program``: the series of every metric over commits."""
     sections = []
-    by_target: dict[Target, list[Run]] = {}
-    for run in ordered(runs):
-        by_target.setdefault(run.target, []).append(run)
-    for target, history in sorted(by_target.items()):
+    for target, history in history_per_target(runs).items():
         cases: dict[str, dict[str, dict[int, Measured]]] = {}
         for index, run in enumerate(history):
             for m in run.measured:
@@ -430,15 +435,7 @@ def program_history(
                     ],
                 }
             )
-        sections.append(
-            {
-                "target": target,
-                "key": target.key,
-                "commits": [short(r.commit) for r in history],
-                "dates": [day(r.date_ms) for r in history],
-                "variants": variants,
-            }
-        )
+        sections.append(_over_time(target, history, variants=variants))
     return sections
 
 

@@ -145,12 +145,7 @@ def line_chart(
 
     unit = f" [{scale.unit}]" if scale.unit else ""
     parts = [
-        f"<svg xmlns='http://www.w3.org/2000/svg' class='chart' role='img' width='{width}' "
-        f"height='{height}' viewBox='0 0 {width} {height}' {FONT} font-size='12'"
-        + (f" id='{escape(chart_id)}'" if chart_id else "")
-        + ">",
-        f"<title>{escape(title)}</title>",
-        f"<text x='{left}' y='16' font-size='14' font-weight='600'>{escape(title)}</text>",
+        *_chart_head(width, height, title, chart_id, title_x=left),
         f"<rect x='{left}' y='{top}' width='{plot_w}' height='{plot_h}' fill='#fff' "
         "stroke='#ccc'/>",
     ]
@@ -229,6 +224,18 @@ def line_chart(
     return "".join(parts)
 
 
+def _chart_head(width: int, height: int, title: str, chart_id: str, *, title_x: float) -> list[str]:
+    """The opening ``<svg>`` of a chart, its ``<title>`` (tooltips, screen readers), its heading."""
+    return [
+        f"<svg xmlns='http://www.w3.org/2000/svg' class='chart' role='img' width='{width}' "
+        f"height='{height}' viewBox='0 0 {width} {height}' {FONT} font-size='12'"
+        + (f" id='{escape(chart_id)}'" if chart_id else "")
+        + ">",
+        f"<title>{escape(title)}</title>",
+        f"<text x='{title_x}' y='16' font-size='14' font-weight='600'>{escape(title)}</text>",
+    ]
+
+
 def _legend(items: Sequence[tuple[str, str, bool]], x0: float, y0: float) -> str:
     parts, x = ["<g class='legend'>"], x0
     for label, fill, dashed in items:
@@ -280,14 +287,7 @@ def bar_chart(
     def x(value: float) -> float:
         return label_width + plot_w * min(value, x_max) / x_max
 
-    parts = [
-        f"<svg xmlns='http://www.w3.org/2000/svg' class='chart' role='img' width='{width}' "
-        f"height='{height}' viewBox='0 0 {width} {height}' {FONT} font-size='12'"
-        + (f" id='{escape(chart_id)}'" if chart_id else "")
-        + ">",
-        f"<title>{escape(title)}</title>",
-        f"<text x='8' y='16' font-size='14' font-weight='600'>{escape(title)}</text>",
-    ]
+    parts = _chart_head(width, height, title, chart_id, title_x=8)
     plot_bottom = top + row_h * len(rows)
     for tick in ticks:
         parts.append(

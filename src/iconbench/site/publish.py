@@ -31,6 +31,7 @@ from iconbench.baselines import mapping as timer_mapping
 from iconbench.baselines import store
 from iconbench.baselines.format import Baseline
 from iconbench.errors import IconbenchError
+from iconbench.files.atomic import write_atomic
 from iconbench.gate.summary import Summary
 from iconbench.site import asv_offline, asv_pages, figures, history, pagedata, render
 from iconbench.site.published import Index, open_site, source_key, stamp
@@ -176,7 +177,7 @@ def _read_new_gates(
             continue
         text = path.read_bytes()
         stored = f"gates/{hashlib.sha256(text).hexdigest()[:16]}.json"
-        render.write_atomic(out / "data" / stored, text)
+        write_atomic(out / "data" / stored, text)
         index.gates[key] = {"stamp": now, "stored": stored, "created": summary.created}
         added += 1
     return added, problems

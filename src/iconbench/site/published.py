@@ -16,8 +16,8 @@ import pathlib
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.files.atomic import write_atomic
 from iconbench.site.history import Run, run_from_dict
-from iconbench.site.render import write_atomic
 
 SCHEMA = "iconbench-site-index"
 VERSION = 1

@@ -9,12 +9,11 @@ host, a sub-directory of GitHub Pages, or straight from disk.
 from __future__ import annotations
 
 import hashlib
-import os
 import pathlib
-import tempfile
 from typing import Any
 
 from iconbench.buildcache import REPO_ROOT
+from iconbench.files.atomic import write_atomic
 
 TEMPLATES = REPO_ROOT / "reporting" / "site"
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
@@ -64,15 +63,6 @@ def environment(directory: pathlib.Path = TEMPLATES) -> Any:
     env.filters.update(seconds=seconds, percent=percent, times=times, value=attribute)
     env.filters["slug"] = lambda text: text.lower().replace(" ", "-")
     return env
-
-
-def write_atomic(path: pathlib.Path, data: str | bytes) -> None:
-    """Write ``path`` through a temporary file in its directory (never half a page)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    with tempfile.NamedTemporaryFile("wb", dir=path.parent, delete=False, suffix=".tmp") as out:
-        out.write(raw)
-    os.replace(out.name, path)
 
 
 def render_page(env: Any, template: str, out: pathlib.Path, page: str, **context: Any) -> None:

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import pathlib
 import subprocess
-import tempfile
 import tomllib
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.files.atomic import write_atomic
 
 #: The recorded extract of gt4py's locks (version -> pins and where they were read).
 EXTRACT_FILE = pathlib.Path(__file__).with_name("gt4py_lock_pins.json")
@@ -140,11 +139,7 @@ def save_extract(entries: dict[str, LockPins], path: pathlib.Path = EXTRACT_FILE
         ),
         "gt4py": {v: entries[v].as_dict() for v in sorted(entries)},
     }
-    with tempfile.NamedTemporaryFile(
-        "w", dir=path.parent, delete=False, suffix=".tmp", encoding="utf-8"
-    ) as out:
-        out.write(json.dumps(document, indent=2, sort_keys=True) + "\n")
-    os.replace(out.name, path)
+    write_atomic(path, json.dumps(document, indent=2, sort_keys=True) + "\n")
 
 
 def refresh(
