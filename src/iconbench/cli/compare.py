@@ -7,6 +7,7 @@ import json
 import pathlib
 import re
 
+from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
@@ -36,10 +37,23 @@ class Compare(Command):
         parser.add_argument(
             "--commit", help="commit (prefix) to take from a side that holds several"
         )
-        parser.add_argument("--grid", help="grid preset to compare where a side has several")
-        parser.add_argument("--programs", default="", help="regex on case ids program[variant]")
         parser.add_argument(
-            "--backends", action="append", default=[], help="comma list (also repeatable)"
+            "--grid",
+            metavar=options.METAVARS["grid"],
+            help="grid preset to compare where a side has several",
+        )
+        parser.add_argument(
+            "--programs",
+            metavar=options.METAVARS["programs"],
+            default="",
+            help="regex on case ids program[variant]",
+        )
+        parser.add_argument(
+            "--backends",
+            metavar=options.METAVARS["backends"],
+            action="append",
+            default=[],
+            help="comma list (also repeatable); names as the results record them",
         )
         parser.add_argument(
             "--config", type=pathlib.Path, help="gate.toml: thresholds, overrides (docs/gate.md)"
@@ -74,8 +88,8 @@ class Compare(Command):
             help="seconds for --rerun-inconclusive in total (default 300)",
         )
         parser.add_argument("--baseline", help="OpenACC baseline for the speed-up of each side")
-        parser.add_argument("--store", type=pathlib.Path, help="baselines directory")
-        parser.add_argument("--out", type=pathlib.Path, help="write the summary JSON here")
+        options.add_store(parser, help="baselines directory")
+        options.add_out(parser, help="write the summary JSON here")
         parser.add_argument(
             "--json", action="store_true", help="print the summary JSON instead of the table"
         )
