@@ -346,6 +346,23 @@ ROWS: list[Row] = [
     ),
     Row("stack-show-unknown", ("stack", "show", "nosuch"), ("no stored stack 'nosuch'",)),
     Row("stack-unknown-component", ("stack", "resolve", "gt5py==1.0"), ("'gt5py'",)),
+    # rebuild-check
+    Row(
+        "rebuild-check-unknown-program",
+        ("rebuild-check", "nosuch_program", "--backends", "embedded"),
+        ("unknown program 'nosuch_program'",),
+    ),
+    Row(
+        "rebuild-check-unknown-grid",
+        ("rebuild-check", "compute_tangential_wind", "--backends", "embedded", "--grid", "g"),
+        ("unknown grid preset 'g'",),
+    ),
+    # compare
+    Row(
+        "compare-out-under-a-file",
+        ("compare", "{results}", "{results}", "--out", "/etc/passwd/summary.json"),
+        ("/etc/passwd is not a directory",),
+    ),
 ]
 
 
