@@ -423,10 +423,22 @@ ROWS: list[Row] = [
         ("history", "list", "--store", "{tmp}/nosuch"),
         ("--store", "not a history store"),
     ),
+    # rebuild-check
     Row(
         "rebuild-check-unknown-program",
         ("rebuild-check", "nosuch_program", "--backends", "embedded"),
         ("unknown program 'nosuch_program'",),
+    ),
+    Row(
+        "rebuild-check-unknown-grid",
+        ("rebuild-check", "compute_tangential_wind", "--backends", "embedded", "--grid", "g"),
+        ("unknown grid preset 'g'",),
+    ),
+    # compare
+    Row(
+        "compare-out-under-a-file",
+        ("compare", "{results}", "{results}", "--out", "/etc/passwd/summary.json"),
+        ("/etc/passwd is not a directory",),
     ),
 ]
 

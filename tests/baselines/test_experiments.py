@@ -91,12 +91,15 @@ def test_static_override_and_unknown_key(tmp_path, capsys):
 
 def test_results_of_another_grid_are_refused_then_scaled_with_force(capsys):
     results = str(ROOT / "results/h100/asv")
+    # the directory holds several commits' results (one H100 run each): one is picked
     assert main(["speedup", results, "--experiment", "mch_icon-ch1_medium"]) == 2
+    assert "would be mixed; pick one with --commit SHA" in capsys.readouterr().err
+    run = ["speedup", results, "--experiment", "mch_icon-ch1_medium", "--commit", "0e8595e4"]
+    assert main(run) == 2
     err = capsys.readouterr().err
     assert "no timings on experiment mch_icon-ch1_medium's grid" in err
     assert "only on ch1_medium (1147333 cells" in err
-    assert main(["speedup", results, "--experiment", "mch_icon-ch1_medium", "--force",
-                 "--json"]) == 0  # fmt: skip
+    assert main([*run, "--force", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     scaling = report["gpu_scaling"]
     assert scaling["estimate"] is True

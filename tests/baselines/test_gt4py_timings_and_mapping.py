@@ -213,7 +213,9 @@ def test_asv_results_directory(tmp_path, rng):
     host = gt4py_timings.load(tmp_path, grid=None, gpu=None, metric="total")
     assert {t.metric for t in host} == {"time_host"}
     assert {t.gpu for t in host} == {"h100-ci"}  # the asv machine when no GPU is given
-    with pytest.raises(IconbenchError, match="no asv time_device/time_host samples on grid"):
+    with pytest.raises(
+        IconbenchError, match=r"no results on grid 'ch1_medium'; grids present: r04b09$"
+    ):
         gt4py_timings.load(tmp_path, grid="ch1_medium", gpu="H100")
 
 

@@ -223,8 +223,10 @@ def test_pins_select_the_experiments_configuration(bencher_baseline, rng):
     assert row.gt4py_s == pytest.approx(np.median(chosen.samples_s))
 
 
-def test_cli_static_pins(capsys):
+def test_cli_static_pins(tmp_path, capsys):
     from iconbench import cli
 
-    assert cli.main(["speedup", "x.json", "--baseline", "b", "--static", "oops"]) == 2
+    dump = tmp_path / "x.json"
+    dump.write_text("{}")
+    assert cli.main(["speedup", str(dump), "--baseline", "b", "--static", "oops"]) == 2
     assert "--static 'oops': expected KEY=VALUE" in capsys.readouterr().err

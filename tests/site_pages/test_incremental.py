@@ -48,7 +48,10 @@ def test_a_broken_result_file_is_reported_and_skipped(tmp_path, cpu_results):
     assert outcome["runs_added"] == 2
     assert len(outcome["problems"]) == 1
     assert str(broken) in outcome["problems"][0]
-    assert "the file may be truncated" in outcome["problems"][0]
+    # the shared asv reader's one line: where, what is wrong and what to do
+    problem = outcome["problems"][0]
+    assert "line 1: invalid JSON" in problem
+    assert "the file may be truncated); move the broken file out of the results dir" in problem
     assert stderr.count("\n") == 1  # one line
     assert (out / "index.html").exists()
     # once repaired (same path, new content), it is read on the next publish

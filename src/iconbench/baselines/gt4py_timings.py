@@ -223,6 +223,24 @@ def _preset_counts(grid: str) -> Any:
 HINT = "is this a GT4PY_DUMP_METRICS_AT_EXIT file? Dump it again"
 
 
+def check_one_grid(timings: Iterable[GT4PyTiming], path: Path | str) -> None:
+    """Refuse timings of several grids: side by side they would compare different problems.
+
+    >>> t = GT4PyTiming("p", (), "gtfn_gpu", "tiny", "H100", (1e-3,), "time_device")
+    >>> try:
+    ...     check_one_grid([t, dataclasses.replace(t, grid="R04B09")], "res")
+    ... except IconbenchError as e:
+    ...     print(e)
+    res: results on 2 grids would be mixed; pick one with --grid (R04B09, tiny)
+    """
+    grids = sorted({t.grid for t in timings})
+    if len(grids) > 1:
+        raise IconbenchError(
+            f"{path}: results on {len(grids)} grids would be mixed; pick one with --grid "
+            f"({', '.join(grids)})"
+        )
+
+
 def load(
     path: Path,
     *,
@@ -230,11 +248,14 @@ def load(
     gpu: str | None,
     metric: str = "auto",
     commit: str | None = None,
+    one_grid: bool = True,
 ) -> list[GT4PyTiming]:
     """Timings from ``path``: a gt4py metrics dump (JSON file) or an asv results directory.
 
     asv results are read by :mod:`iconbench.results` (``grid`` then selects one grid of the
     suite); a metrics dump needs ``grid`` and ``gpu`` because it does not record them.
+    Results on several grids are refused unless ``one_grid`` is false: a caller that selects
+    the grid itself (an experiment, by its cell counts) then calls :func:`check_one_grid`.
     """
     if path.is_file():
         text = decode.read_text(path, hint=HINT)
@@ -261,11 +282,8 @@ def load(
         raise IconbenchError(
             f"{path}: no results on grid {grid!r}; grids present: {', '.join(grids)}"
         )
-    if grid is None and len(grids) > 1:
-        raise IconbenchError(
-            f"{path}: results on {len(grids)} grids would be mixed; pick one with --grid "
-            f"({', '.join(grids)})"
-        )
+    if grid is None and one_grid:
+        check_one_grid(timings, path)
     if grid is not None:
         timings = [t for t in timings if t.grid == grid]
     if not timings:

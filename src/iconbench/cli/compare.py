@@ -39,7 +39,11 @@ class Compare(Command):
         parser.add_argument(
             "--commit", help="commit (prefix) to take from a side that holds several"
         )
-        parser.add_argument("--grid", help="grid preset to compare where a side has several")
+        parser.add_argument(
+            "--grid",
+            metavar=options.METAVARS["grid"],
+            help="grid preset to compare where a side has several",
+        )
         options.add_programs(parser)
         options.add_backends(parser, default=None)
         parser.add_argument(

@@ -6,6 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
+from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
@@ -27,13 +28,21 @@ class Granules(Command):
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("action", choices=("measure", "report"), help="what to do")
         parser.add_argument("results", nargs="*", type=Path, help="report: result files")
-        parser.add_argument("--backends", action="append", default=[], help="comma list (measure)")
-        parser.add_argument("--grid", default="tiny", help="grid preset (measure)")
+        parser.add_argument(
+            "--backends",
+            metavar=options.METAVARS["backends"],
+            action="append",
+            default=[],
+            help="comma list (measure)",
+        )
+        parser.add_argument(
+            "--grid", metavar=options.METAVARS["grid"], default="tiny", help="grid preset (measure)"
+        )
         parser.add_argument("--cases", default="", help="regex on case names (default: all)")
         parser.add_argument("--samples", type=int, default=10, help="timed calls per phase")
-        parser.add_argument("--out", type=Path, help="result directory (measure), report (report)")
+        options.add_out(parser, help="result directory (measure), report (report)")
         parser.add_argument("--baseline", help="stored OpenACC baseline name or file (report)")
-        parser.add_argument("--store", type=Path, help="baselines directory (report)")
+        options.add_store(parser, help="baselines directory (report)")
         parser.add_argument(
             "--static", action="append", default=[], metavar="KEY=VALUE",
             help="pin a static argument for the estimate (report)",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import pathlib
 
+from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
@@ -29,15 +29,19 @@ class RebuildCheck(Command):
             "program", help="case id program[variant], or a program (first variant)"
         )
         parser.add_argument(
-            "--backends", action="append", default=[], help="comma list (also repeatable)"
+            "--backends",
+            metavar=options.METAVARS["backends"],
+            action="append",
+            default=[],
+            help="comma list (also repeatable)",
         )
-        parser.add_argument("--grid", default="tiny", help="grid preset (default tiny)")
+        options.add_grid(parser, default="tiny")
         parser.add_argument("--builds", type=int, default=3, help="clean builds (>= 2)")
         parser.add_argument("--samples", type=int, default=30, help="timed calls per build")
         parser.add_argument(
             "--threshold", type=float, default=0.05, help="timing change that counts (0.05)"
         )
-        parser.add_argument("--out", type=pathlib.Path, help="write the report as JSON")
+        options.add_out(parser, help="write the report as JSON")
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
     @classmethod
@@ -51,13 +55,16 @@ class RebuildCheck(Command):
             )
         if args.builds < 2 or args.samples < 5 or args.threshold <= 0:
             raise IconbenchError("--builds must be >= 2, --samples >= 5, --threshold > 0")
-        from iconbench import suite
         from iconbench.programs import caseindex
 
-        # the shipped case index names the cases without importing gt4py (15-30 s)
-        known = caseindex.case_ids() or suite.all_case_ids()
+        # the case index answers without importing gt4py; the catalog only where it has none
+        known = caseindex.case_ids()
+        if known is None:
+            from iconbench import suite
+
+            known = list(suite.all_case_ids())
         cases = [c for c in known if c == args.program]
-        cases = cases or [c for c in known if suite.split_case(c)[0] == args.program][:1]
+        cases = cases or [c for c in known if c.partition("[")[0] == args.program][:1]
         if not cases:
             raise IconbenchError(
                 f"unknown program {args.program!r}; list them with 'iconbench programs'"

@@ -44,10 +44,10 @@ class Speedup(Command):
     name = "speedup"
     summary = "speed-up of GT4Py over an OpenACC baseline, per program and for integrate_nh"
     examples = (
-        "iconbench speedup results/h100/asv --experiment mch_icon-ch1_medium --force   "
-        "# H100 vs the GH200 baseline: raw and bandwidth-scaled (estimate)",
         "iconbench speedup results/h100/asv --experiment mch_icon-ch1_medium --force "
-        "--static rayleigh_type=1 --json",
+        "--commit 0e8595e4   # H100 vs the GH200 baseline: raw and bandwidth-scaled (estimate)",
+        "iconbench speedup results/h100/asv --experiment mch_icon-ch1_medium --force "
+        "--commit 0e8595e4 --static rayleigh_type=1 --json",
         "iconbench speedup gt4py_timers.json --baseline mch-r04b09/unknown_unknown_2024-05 "
         "--grid R04B09 --gpu A100",
         "iconbench speedup .asv/results --baseline mch-r04b09/unknown_unknown_2024-05 "
@@ -148,10 +148,15 @@ class Speedup(Command):
             options.existing_dir(root, "baseline store")
         baseline = store.load(root, name)
         table = mapping.load(args.mapping or mapping.DEFAULT_FILE)
-        # with an experiment, its grid is the one to read (unless --force compares another)
-        grid_name = args.grid or (experiment.grid if experiment and not args.force else None)
+        # with an experiment, its grid (recognised by its cell counts, whatever name the
+        # results give it) is the one to read, unless --grid or --force picks another
         timings = gt4py_timings.load(
-            args.results, grid=grid_name, gpu=args.gpu, metric=args.metric, commit=args.commit
+            args.results,
+            grid=args.grid,
+            gpu=args.gpu,
+            metric=args.metric,
+            commit=args.commit,
+            one_grid=experiment is None,
         )
         _check_pins(cli_pins, timings, str(args.results))
         if args.backends:
@@ -177,6 +182,8 @@ class Speedup(Command):
                     f"{experiment.grid!r} ({grid[1]}), only on {measured}; measure it "
                     f"(ci/gpu_suite.py measure --experiment {experiment.name}) or pass --force"
                 )
+            if not on_grid:
+                gt4py_timings.check_one_grid(timings, args.results)
         scaling = None
         gpus = {t.gpu for t in timings}
         if len(gpus) == 1:
