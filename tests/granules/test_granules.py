@@ -176,40 +176,86 @@ def test_cli_rejects_bad_input_before_any_work(capsys):
         assert message in capsys.readouterr().err
 
 
-def _granule_side_counts(granule, counts):
-    """Wrap every program the granule holds (its own attributes), independent of gt4py's hook."""
-    for name, value in vars(granule).items():
+def _wrap_granule_programs(granule, counts, seen=None):
+    """Count, by program and variant, the calls the granule code makes to the programs it holds.
+
+    Independent of gt4py's hook: every ``setup_program`` partial held by the granule, or by a
+    granule object inside it (solve_nonhydro's velocity advection), is replaced by a wrapper
+    that counts the call the granule issues (the partial's bound keywords + the call's).
+    """
+    from iconbench.granules import calls
+
+    seen = set() if seen is None else seen
+    if id(granule) in seen:
+        return
+    seen.add(id(granule))
+    for name, value in list(vars(granule).items()):
         if isinstance(value, functools.partial) and hasattr(value.func, "definition_stage"):
             program = value.func.definition_stage.definition.__name__
 
             def counting(*args, _inner=value, _program=program, **kwargs):
-                counts[_program] = counts.get(_program, 0) + 1
+                variant = calls.variant_of({**_inner.keywords, **kwargs})
+                key = calls.ProgramKey(_program, variant)
+                counts[key] = counts.get(key, 0) + 1
                 return _inner(*args, **kwargs)
 
             setattr(granule, name, counting)
+        elif type(value).__module__.startswith("icon4py.model.atmosphere"):
+            _wrap_granule_programs(value, counts, seen)
+
+
+def _check_granules(backend: str, samples: int) -> dict[str, dict]:
+    """Both granules on tiny: every case finite, hook counts == the granule code's calls."""
+    from iconbench.granules import cases, measure
+
+    prepared = cases.prepare(list(cases.CASES), backend, "tiny")
+    issued: dict = {}
+    for setup in prepared.setups.values():
+        _wrap_granule_programs(setup.granule, issued)
+    counted = {}
+    calls_per_case = 1 + 2 * samples  # warm-up, wall samples, metered samples
+    for case in cases.CASES:
+        issued.clear()
+        m = measure.measure(
+            prepared.call(case), case=case, backend=backend, grid="tiny", samples=samples,
+            on_gpu=False,
+        )  # fmt: skip
+        assert issued, case
+        assert m.calls == {k: n / calls_per_case for k, n in sorted(issued.items())}, case
+        assert m.metric == "compute"
+        assert 0 < m.device_median_s < m.wall_median_s
+        for name, field in prepared.outputs().items():
+            assert np.isfinite(field.asnumpy()).all(), (case, name)
+        counted[case] = m.calls
+    assert prepared.setups["solve_nonhydro"].prognostics.next.vn.asnumpy().std() > 0
+    return {"calls": counted, "fallback": prepared.fallback_programs}
+
+
+def _program_calls(calls, program):
+    return {k.variant: n for k, n in calls.items() if k.program == program}
+
+
+def test_both_granules_run_on_tiny_and_count_the_calls_the_granule_code_issues():
+    """CI's granule check: embedded, with gtfn_cpu for the 7 programs embedded cannot run."""
+    from iconbench.granules import program_backends
+
+    checked = _check_granules("embedded+gtfn_cpu", samples=1)
+    assert set(checked["fallback"]) == program_backends.EMBEDDED_CANNOT_RUN
+    step = checked["calls"]["integrate_nh"]
+    # one ICON step: 5 substeps, the first with at_first_substep, the last with
+    # at_last_substep; the corrector prepares advection in every substep (lprep_adv)
+    corrector = _program_calls(step, "vertically_implicit_solver_at_corrector_step")
+    assert sum(corrector.values()) == 5
+    assert sum(n for v, n in corrector.items() if "at_first_substep=True" in v) == 1
+    assert sum(n for v, n in corrector.items() if "at_last_substep=True" in v) == 1
+    assert sum(_program_calls(step, "apply_diffusion_to_vn").values()) == 1
+    substep = _program_calls(
+        checked["calls"]["solve_nonhydro.substep"], "vertically_implicit_solver_at_corrector_step"
+    )
+    assert list(substep.values()) == [1]
+    assert "at_first_substep=False" in next(iter(substep))
 
 
 @pytest.mark.slow
 def test_both_granules_run_on_gtfn_cpu_and_counts_match_the_granules_programs():
-    from iconbench.granules import cases, measure
-
-    prepared = cases.prepare(list(cases.CASES), "gtfn_cpu", "tiny")
-    granule_counts: dict[str, int] = {}
-    for setup in prepared.setups.values():
-        _granule_side_counts(setup.granule, granule_counts)
-    for case in cases.CASES:
-        granule_counts.clear()
-        m = measure.measure(
-            prepared.call(case), case=case, backend="gtfn_cpu", grid="tiny", samples=2,
-            on_gpu=False,
-        )  # fmt: skip
-        by_program: dict[str, float] = {}
-        for key, n in m.calls.items():
-            by_program[key.program] = by_program.get(key.program, 0) + n
-        # the granule-side wrappers saw warm-up + 2 wall + 2 metered calls: 5 case calls
-        assert by_program == {p: n / 5 for p, n in granule_counts.items()}, case
-        assert m.metric == "compute"
-        assert 0 < m.device_median_s < m.wall_median_s
-        for name, field in prepared.outputs().items():
-            assert np.isfinite(field.asnumpy()).all(), name
-    assert prepared.setups["solve_nonhydro"].prognostics.next.vn.asnumpy().std() > 0
+    _check_granules("gtfn_cpu", samples=2)

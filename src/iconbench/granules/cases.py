@@ -81,6 +81,8 @@ class Prepared:
     setups: dict[str, Any]
     #: Seconds to build each granule (compiling or loading its programs).
     build_s: dict[str, float]
+    #: Programs set up on the fallback of an ``embedded+BACKEND`` backend (empty otherwise).
+    fallback_programs: tuple[str, ...] = ()
 
     def call(self, case: str) -> Callable[[], None]:
         """The zero-argument call of ``case``."""
@@ -110,28 +112,39 @@ class Prepared:
 
 
 def prepare(cases: list[str], backend: str, grid: str, *, seed: int = 0) -> Prepared:
-    """Build the granules ``cases`` need on ``grid`` (preset) with ``backend``."""
+    """Build the granules ``cases`` need on ``grid`` (preset) with ``backend``.
+
+    ``backend`` is a backend name or ``embedded+BACKEND``: embedded, and ``BACKEND`` for the
+    programs embedded cannot run (:mod:`iconbench.granules.program_backends`, the CI check).
+    """
+    import contextlib
     import time
 
     from iconbench import suite
-    from iconbench.granules import fields, states
+    from iconbench.granules import fields, program_backends, states
     from iconbench.programs import backends
 
+    per_program = program_backends.ProgramBackends.parse(backend)
+    base = per_program.default if per_program else backend
     needed = list(dict.fromkeys(n for c in cases for n in CASES[c].needs))
     host = suite.generated_grid(grid)
-    device = suite.generated_grid(grid, backend)
+    device = suite.generated_grid(grid, base)
     ctx = states.Context(
         host=host,
         device=device,
         sources=fields.build(host),
-        backend_like=backends.descriptor(backend),
-        allocator=backends.allocator(backend),
+        backend_like=backends.descriptor(base),
+        allocator=backends.allocator(base),
         draw=states.Draw(seed),
     )
     builders = {"diffusion": states.build_diffusion, "solve_nonhydro": states.build_solve_nonhydro}
     setups, build_s = {}, {}
-    for name in needed:
-        start = time.perf_counter()
-        setups[name] = builders[name](ctx)
-        build_s[name] = time.perf_counter() - start
-    return Prepared(backend, grid, backends.is_gpu(backend), setups, build_s)
+    choosing = program_backends.choosing(per_program) if per_program else contextlib.nullcontext()
+    with choosing as fallback_programs:
+        for name in needed:
+            start = time.perf_counter()
+            setups[name] = builders[name](ctx)
+            build_s[name] = time.perf_counter() - start
+    return Prepared(
+        backend, grid, backends.is_gpu(base), setups, build_s, tuple(fallback_programs or ())
+    )
