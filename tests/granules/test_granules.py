@@ -176,12 +176,13 @@ def test_cli_rejects_bad_input_before_any_work(capsys):
         assert message in capsys.readouterr().err
 
 
-def _wrap_granule_programs(granule, counts, seen=None):
+def _wrap_granule_programs(granule, issued, seen=None):
     """Count, by program and variant, the calls the granule code makes to the programs it holds.
 
     Independent of gt4py's hook: every ``setup_program`` partial held by the granule, or by a
     granule object inside it (solve_nonhydro's velocity advection), is replaced by a wrapper
-    that counts the call the granule issues (the partial's bound keywords + the call's).
+    that counts the call the granule issues (the partial's bound keywords + the call's) into
+    ``issued[-1]``, the current case call's counts.
     """
     from iconbench.granules import calls
 
@@ -194,34 +195,46 @@ def _wrap_granule_programs(granule, counts, seen=None):
             program = value.func.definition_stage.definition.__name__
 
             def counting(*args, _inner=value, _program=program, **kwargs):
-                variant = calls.variant_of({**_inner.keywords, **kwargs})
-                key = calls.ProgramKey(_program, variant)
-                counts[key] = counts.get(key, 0) + 1
+                key = calls.ProgramKey(_program, calls.variant_of({**_inner.keywords, **kwargs}))
+                issued[-1][key] = issued[-1].get(key, 0) + 1
                 return _inner(*args, **kwargs)
 
             setattr(granule, name, counting)
         elif type(value).__module__.startswith("icon4py.model.atmosphere"):
-            _wrap_granule_programs(value, counts, seen)
+            _wrap_granule_programs(value, issued, seen)
 
 
-def _check_granules(backend: str, samples: int) -> dict[str, dict]:
-    """Both granules on tiny: every case finite, hook counts == the granule code's calls."""
+def _check_granules(backend: str, samples: int) -> dict:
+    """Both granules on tiny: every case finite, hook counts == the granule code's calls.
+
+    ``measure`` calls a case 1 + 2 * ``samples`` times (warm-up, wall, metered) and counts
+    through the hook in the last ``samples``; those are the calls compared.
+    """
     from iconbench.granules import cases, measure
 
     prepared = cases.prepare(list(cases.CASES), backend, "tiny")
-    issued: dict = {}
+    issued: list[dict] = []
     for setup in prepared.setups.values():
         _wrap_granule_programs(setup.granule, issued)
     counted = {}
-    calls_per_case = 1 + 2 * samples  # warm-up, wall samples, metered samples
     for case in cases.CASES:
         issued.clear()
+        call = prepared.call(case)
+
+        def one_call(call=call):
+            issued.append({})
+            call()
+
         m = measure.measure(
-            prepared.call(case), case=case, backend=backend, grid="tiny", samples=samples,
-            on_gpu=False,
-        )  # fmt: skip
-        assert issued, case
-        assert m.calls == {k: n / calls_per_case for k, n in sorted(issued.items())}, case
+            one_call, case=case, backend=backend, grid="tiny", samples=samples, on_gpu=False
+        )
+        assert len(issued) == 1 + 2 * samples, case
+        metered: dict = {}
+        for per_call in issued[-samples:]:
+            for key, n in per_call.items():
+                metered[key] = metered.get(key, 0) + n
+        assert metered, case
+        assert m.calls == {k: n / samples for k, n in sorted(metered.items())}, case
         assert m.metric == "compute"
         assert 0 < m.device_median_s < m.wall_median_s
         for name, field in prepared.outputs().items():

@@ -4,7 +4,8 @@ Configurations are those of icon4py's own granule benchmarks
 (``model/atmosphere/diffusion/tests/.../test_benchmark_diffusion.py``,
 ``model/atmosphere/dycore/tests/.../test_benchmark_solve_nonhydro.py`` at v0.4.1):
 Smagorinsky 4th-order diffusion of vn, w and theta with 5 dynamics substeps, and the solver
-with combined divergence damping; ``dtime`` 10 s on a limited-area grid, 90 s on a torus.
+with combined divergence damping; ``dtime`` 10 s on a limited-area grid, 90 s on a torus, at
+most 10 s per 1.1 km of edge length (:func:`dtime_for`).
 
 Where the values come from:
 
@@ -49,9 +50,28 @@ NDYN_SUBSTEPS = 5
 SECOND_ORDER_DIVDAMP_FACTOR = 0.02
 
 
+#: ICON-CH1's time step at its edge length: the acoustic CFL limit the solver's horizontally
+#: explicit sound-wave terms need, scaled with the edge length below.
+CH1_DTIME_S, CH1_EDGE_LENGTH_M = 10.0, 1100.0
+
+
 def dtime_for(grid: GeneratedGrid) -> float:
-    """Upstream's benchmark time step: 10 s on a limited-area grid, 90 s on a torus."""
-    return 10.0 if grid.spec.limited_area else 90.0
+    """Upstream's benchmark time step (10 s limited area, 90 s torus), capped by resolution.
+
+    A finer grid needs a shorter step: at most ICON-CH1's 10 s per 1.1 km of edge length. On
+    the 2 km ``tiny`` torus, 90 s (18 s substeps, c dt / dx = 3 for sound) blows the drawn
+    state up to NaN within one time step; the cap gives 18.2 s (stable over many steps).
+
+    >>> import types
+    >>> spec = lambda area, edge: types.SimpleNamespace(
+    ...     spec=types.SimpleNamespace(limited_area=area, edge_length=edge))
+    >>> dtime_for(spec(True, 1100.0)), round(dtime_for(spec(False, 2000.0)), 1)
+    (10.0, 18.2)
+    >>> dtime_for(spec(False, 60e3))
+    90.0
+    """
+    upstream = 10.0 if grid.spec.limited_area else 90.0
+    return min(upstream, CH1_DTIME_S * grid.spec.edge_length / CH1_EDGE_LENGTH_M)
 
 
 class Draw:
