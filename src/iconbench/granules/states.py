@@ -230,20 +230,25 @@ class DiffusionSetup:
         return {"vn": p.vn, "w": p.w, "theta_v": p.theta_v, "exner": p.exner}
 
 
+def _diffusion_coefficients(i: Any) -> dict[str, Any]:
+    """The interpolation fields both granules' states take under the same names."""
+    return {
+        "e_bln_c_s": i(intp.E_BLN_C_S),
+        "rbf_coeff_1": i(intp.RBF_VEC_COEFF_V1),
+        "rbf_coeff_2": i(intp.RBF_VEC_COEFF_V2),
+        "geofac_div": i(intp.GEOFAC_DIV),
+        "geofac_n2s": i(intp.GEOFAC_N2S),
+        "geofac_grg_x": i(intp.GEOFAC_GRG_X),
+        "geofac_grg_y": i(intp.GEOFAC_GRG_Y),
+        "nudgecoeff_e": i(intp.NUDGECOEFFS_E),
+    }
+
+
 def build_diffusion(ctx: Context) -> DiffusionSetup:
     """The diffusion granule on ``ctx``'s grid and backend (compiles its programs here)."""
     config = diffusion_config()
     i, m = ctx.interpolation, ctx.metric
-    interpolation_state = diffusion_states.DiffusionInterpolationState(
-        e_bln_c_s=i(intp.E_BLN_C_S),
-        rbf_coeff_1=i(intp.RBF_VEC_COEFF_V1),
-        rbf_coeff_2=i(intp.RBF_VEC_COEFF_V2),
-        geofac_div=i(intp.GEOFAC_DIV),
-        geofac_n2s=i(intp.GEOFAC_N2S),
-        geofac_grg_x=i(intp.GEOFAC_GRG_X),
-        geofac_grg_y=i(intp.GEOFAC_GRG_Y),
-        nudgecoeff_e=i(intp.NUDGECOEFFS_E),
-    )
+    interpolation_state = diffusion_states.DiffusionInterpolationState(**_diffusion_coefficients(i))
     metric_state = diffusion_states.DiffusionMetricState(
         theta_ref_mc=m(metrics.THETA_REF_MC),
         wgtfac_c=m(metrics.WGTFAC_C),
@@ -380,14 +385,7 @@ def build_solve_nonhydro(ctx: Context) -> SolveNonhydroSetup:
         pos_on_tplane_e_1=i(intp.POS_ON_TPLANE_E_X),
         pos_on_tplane_e_2=i(intp.POS_ON_TPLANE_E_Y),
         rbf_vec_coeff_e=i(intp.RBF_VEC_COEFF_E),
-        e_bln_c_s=i(intp.E_BLN_C_S),
-        rbf_coeff_1=i(intp.RBF_VEC_COEFF_V1),
-        rbf_coeff_2=i(intp.RBF_VEC_COEFF_V2),
-        geofac_div=i(intp.GEOFAC_DIV),
-        geofac_n2s=i(intp.GEOFAC_N2S),
-        geofac_grg_x=i(intp.GEOFAC_GRG_X),
-        geofac_grg_y=i(intp.GEOFAC_GRG_Y),
-        nudgecoeff_e=i(intp.NUDGECOEFFS_E),
+        **_diffusion_coefficients(i),
     )
     metric_state = dycore_states.MetricStateNonHydro(
         mask_prog_halo_c=m(metrics.MASK_PROG_HALO_C),
