@@ -15,7 +15,9 @@
 # 0 skips the cupyx and ncu checks), ICONBENCH_VERIFY (backends to verify, default all; none
 # skips verification), ICONBENCH_MEASURE_S (seconds kept after compiling for measuring and
 # the rest, 600), ICONBENCH_DEADLINE_S (seconds the whole job may take: compiling and
-# measuring stop in time for the checks and result files).
+# measuring stop in time for the checks and result files), ICONBENCH_GRANULES=1 (also time the
+# diffusion and solve_nonhydro granules on the same grid: `iconbench granules measure`; their
+# programs build beside the suite's compiles, their timing runs after the suite's, alone).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 run=/tmp/iconbench-run
@@ -50,6 +52,17 @@ pipeline() {
     nvidia-smi >"$run/nvidia-smi.txt" 2>&1
     local suite=(python3 -m iconbench suite --out "$out" --backends "$backends" "${selection[@]}")
     "${suite[@]}" plan "${variants[@]}"
+    local granules_grid="" granules_pid=""
+    if [ "${ICONBENCH_GRANULES:-0}" = 1 ]; then
+        granules_grid="${grid:-ch1_medium}"
+        [ -n "${ICONBENCH_EXPERIMENT:-}" ] && [ -z "$grid" ] && granules_grid="$(python3 -c \
+            "import sys; from iconbench.baselines import experiments as e; print(e.from_file(e.root() / (sys.argv[1] + '.toml')).grid)" \
+            "$ICONBENCH_EXPERIMENT")"
+        # one call of each case builds the granules' programs into the persistent cache
+        python3 -m iconbench granules measure --backends "$backends" --grid "$granules_grid" \
+            --samples 1 --out "$run/granules-build" >"$run/granules-build.log" 2>&1 &
+        granules_pid=$!
+    fi
     # no compile starts later than ICONBENCH_MEASURE_S before the deadline (what `plan` says
     # measuring will take, plus the checks and result files)
     local reserve="${ICONBENCH_MEASURE_S:-600}"
@@ -69,8 +82,19 @@ pipeline() {
     # the result files alone); cases whose device CV exceeded 1 % are measured again
     local after=240
     [ "$checks" -gt 0 ] || after=60
+    if [ -n "$granules_pid" ]; then
+        after=$((after + 180))
+        wait "$granules_pid"
+        echo "granules build: $?"
+    fi
     "${suite[@]}" measure "${variants[@]}" --compiled-only --retry-failed --remeasure-cv-above 0.01 \
         --budget $((deadline - SECONDS - after))
+    if [ -n "$granules_grid" ]; then
+        python3 -m iconbench granules measure --backends "$backends" --grid "$granules_grid" \
+            --out "$out/granules" >"$run/granules.log" 2>&1
+        echo "granules measure: $?"
+        tail -n 20 "$run/granules.log"
+    fi
     if [ "$checks" -gt 0 ]; then
         "${suite[@]}" crosscheck --crosscheck "$checks"
         "${suite[@]}" ncu --crosscheck 3
@@ -100,7 +124,7 @@ wait_for() {
         fi
         sleep 10
     done
-    grep -E "^\[|precompile:|measure:|within 5%|ratio|^pipeline|Error|error" "$run/pipeline.log" |
+    grep -E "^\[|precompile:|measure:|granules|within 5%|ratio|^pipeline|Error|error" "$run/pipeline.log" |
         tail -n 60
     [ -f "$run/verify.log" ] && grep -E "^\[|^backend|^[a-z_]+_gpu " "$run/verify.log" | tail -n 3
     collect

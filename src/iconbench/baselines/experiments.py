@@ -5,7 +5,7 @@ says what a like-for-like comparison with the experiment's OpenACC timers needs,
 with its source: the grid preset (:mod:`iconbench.grids.presets`), the stored baseline, the
 steps and dynamics substeps, and the static arguments of the dycore and diffusion programs
 under icon4py's names. ``iconbench speedup RESULTS --experiment NAME`` takes baseline, grid
-and variants from it; ``ci/gpu_suite.py --experiment NAME`` measures exactly those variants.
+and variants from it; ``iconbench suite --experiment NAME`` measures exactly those variants.
 
 A static argument pins every program that has it; a program without it is unaffected. The
 per-call variants (``at_first_substep``…) are not pinned here: the timer mapping tells them

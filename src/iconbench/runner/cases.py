@@ -10,7 +10,10 @@ Pair = tuple[str, str]
 def jobs(options: RunOptions) -> list[Pair]:
     """The selected pairs, every program's first variant before any other variant.
 
-    A run its budget cuts short still covers every program.
+    A run its budget cuts short still covers every program, on every backend alike (cases
+    outermost: both backends get the same cases before the next). With an experiment, the variants
+    its OpenACC timers map to come first, largest share of the OpenACC time first: a short
+    run still gives the speed-up table its rows.
     """
     from iconbench import suite
     from iconbench.timing.compilation import jobs_for
@@ -21,7 +24,34 @@ def jobs(options: RunOptions) -> list[Pair]:
     if options.experiment is not None:  # the variants the experiment runs (its static arguments)
         cases = options.experiment.case_ids(cases)
     firsts = set(suite.first_variants(cases))
-    return jobs_for(sorted(cases, key=lambda case: case not in firsts), options.backends)
+    ordered = sorted(cases, key=lambda case: case not in firsts)
+    if options.experiment is not None:
+        ordered = timer_order(ordered, options.experiment)
+    return [pair for case in ordered for pair in jobs_for([case], options.backends)]
+
+
+def timer_order(cases: list[str], experiment) -> list[str]:
+    """``cases`` with those the experiment's timers map to first, by share of OpenACC time.
+
+    Stable otherwise: unmapped cases keep their order after the mapped ones.
+    """
+    from iconbench.baselines import mapping, store
+    from iconbench.baselines.gt4py_timings import parse_variant
+    from iconbench.suite import split_case
+
+    timers = mapping.load()
+    baseline = store.load(store.default_root(), experiment.baseline)
+    share: dict[str, float] = {}
+    for name, entry in timers.timers.items():
+        timer = baseline.timer(name)
+        if timer is None:
+            continue
+        for case in cases:
+            program, variant = split_case(case)
+            static = {} if variant == "default" else parse_variant(variant)
+            if any(ref.matches(program, static) for ref in entry.programs):
+                share[case] = share.get(case, 0.0) + timer.time_s
+    return sorted(cases, key=lambda case: -share.get(case, 0.0))
 
 
 def unmeasured(options: RunOptions) -> list[Pair]:
