@@ -232,3 +232,22 @@ def test_cli_listing_shows_real_counts_with_sources(capsys):
     assert "MCH_OPR_R19B08_DOMAIN01" in block
     assert "inferred:" in block
     assert "137 x 165 lattice, 44526 cells / 67130 edges / 22605 vertices / 80 levels" in block
+
+
+def test_a_vertex_of_no_cell_is_on_the_rim_so_rbf_at_vertices_solves():
+    """A patch of odd vertex rows leaves one corner vertex in no cell (as mch_icon-ch1_medium's
+    137 x 165 lattice does). It must lie in the first boundary row: labelled interior, icon4py's
+    vertex RBF coefficients solved a singular system there and the granules did not build."""
+    from icon4py.model.common.interpolation import interpolation_attributes as intp
+
+    from iconbench.granules import fields
+
+    spec = grids.GridSpec("odd_rows", 0, 3, True, nx=9, ny=9)
+    raw = grids.generate(spec, keep_skip_values=True)
+    v2c = raw.grid.connectivities["V2C"].asnumpy()
+    in_no_cell = np.flatnonzero((v2c < 0).all(axis=1))
+    assert in_no_cell.size == 1
+    end = bounds(raw.grid, dims.VertexDim, h_grid.Zone.LATERAL_BOUNDARY)[1]
+    assert in_no_cell[0] < end
+    coefficients = fields.build(grids.generate(spec)).interpolation.get(intp.RBF_VEC_COEFF_V1)
+    assert np.isfinite(coefficients.asnumpy()).all()

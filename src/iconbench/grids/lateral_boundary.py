@@ -38,10 +38,19 @@ class RefinementControl:
 
 
 def refinement_rows(topology: Topology) -> RefinementControl:
-    """Distance from the lateral boundary, in ICON rows, of every cell, edge and vertex."""
+    """Distance from the lateral boundary, in ICON rows, of every cell, edge and vertex.
+
+    A vertex of no cell (the corner a patch with an odd number of vertex rows leaves unused)
+    is on the rim: row 1, where nothing is computed. Labelled interior, icon4py's RBF
+    coefficients at vertices (computed from LATERAL_BOUNDARY_LEVEL_2 on) solve a system of
+    six copies of its filled-in neighbour index: a singular matrix.
+    """
     boundary_edge = topology.e2c[:, 1] == MISSING
     vertex_row = np.zeros(topology.num_vertices, dtype=np.int32)
     vertex_row[topology.e2v[boundary_edge].ravel()] = 1
+    in_no_cell = np.ones(topology.num_vertices, dtype=bool)
+    in_no_cell[topology.c2v.ravel()] = False
+    vertex_row[in_no_cell] = 1
     cell_row = np.zeros(topology.num_cells, dtype=np.int32)
     c2v = topology.c2v
     for row in range(1, LABELLED_ROWS_CELLS + 1):
