@@ -11,8 +11,9 @@ How a side is measured again:
 - asv results: ``asv run --bench`` on the same commit, in the current environment
   (``--python=same``, ``--record-samples``, ``--set-commit-hash``), as ``iconbench run``
   drives it, into a scratch results directory (stored results are never touched);
-- a GPU runner set: :data:`RUNNER_MEASURE` (today ``ci/gpu_suite.py measure`` into a scratch
-  output directory; repoint it when the runner's measure step moves behind ``iconbench run``).
+- a runner set (GPU or CPU): ``iconbench suite measure`` of those cases on the set's grid and
+  stack, into a scratch output directory (the set's compile ledger copied, so cached builds
+  are reused).
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def asv_measure(
 def runner_measure(
     side: ResultSet, cases: Sequence[tuple[str, str]], budget_s: float
 ) -> dict[str, tuple[float, ...]]:
-    """Measure ``cases`` again with the GPU runner's measure step into a scratch directory."""
+    """Measure ``cases`` again with ``iconbench suite measure`` into a scratch directory."""
     import re
 
     with tempfile.TemporaryDirectory(prefix="iconbench-rerun-") as scratch:
@@ -108,14 +109,16 @@ def runner_measure(
         if side.results_dir and (side.results_dir / "work" / "compile.jsonl").exists():
             shutil.copy(side.results_dir / "work" / "compile.jsonl", out / "work")
         programs = "^(?:" + "|".join(re.escape(c) for c, _ in cases) + ")$"
-        command = [sys.executable, str(REPO_ROOT / "ci" / "gpu_suite.py"), "measure",
+        command = [sys.executable, "-m", "iconbench", "suite", "measure",
                    "--out", str(out), "--grid", side.grid.name,
                    "--backends", ",".join(sorted({b for _, b in cases})),
                    "--programs", programs, "--budget", f"{max(budget_s - 30, 10):.0f}"]  # fmt: skip
         if stack := side.stack.get("key"):
             command += ["--stack", stack]
         with contextlib.suppress(subprocess.TimeoutExpired):
-            subprocess.run(command, check=False, capture_output=True, timeout=budget_s)
+            subprocess.run(
+                command, cwd=REPO_ROOT, check=False, capture_output=True, timeout=budget_s
+            )
         found: dict[str, tuple[float, ...]] = {}
         path = out / "work" / "session.jsonl"
         for line in path.read_text().splitlines() if path.exists() else []:
@@ -131,7 +134,7 @@ def runner_measure(
         return found
 
 
-#: The GPU runner's measure step (repoint when it moves into the library).
+#: The runner's measure step.
 RUNNER_MEASURE: Measure = runner_measure
 ASV_MEASURE: Measure = asv_measure
 

@@ -1,0 +1,71 @@
+"""``--rerun-inconclusive`` measures a side again through the real measuring commands.
+
+The runner path (``iconbench suite measure``, the road a GPU runner's result sets take) runs
+here on gtfn_cpu and the tiny grid (embedded has no device clock, so no device samples); the
+asv path (``asv run --bench`` on this checkout's commit) is a slow test. Neither uses a stand-in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from iconbench.gate import rerun, resultset, verdict
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+CASE = "compute_tangential_wind[default]"
+
+
+def _suite(out: pathlib.Path, *step: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "ICONBENCH_CATALOG"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-m", "iconbench", "suite", "--out", str(out), "--backends", "gtfn_cpu",
+         "--grid", "tiny", "--programs", r"^compute_tangential_wind\[", *step],
+        cwd=REPO, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_runner_side_is_measured_again_by_the_suite_runner(tmp_path, monkeypatch):
+    monkeypatch.delenv("ICONBENCH_CATALOG", raising=False)
+    _suite(tmp_path, "measure", "--samples", "5", "--max-s", "0.3")
+    _suite(tmp_path, "asv")
+    side = resultset.resolve(str(tmp_path))
+    assert side.kind == "runner"
+    key = f"{CASE}|gtfn_cpu|device_time"
+    before = side.entries[key].samples
+    assert len(before) >= 5
+
+    new = rerun.runner_measure(side, [(CASE, "gtfn_cpu")], 120)
+    assert len(new[key]) >= 5
+    assert all(value > 0 for value in new[key])
+    assert new[f"{CASE}|gtfn_cpu|host_overhead"]
+    # the stored result set is untouched: the new samples went to a scratch directory
+    assert resultset.resolve(str(tmp_path)).entries[key].samples == before
+
+    # the loop: inconclusive until the head side has twice its samples, then decided
+    still = lambda b, h: [key] if len(h.entries[key].samples) < 2 * len(before) else []  # noqa: E731
+    _, head, done = rerun.rerun_inconclusive(
+        side, side, still, max_s=120, measure_head=rerun.runner_measure
+    )
+    assert done.rounds == 1
+    assert done.added["head"] >= len(before)
+    assert len(head.entries[key].samples) >= 2 * len(before)
+    assert verdict.compare(side, head).benchmarks
+
+
+@pytest.mark.slow  # asv run of one benchmark in this environment: ~2 min on 2 cores
+def test_asv_side_is_measured_again_by_asv_run(cpu_results):
+    head = resultset.resolve(str(cpu_results), commit="e1" * 20, label="head")
+    side = dataclasses.replace(head, commit=rerun.checkout_commit())
+    assert side.commit
+    new = rerun.asv_measure(side, [(CASE, "embedded")], 300)
+    key = f"{CASE}|embedded|device_time"
+    assert len(new[key]) >= 5
+    assert all(value > 0 for value in new[key])
