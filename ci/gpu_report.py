@@ -164,10 +164,18 @@ def _grid(summary: dict) -> dict:
     }
 
 
+def _newest_commit(out: pathlib.Path) -> str:
+    """The commit of the newest asv result file in ``OUT/asv`` (it holds every ledger case)."""
+    files = [f for f in (out / "asv").glob("*/*.json") if f.name != "machine.json"]
+    newest = max(files, key=lambda f: json.loads(f.read_text()).get("date", 0))
+    return json.loads(newest.read_text())["commit_hash"][:8]
+
+
 def _speedup(out: pathlib.Path, experiment: str) -> dict:
-    """``iconbench speedup OUT/asv --experiment NAME --force --json`` (the real command)."""
+    """``iconbench speedup OUT/asv --experiment NAME --force --json --commit NEWEST``."""
     command = [sys.executable, "-m", "iconbench", "speedup", str(out / "asv"),
-               "--experiment", experiment, "--force", "--json"]  # fmt: skip
+               "--experiment", experiment, "--force", "--json",
+               "--commit", _newest_commit(out)]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
     if done.returncode != 0:
         raise SystemExit(f"gpu_report.py: {' '.join(command[1:])} failed: {done.stderr.strip()}")

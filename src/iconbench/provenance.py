@@ -144,3 +144,24 @@ def environment_flags() -> dict[str, str]:
     """The GT4Py and Python settings that change generated code or call overhead."""
     keys = sorted(k for k in os.environ if k.startswith("GT4PY_") or k == "PYTHONOPTIMIZE")
     return {k: os.environ[k] for k in keys}
+
+
+def code_commit() -> str:
+    """The iconbench commit that made a result.
+
+    ``$ICONBENCH_COMMIT`` first (a runner's copy of the code may have no git metadata), else
+    this checkout's ``HEAD``, else forty zeros.
+    """
+    import os
+    import subprocess
+
+    from iconbench.buildcache import REPO_ROOT
+
+    if os.environ.get("ICONBENCH_COMMIT"):
+        return os.environ["ICONBENCH_COMMIT"]
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "0" * 40

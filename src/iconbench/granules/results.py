@@ -63,6 +63,8 @@ class GranuleResults:
     created: str
     stack: dict[str, str]
     cases: dict[str, CaseResult]
+    #: the iconbench commit that measured it ('' in files written before it was recorded)
+    commit: str = ""
 
 
 def to_dict(  # noqa: D103 - the module docstring shows the format
@@ -75,12 +77,14 @@ def to_dict(  # noqa: D103 - the module docstring shows the format
     stack: dict[str, str],
     gpu: str,
 ) -> dict[str, Any]:
+    from iconbench import provenance
     from iconbench.granules.cases import CASES
 
     return {
         "schema": SCHEMA,
         "version": VERSION,
         "created": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "commit": provenance.code_commit(),
         "grid": grid,
         "backend": backend,
         "samples": samples,
@@ -199,6 +203,7 @@ def read(path: Path) -> GranuleResults:
             created=str(data["created"]),
             stack=dict(data.get("stack") or {}),
             cases=cases,
+            commit=str(data.get("commit") or ""),
         )
     except KeyError as error:
         raise _fail(path, f"missing key {error}") from None

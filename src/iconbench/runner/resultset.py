@@ -13,24 +13,12 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import subprocess
 
 from iconbench.buildcache import REPO_ROOT
 from iconbench.errors import IconbenchError
 from iconbench.runner.options import RunOptions
 from iconbench.runner.output import write_new_or_suffixed
 from iconbench.runner.progress import log
-
-
-def _commit() -> str:
-    if os.environ.get("ICONBENCH_COMMIT"):
-        return os.environ["ICONBENCH_COMMIT"]
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "0" * 40
 
 
 def _recorded_provenance(path: pathlib.Path) -> dict:
@@ -108,7 +96,7 @@ def run(options: RunOptions) -> None:
         benchmarks,
         values,
         machine=machine,
-        commit=_commit(),
+        commit=provenance.code_commit(),
         env_name=env_name,
         python=info.python[:4],
     )
