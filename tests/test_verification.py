@@ -133,6 +133,12 @@ def test_report_counts_and_writes_markdown_and_json(tmp_path):
     assert "| gtfn_cpu | 3 | 1 | 1 | 1 | 0 |" in markdown.read_text()
     assert "`c[default]`" in markdown.read_text().split("compiled reference")[1]
     assert json.loads(data.read_text())["counts"]["gtfn_cpu"]["fail"] == 1
+    # a name with a version in it keeps its dots (it once became 'dace_cpu-2.0.md')
+    named = report.write(tmp_path / "dace_cpu-2.0.0a6_tiny_lam")
+    assert [p.name for p in named] == [
+        "dace_cpu-2.0.0a6_tiny_lam.md",
+        "dace_cpu-2.0.0a6_tiny_lam.json",
+    ]
 
 
 def test_cli_verify_writes_the_table_and_exits_zero_on_agreement(tmp_path, capsys):

@@ -337,10 +337,15 @@ class Report:
         return "\n".join(lines) + "\n"
 
     def write(self, path: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
-        """Write ``path`` (markdown) and ``path`` with ``.json`` beside it, atomically."""
+        """Write ``path`` (markdown) and ``path`` with ``.json`` beside it, atomically.
+
+        Only a ``.md`` or ``.json`` ending is replaced: a name with other dots (a version,
+        ``dace-2.0.0a6``) keeps them.
+        """
         path = pathlib.Path(path)
-        markdown = path if path.suffix == ".md" else path.with_suffix(".md")
-        data = markdown.with_suffix(".json")
+        stem = path.with_suffix("") if path.suffix in (".md", ".json") else path
+        markdown = stem.with_name(stem.name + ".md")
+        data = stem.with_name(stem.name + ".json")
         for target, text in ((markdown, self.to_markdown()), (data, self.to_json())):
             target.parent.mkdir(parents=True, exist_ok=True)
             temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
