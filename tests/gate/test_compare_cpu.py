@@ -4,6 +4,7 @@ import dataclasses
 import json
 import pathlib
 
+import numpy as np
 import pytest
 
 from iconbench.cli import main
@@ -169,3 +170,34 @@ def test_summary_json_round_trip(cpu_results, tmp_path):
                                    "failed", "new", "gone"}  # fmt: skip
     assert Summary.from_json(summary.to_json()) == summary
     assert data["openacc"] is None
+
+
+def _shape_change(seed: int = 80) -> tuple[np.ndarray, np.ndarray]:
+    """A 1.3x slower head whose tail also grew, as load on a shared runner makes it: about 40 %
+    of base's and 60 % of head's samples 1.0-1.8x up, 1 % noise. The head's median lands in
+    the tail while the bulk moved 1.3x."""
+    r = np.random.default_rng(seed)
+    base = np.exp(r.normal(0, 0.01, 20)) * np.where(r.random(20) < 0.4, r.uniform(1, 1.8, 20), 1)
+    head = np.exp(r.normal(0, 0.01, 20)) * np.where(r.random(20) < 0.6, r.uniform(1, 1.8, 20), 1)
+    return base, 1.3 * head
+
+
+def test_a_ratio_of_medians_outside_its_interval_is_explained(cpu_results):
+    from iconbench.gate import stats
+
+    base_samples, head_samples = _shape_change()
+    c = stats.compare(base_samples, head_samples, margin=0.025)
+    assert c.medians_outside_interval
+    assert c.ratio_ci[0] <= c.shift <= c.ratio_ci[1]
+    assert 1.25 < c.shift < 1.35 < c.ratio_ci[1] < c.ratio  # 1.304 [1.214, 1.593], 1.61
+    base, head = _sides(cpu_results)
+    key = "compute_tangential_wind[default]|embedded|device_time"
+    with_samples = lambda side, s: dataclasses.replace(  # noqa: E731
+        side,
+        entries={**side.entries, key: dataclasses.replace(side.entries[key], samples=tuple(s))},
+    )
+    summary = verdict.compare(with_samples(base, base_samples), with_samples(head, head_samples))
+    result = {b.id: b for b in summary.benchmarks}[key]
+    (note,) = [n for n in result.notes if n.startswith("ratio of medians outside")]
+    assert f"typical shift {c.shift:.3f}" in note
+    assert result.verdict == "regression"

@@ -180,7 +180,7 @@ class Speedup(Command):
                 raise IconbenchError(
                     f"{args.results}: no timings on experiment {experiment.name}'s grid "
                     f"{experiment.grid!r} ({grid[1]}), only on {measured}; measure it "
-                    f"(ci/gpu_suite.py measure --experiment {experiment.name}) or pass --force"
+                    f"(iconbench suite measure --experiment {experiment.name}) or pass --force"
                 )
             if not on_grid:
                 gt4py_timings.check_one_grid(timings, args.results)

@@ -6,7 +6,7 @@ A user names a side as
 - an asv results directory or one machine's directory (one commit in it, or ``--commit``),
 - a GPU runner result set: a directory like ``results/h100`` (``summary*.json``,
   ``work/session.jsonl`` with every sample, ``work/compile.jsonl``; one summary per run of
-  ``ci/gpu_suite.py asv``, or ``--commit`` to pick one) or one of its ``summary.N.json``,
+  ``iconbench suite asv``, or ``--commit`` to pick one) or one of its ``summary.N.json``,
 
 optionally suffixed ``@COMMIT`` (a prefix) to pick one commit of a directory. Everything the
 gate needs is read here, once: commit, stack, machine, grid, and per benchmark
@@ -131,7 +131,9 @@ def resolve(
 def _pick(path: pathlib.Path, runs: dict[pathlib.Path, str], commit: str | None) -> pathlib.Path:
     """The one summary of a runner directory: the only one, or the one of ``commit``."""
     if not runs:
-        raise IconbenchError(f"{path}: no summary*.json; run 'ci/gpu_suite.py asv' there first")
+        raise IconbenchError(
+            f"{path}: no summary*.json; run 'iconbench suite asv --out DIR' there first"
+        )
     if commit:
         found = [p for p, c in runs.items() if c.startswith(commit)]
         if not found:
@@ -282,14 +284,16 @@ def _load_summary(path: pathlib.Path) -> dict[str, Any]:
     except (OSError, ValueError) as error:
         raise IconbenchError(f"{path}: not a readable GPU runner summary ({error})") from None
     if not isinstance(data, dict) or "cases" not in data:
-        raise IconbenchError(f"{path}: not a GPU runner summary (no 'cases'); see ci/gpu_suite.py")
+        raise IconbenchError(
+            f"{path}: not a runner summary (no 'cases'); 'iconbench suite asv' writes one"
+        )
     return data
 
 
 def runner_runs(root: pathlib.Path) -> dict[pathlib.Path, str]:
     """Each ``summary*.json`` of a runner directory and the commit that wrote it.
 
-    ``ci/gpu_suite.py asv`` writes the asv file (commit in its name, date = now) and the
+    ``iconbench suite asv`` writes the asv file (commit in its name, date = now) and the
     summary in the same step, so a summary's commit is that of the first asv file dated
     after the summary's last phase ('' when there is none).
     """

@@ -37,7 +37,10 @@ that the gate needs and asv does not have (docs/gate.md says why):
    It is exact for a pure shift (any noise distribution, outliers included) and is the
    interval that inverts the same Mann-Whitney test used for the decision, so the interval
    and the verdict cannot disagree. The reported point value is the plain ratio of medians
-   (what people read); it lies inside the interval except in pathological samples.
+   (what people read). For a pure shift it lies inside the interval; when the samples change
+   shape as well (one side's median carried by a few samples, outliers on one side), it can
+   fall outside, and the gate then also reports the Hodges-Lehmann estimate
+   :math:`\exp(\operatorname{median}(\log y_j - \log x_i))`, which always lies inside.
 
 3. **False discovery rate over all benchmarks compared at once** (Benjamini-Hochberg,
    :func:`benjamini_hochberg`). asv uses p < 0.002 per benchmark; with 400 benchmarks that
@@ -69,6 +72,8 @@ class Comparison:
     Attributes:
         ratio: median(head) / median(base).
         ratio_ci: the Hodges-Lehmann confidence interval of the ratio.
+        shift: the Hodges-Lehmann estimate of the ratio (median of the pairwise ratios),
+            the point the interval is built around.
         p_regression: one-sided p-value of "head is slower than base by more than the margin".
         p_improvement: one-sided p-value of "head is faster than base by more than the margin".
 
@@ -78,6 +83,18 @@ class Comparison:
     ratio_ci: tuple[float, float]
     p_regression: float
     p_improvement: float
+    shift: float = float("nan")
+
+    @property
+    def medians_outside_interval(self) -> bool:
+        """The ratio of medians is not among the shifts the data support.
+
+        A pure shift keeps it inside; it falls outside when the samples changed shape (a
+        side's median moved with a few samples, outliers on one side, a second mode), as in
+        a 1.446 ratio of medians against an interval of [1.252, 1.351].
+        """
+        low, high = self.ratio_ci
+        return not low <= self.ratio <= high
 
     @property
     def p_value(self) -> float:
@@ -187,6 +204,7 @@ def compare(
         ratio_ci=_interval(diffs, m, n, confidence),
         p_regression=p_reg,
         p_improvement=p_imp,
+        shift=float(np.exp(np.median(diffs))),
     )
 
 

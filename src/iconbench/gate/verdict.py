@@ -233,6 +233,12 @@ def compare(
         )
         if asv_decision is not None:
             notes.append(f"asv: {asv_decision(b.samples, h.samples)}")
+        if comparison.medians_outside_interval and not (modes_b or modes_h):
+            low, high = comparison.ratio_ci
+            notes.append(
+                f"ratio of medians outside the interval [{low:.3f}, {high:.3f}]: the samples "
+                f"changed shape, typical shift {comparison.shift:.3f} (Hodges-Lehmann)"
+            )
         mix = None
         if one_sided_modes:
             modes = modes_b or modes_h

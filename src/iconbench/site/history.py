@@ -5,7 +5,7 @@ Two kinds of result sets feed the site, both in asv's storage:
 * an asv ``results_dir`` (``benchmarks.json``, ``<machine>/machine.json``, one file per
   commit and environment), as ``iconbench run`` / ``asv run`` write it;
 * a GPU runner's result set (``results/h100``: ``asv/`` as above, written by
-  ``ci/gpu_suite.py asv``, plus ``work/compile.jsonl`` and ``work/session.jsonl``, the
+  ``iconbench suite asv``, plus ``work/compile.jsonl`` and ``work/session.jsonl``, the
   compile and measure ledgers). asv stores a failed combination as ``None`` without a
   reason; the ledgers say which ones failed to compile and which failed to run, and why,
   so that failures show on the site instead of silently lowering the coverage.
