@@ -21,7 +21,7 @@ class Granules(Command):
         "iconbench granules measure --backends gtfn_gpu,dace_gpu --grid icon_benchmark_regional "
         "--out results/h100/granules",
         "iconbench granules report results/h100/granules/*.json --baseline NAME "
-        "--out docs/granules-h100.md",
+        "--suite results/h100 --out docs/granules-h100.md",
     )
 
     @classmethod
@@ -50,6 +50,11 @@ class Granules(Command):
         parser.add_argument(
             "--force", action="store_true", help="compare across grids/GPUs (report says so)"
         )
+        parser.add_argument(
+            "--suite", type=Path, metavar="DIR",
+            help="suite results of the same grid and GPU: kernel sums from their CUDA-event "
+            "times (report)",
+        )  # fmt: skip
         parser.add_argument("--json", action="store_true", help="print results as JSON")
         parser.add_argument("--dry-run", action="store_true", help="check the input, do nothing")
 
@@ -114,8 +119,9 @@ class Granules(Command):
         loaded = [results.read(p) for p in args.results]
         baseline = store.load(args.store or store.default_root(), args.baseline)
         compared = comparison.compare(
-            baseline, mapping.load(), loaded, pins=_pins(args.static), force=args.force
-        )
+            baseline, mapping.load(), loaded, pins=_pins(args.static), force=args.force,
+            suite=args.suite,
+        )  # fmt: skip
         text = report.render_markdown(baseline, compared, loaded)
         if args.dry_run:
             return 0

@@ -20,12 +20,14 @@ For each backend's result file:
 from __future__ import annotations
 
 import dataclasses
+import pathlib
 from collections.abc import Sequence
 from typing import Any
 
 from iconbench.baselines import gt4py_timings, speedup
 from iconbench.baselines.format import Baseline
 from iconbench.baselines.mapping import TimerProgramMapping
+from iconbench.granules.kernels import KernelSum, kernel_sum, suite_times
 from iconbench.granules.results import CaseResult, GranuleResults
 
 #: ICON timer names per case, first present wins (timer table names, then bencher names).
@@ -77,6 +79,13 @@ class CaseComparison:
     metric: str
     timer: str | None = None
     openacc_s: float | None = None
+    #: kernel seconds from the suite's CUDA-event times (``--suite``), None without
+    kernels: KernelSum | None = None
+
+    @property
+    def kernel_overhead_s(self) -> float | None:
+        """Wall minus the suite kernel sum: an upper bound (unmatched calls' kernels are in it)."""
+        return self.wall_s - self.kernels.seconds if self.kernels else None
 
     @property
     def measured_speedup(self) -> float | None:
@@ -149,10 +158,16 @@ def compare(
     *,
     pins: dict[str, Any] | None = None,
     force: bool = False,
+    suite: pathlib.Path | None = None,
 ) -> list[BackendComparison]:
-    """One comparison per result file; grids/GPUs other than the baseline's need ``force``."""
+    """One comparison per result file; grids/GPUs other than the baseline's need ``force``.
+
+    ``suite``: a suite result directory of the same grid and GPU whose CUDA-event device
+    times give each case's kernel sum (:mod:`iconbench.granules.kernels`).
+    """
     comparisons = []
     for result in results:
+        times = suite_times(suite, grid=result.grid, gpu=result.gpu) if suite else None
         cases = []
         for name, case in result.cases.items():
             timer, openacc_s = openacc_time(baseline, name) or (None, None)
@@ -168,6 +183,7 @@ def compare(
                     metric=case.metric,
                     timer=timer,
                     openacc_s=openacc_s,
+                    kernels=kernel_sum(case.calls, result.backend, times) if times else None,
                 )
             )
         assumed = counted = None

@@ -1,0 +1,115 @@
+"""A granule call's kernel time from the suite's CUDA-event times of the programs it calls.
+
+gt4py 1.2.1's ``compute`` metric is not kernel time on GPU backends (gtfn_gpu times the C++
+call and a device synchronisation; dace_gpu's came out up to 4.5x below CUDA events), so a
+granule's *overhead* cannot be its wall time minus that metric. The suite measures every
+program variant alone with CUDA events around a held stream (``cuda-events-held``): kernels
+and the gaps between them, not the Python before the first launch. The *kernel sum* of a
+granule call is each program call the granule made (counted by gt4py's call hook) times the
+suite's device median of the same program variant, on the same grid, backend and GPU; the
+overhead is the wall time minus it. Calls whose variant the suite did not measure are left
+out and counted (``coverage``), never guessed.
+
+A suite case matches a call when it is the same program and every static argument the case
+names has the call's value (the call also carries the switches the case leaves at their
+default); the case naming the most of them wins.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+from collections.abc import Mapping
+
+from iconbench.errors import IconbenchError
+from iconbench.granules.calls import ProgramKey
+
+#: (backend, program) -> [(static args of the case, device median seconds)]
+SuiteTimes = dict[tuple[str, str], list[tuple[dict[str, str], float]]]
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelSum:
+    """Kernel seconds per granule call from the suite, and how many calls it covers."""
+
+    seconds: float
+    matched_calls: float
+    calls: float
+    #: ``program[variant]`` of calls without a measured suite variant
+    unmatched: tuple[str, ...]
+
+    @property
+    def coverage(self) -> float:
+        """Share of the granule's program calls with a suite time."""
+        return self.matched_calls / self.calls if self.calls else 0.0
+
+
+def _switches(variant: str) -> dict[str, str]:
+    """``k=v-k=v`` as ``{k: v}`` (values as text, as both the catalog and the calls write them).
+
+    >>> _switches("limited_area=True-rayleigh_type=2"), _switches("default"), _switches("")
+    ({'limited_area': 'True', 'rayleigh_type': '2'}, {}, {})
+    """
+    if variant in ("", "default"):
+        return {}
+    return dict(part.split("=", 1) for part in variant.split("-"))
+
+
+def suite_times(results: pathlib.Path, *, grid: str, gpu: str) -> SuiteTimes:
+    """Device medians per (backend, program) from a suite result directory's summary.json.
+
+    Refuses a directory measured on another grid or GPU (one line): kernel times only add up
+    to a granule's on the same ones.
+    """
+    path = results / "summary.json" if results.is_dir() else results
+    try:
+        summary = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise IconbenchError(
+            f"--suite {path}: not a readable summary.json ({error}); "
+            "give a directory written by 'iconbench suite asv'"
+        ) from None
+    if summary.get("grid") != grid:
+        raise IconbenchError(
+            f"--suite {path}: measured on grid {summary.get('grid')!r}, the granules on {grid!r}"
+        )
+    suite_gpu = (summary.get("provenance", {}).get("gpu") or {}).get("name", "none")
+    if suite_gpu != gpu:
+        raise IconbenchError(f"--suite {path}: measured on {suite_gpu!r}, the granules on {gpu!r}")
+    times: SuiteTimes = {}
+    for case in summary.get("cases", []):
+        if case.get("error") or case.get("device_median_s") is None:
+            continue
+        program, _, variant = case["case"].partition("[")
+        entry = (_switches(variant.rstrip("]")), float(case["device_median_s"]))
+        times.setdefault((case["backend"], program), []).append(entry)
+    return times
+
+
+def kernel_sum(calls: Mapping[ProgramKey, float], backend: str, times: SuiteTimes) -> KernelSum:
+    """Sum of calls x suite device median over the calls a suite variant matches.
+
+    >>> times = {("b", "p"): [({}, 1e-4), ({"x": "True"}, 3e-4)], ("b", "q"): [({}, 2e-4)]}
+    >>> calls = {ProgramKey("p", "x=True-y=2"): 5.0, ProgramKey("q", ""): 1.0,
+    ...          ProgramKey("r", ""): 2.0}
+    >>> k = kernel_sum(calls, "b", times)
+    >>> round(k.seconds * 1e6), k.matched_calls, k.calls, k.unmatched
+    (1700, 6.0, 8.0, ('r[default]',))
+    """
+    seconds = matched = total = 0.0
+    unmatched = []
+    for key, n in calls.items():
+        total += n
+        switches = _switches(key.variant)
+        fitting = [
+            (len(static), median)
+            for static, median in times.get((backend, key.program), [])
+            if all(switches.get(name) == value for name, value in static.items())
+        ]
+        if not fitting:
+            unmatched.append(key.case_id)
+            continue
+        seconds += n * max(fitting)[1]
+        matched += n
+    return KernelSum(seconds, matched, total, tuple(unmatched))
