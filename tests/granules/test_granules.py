@@ -236,7 +236,9 @@ def _check_granules(backend: str, samples: int) -> dict:
         assert metered, case
         assert m.calls == {k: n / samples for k, n in sorted(metered.items())}, case
         assert m.metric == "compute"
-        assert 0 < m.device_median_s < m.wall_median_s
+        # the programs' times lie inside the calls they were taken in (the metered calls; the
+        # unmetered wall is another set of calls, which load on a shared runner can make faster)
+        assert all(0 < d <= w for d, w in zip(m.device_s, m.metered_wall_s, strict=True)), case
         for name, field in prepared.outputs().items():
             assert np.isfinite(field.asnumpy()).all(), (case, name)
         counted[case] = m.calls

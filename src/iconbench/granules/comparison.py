@@ -27,7 +27,7 @@ from typing import Any
 from iconbench.baselines import gt4py_timings, speedup
 from iconbench.baselines.format import Baseline
 from iconbench.baselines.mapping import TimerProgramMapping
-from iconbench.granules.kernels import KernelSum, kernel_sum, suite_times
+from iconbench.granules.kernels import KernelSum, kernel_sum, suite_times, suite_timings
 from iconbench.granules.results import CaseResult, GranuleResults
 
 #: ICON timer names per case, first present wins (timer table names, then bencher names).
@@ -108,6 +108,8 @@ class BackendComparison:
     estimate_counted: speedup.Estimate | None
     calls_replaced: tuple[tuple[str, str, float, float], ...]
     forced: tuple[str, ...]
+    #: the estimate from the suite's kernel times with the counted calls (``--suite``)
+    estimate_suite: speedup.Estimate | None = None
 
 
 def measured_calls(results: GranuleResults) -> speedup.MeasuredCalls:
@@ -186,7 +188,7 @@ def compare(
                     kernels=kernel_sum(case.calls, result.backend, times) if times else None,
                 )
             )
-        assumed = counted = None
+        assumed = counted = estimate_suite = None
         replaced: list[tuple[str, str, float, float]] = []
         forced: tuple[str, ...] = ()
         if "integrate_nh" in result.cases and result.cases["integrate_nh"].programs:
@@ -204,6 +206,15 @@ def compare(
                 for row in with_calls.backends[0].rows
                 for label, before, after in row.calls_replaced
             ]
+            if times:
+                kernel_timings = suite_timings(
+                    times, result.backend, grid=result.grid, gpu=result.gpu
+                )
+                from_suite = speedup.compare(
+                    baseline, mapping, kernel_timings, force=True, pins=pins,
+                    measured_calls=measured_calls(result),
+                )  # fmt: skip
+                estimate_suite = from_suite.backends[0].estimate
         comparisons.append(
             BackendComparison(
                 backend=result.backend,
@@ -214,6 +225,7 @@ def compare(
                 estimate_counted=counted,
                 calls_replaced=tuple(replaced),
                 forced=forced,
+                estimate_suite=estimate_suite,
             )
         )
     return comparisons

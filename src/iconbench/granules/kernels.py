@@ -22,6 +22,7 @@ import json
 import pathlib
 from collections.abc import Mapping
 
+from iconbench.baselines import gt4py_timings
 from iconbench.errors import IconbenchError
 from iconbench.granules.calls import ProgramKey
 
@@ -113,3 +114,29 @@ def kernel_sum(calls: Mapping[ProgramKey, float], backend: str, times: SuiteTime
         seconds += n * max(fitting)[1]
         matched += n
     return KernelSum(seconds, matched, total, tuple(unmatched))
+
+
+def suite_timings(
+    times: SuiteTimes, backend: str, *, grid: str, gpu: str
+) -> list[gt4py_timings.GT4PyTiming]:
+    """The suite's device medians of ``backend`` as timings for the ``integrate_nh`` estimate."""
+    return [
+        gt4py_timings.GT4PyTiming(
+            program=program,
+            static_args=tuple(
+                sorted(
+                    gt4py_timings.parse_variant(
+                        "-".join(f"{k}={v}" for k, v in static.items())
+                    ).items()
+                )
+            ),
+            backend=backend,
+            grid=grid,
+            gpu=gpu,
+            samples_s=(median,),
+            metric="time_device",
+        )
+        for (name, program), variants in times.items()
+        if name == backend
+        for static, median in variants
+    ]
