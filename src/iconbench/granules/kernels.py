@@ -21,13 +21,14 @@ import dataclasses
 import json
 import pathlib
 from collections.abc import Mapping
+from typing import Any
 
 from iconbench.baselines import gt4py_timings
 from iconbench.errors import IconbenchError
 from iconbench.granules.calls import ProgramKey
 
 #: (backend, program) -> [(static args of the case, device median seconds)]
-SuiteTimes = dict[tuple[str, str], list[tuple[dict[str, str], float]]]
+SuiteTimes = dict[tuple[str, str], list[tuple[dict[str, Any], float]]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,15 +47,13 @@ class KernelSum:
         return self.matched_calls / self.calls if self.calls else 0.0
 
 
-def _switches(variant: str) -> dict[str, str]:
-    """``k=v-k=v`` as ``{k: v}`` (values as text, as both the catalog and the calls write them).
+def _switches(variant: str) -> dict[str, Any]:
+    """A case's or call's variant as static arguments (``default``: none).
 
-    >>> _switches("limited_area=True-rayleigh_type=2"), _switches("default"), _switches("")
-    ({'limited_area': 'True', 'rayleigh_type': '2'}, {}, {})
+    >>> _switches("limited_area=True-rayleigh_type=2"), _switches("default")
+    ({'limited_area': True, 'rayleigh_type': 2}, {})
     """
-    if variant in ("", "default"):
-        return {}
-    return dict(part.split("=", 1) for part in variant.split("-"))
+    return {} if variant == "default" else gt4py_timings.parse_variant(variant)
 
 
 def suite_times(results: pathlib.Path, *, grid: str, gpu: str) -> SuiteTimes:
@@ -91,7 +90,7 @@ def suite_times(results: pathlib.Path, *, grid: str, gpu: str) -> SuiteTimes:
 def kernel_sum(calls: Mapping[ProgramKey, float], backend: str, times: SuiteTimes) -> KernelSum:
     """Sum of calls x suite device median over the calls a suite variant matches.
 
-    >>> times = {("b", "p"): [({}, 1e-4), ({"x": "True"}, 3e-4)], ("b", "q"): [({}, 2e-4)]}
+    >>> times = {("b", "p"): [({}, 1e-4), ({"x": True}, 3e-4)], ("b", "q"): [({}, 2e-4)]}
     >>> calls = {ProgramKey("p", "x=True-y=2"): 5.0, ProgramKey("q", ""): 1.0,
     ...          ProgramKey("r", ""): 2.0}
     >>> k = kernel_sum(calls, "b", times)
@@ -123,13 +122,7 @@ def suite_timings(
     return [
         gt4py_timings.GT4PyTiming(
             program=program,
-            static_args=tuple(
-                sorted(
-                    gt4py_timings.parse_variant(
-                        "-".join(f"{k}={v}" for k, v in static.items())
-                    ).items()
-                )
-            ),
+            static_args=tuple(sorted(static.items())),
             backend=backend,
             grid=grid,
             gpu=gpu,
