@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
+import pytest
+
 from iconbench import suite
 from iconbench.baselines import experiments, mapping, store
 from iconbench.runner import cases
 from iconbench.runner.options import RunOptions
 
 
+@pytest.fixture
+def catalog_on(monkeypatch):
+    """The whole catalog, also when tests/timing switched it off for this session."""
+    monkeypatch.delenv("ICONBENCH_CATALOG", raising=False)
+    suite._has_catalog.cache_clear()
+    suite.all_case_ids.cache_clear()
+    yield
+    monkeypatch.undo()
+    suite._has_catalog.cache_clear()
+    suite.all_case_ids.cache_clear()
+
+
 def _experiment() -> experiments.Experiment:
     return experiments.from_file(experiments.root() / "mch_icon-ch1_medium.toml")
 
 
-def test_timer_order_puts_mapped_variants_first_by_openacc_share(tmp_path) -> None:
+def test_timer_order_puts_mapped_variants_first_by_openacc_share(catalog_on) -> None:
     experiment = _experiment()
     chosen = experiment.case_ids(suite.case_ids("", None, one_variant=False))
     ordered = cases.timer_order(chosen, experiment)
@@ -39,7 +53,7 @@ def test_timer_order_puts_mapped_variants_first_by_openacc_share(tmp_path) -> No
     assert all(s == 0 for s in shares[len(mapped) :])
 
 
-def test_jobs_give_both_backends_the_same_case_before_the_next(tmp_path) -> None:
+def test_jobs_give_both_backends_the_same_case_before_the_next(tmp_path, catalog_on) -> None:
     options = RunOptions(
         out=tmp_path, backends=("gtfn_gpu", "dace_gpu"), grid="tiny", compile_grid="tiny",
         programs="", shard="", stack="s", processes=1, build_jobs=1, budget=None, samples=1,
