@@ -50,7 +50,7 @@ def test_every_mapped_timer_maps_to_exactly_one_variant_of_the_experiment(ch1):
     for case in chosen:
         program, _, rest = case.partition("[")
         variant = rest.removesuffix("]")
-        static = {} if variant in {"", "default"} else parse_variant(variant)
+        static = parse_variant(variant)
         timings.append(
             GT4PyTiming(
                 program, tuple(sorted(static.items())), "gtfn_gpu", ch1.grid, "GH200",

@@ -76,7 +76,7 @@ class Experiment:
         chosen = []
         for case in cases:
             _, variant = split_case(case)
-            if self.uses({} if variant == "default" else parse_variant(variant)):
+            if self.uses(parse_variant(variant)):
                 chosen.append(case)
         return chosen
 

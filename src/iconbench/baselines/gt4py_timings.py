@@ -74,12 +74,16 @@ def variant_name(static_args: Mapping[str, Any]) -> str:
 def parse_variant(name: str) -> dict[str, Any]:
     """Static arguments from a catalog variant name (Python literals where they parse).
 
+    ``default`` (the catalog's name for a program without static arguments) and ``""`` are none.
+
     >>> parse_variant("at_first_substep=True-at_last_substep=False")
     {'at_first_substep': True, 'at_last_substep': False}
-    >>> parse_variant("")
-    {}
+    >>> parse_variant(""), parse_variant("default")
+    ({}, {})
     """
     result: dict[str, Any] = {}
+    if name == "default":
+        return result
     for part in filter(None, _VARIANT_SPLIT.split(name)):
         key, _, raw = part.partition("=")
         try:
@@ -193,7 +197,7 @@ def from_records(
     for (case, backend, grid, machine), record in by_case.items():
         program, _, rest = case.partition("[")
         variant = rest.removesuffix("]")
-        static = {} if variant in {"", "default"} else parse_variant(variant)
+        static = parse_variant(variant)
         timings.append(
             GT4PyTiming(
                 program=program,

@@ -68,7 +68,7 @@ def _timings(side: ResultSet) -> list[Any]:
         if entry.metric != "device_time" or entry.error or not entry.samples:
             continue
         program, variant = split_case(entry.case)
-        static = {} if variant == "default" else parse_variant(variant)
+        static = parse_variant(variant)
         timings.append(
             GT4PyTiming(
                 program=program,

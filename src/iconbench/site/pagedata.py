@@ -145,7 +145,7 @@ def timings_of(run: Run, backends: Sequence[str] | None = None) -> list[gt4py_ti
     for m in run.measured:
         if m.device_s is None or (backends and m.backend not in backends):
             continue
-        static = {} if m.variant == "default" else gt4py_timings.parse_variant(m.variant)
+        static = gt4py_timings.parse_variant(m.variant)
         timings.append(
             gt4py_timings.GT4PyTiming(
                 program=m.program,
