@@ -10,9 +10,10 @@ suite's device median of the same program variant, on the same grid, backend and
 overhead is the wall time minus it. Calls whose variant the suite did not measure are left
 out and counted (``coverage``), never guessed.
 
-A suite case matches a call when it is the same program and every static argument the case
-names has the call's value (the call also carries the switches the case leaves at their
-default); the case naming the most of them wins.
+A suite case matches a call as a timer mapping's program reference does
+(:meth:`~iconbench.baselines.mapping.ProgramRef.matches`: same program, and every static
+argument the case names has the call's value; the call also carries the switches the case
+leaves at their default); the case naming the most of them wins.
 """
 
 from __future__ import annotations
@@ -21,14 +22,15 @@ import dataclasses
 import json
 import pathlib
 from collections.abc import Mapping
-from typing import Any
 
 from iconbench.baselines import gt4py_timings
+from iconbench.baselines.mapping import ProgramRef
 from iconbench.errors import IconbenchError
 from iconbench.granules.calls import ProgramKey
+from iconbench.suite import split_case
 
-#: (backend, program) -> [(static args of the case, device median seconds)]
-SuiteTimes = dict[tuple[str, str], list[tuple[dict[str, Any], float]]]
+#: (backend, program) -> [(the case as a program reference, device median seconds)]
+SuiteTimes = dict[tuple[str, str], list[tuple[ProgramRef, float]]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,15 +47,6 @@ class KernelSum:
     def coverage(self) -> float:
         """Share of the granule's program calls with a suite time."""
         return self.matched_calls / self.calls if self.calls else 0.0
-
-
-def _switches(variant: str) -> dict[str, Any]:
-    """A case's or call's variant as static arguments (``default``: none).
-
-    >>> _switches("limited_area=True-rayleigh_type=2"), _switches("default")
-    ({'limited_area': True, 'rayleigh_type': 2}, {})
-    """
-    return {} if variant == "default" else gt4py_timings.parse_variant(variant)
 
 
 def suite_times(results: pathlib.Path, *, grid: str, gpu: str) -> SuiteTimes:
@@ -81,8 +74,9 @@ def suite_times(results: pathlib.Path, *, grid: str, gpu: str) -> SuiteTimes:
     for case in summary.get("cases", []):
         if case.get("error") or case.get("device_median_s") is None:
             continue
-        program, _, variant = case["case"].partition("[")
-        entry = (_switches(variant.rstrip("]")), float(case["device_median_s"]))
+        program, variant = split_case(case["case"])
+        static = tuple(gt4py_timings.parse_variant(variant).items())
+        entry = (ProgramRef(program, static), float(case["device_median_s"]))
         times.setdefault((case["backend"], program), []).append(entry)
     return times
 
@@ -90,7 +84,8 @@ def suite_times(results: pathlib.Path, *, grid: str, gpu: str) -> SuiteTimes:
 def kernel_sum(calls: Mapping[ProgramKey, float], backend: str, times: SuiteTimes) -> KernelSum:
     """Sum of calls x suite device median over the calls a suite variant matches.
 
-    >>> times = {("b", "p"): [({}, 1e-4), ({"x": True}, 3e-4)], ("b", "q"): [({}, 2e-4)]}
+    >>> times = {("b", "p"): [(ProgramRef("p"), 1e-4), (ProgramRef("p", (("x", True),)), 3e-4)],
+    ...          ("b", "q"): [(ProgramRef("q"), 2e-4)]}
     >>> calls = {ProgramKey("p", "x=True-y=2"): 5.0, ProgramKey("q", ""): 1.0,
     ...          ProgramKey("r", ""): 2.0}
     >>> k = kernel_sum(calls, "b", times)
@@ -101,11 +96,11 @@ def kernel_sum(calls: Mapping[ProgramKey, float], backend: str, times: SuiteTime
     unmatched = []
     for key, n in calls.items():
         total += n
-        switches = _switches(key.variant)
+        switches = gt4py_timings.parse_variant(key.variant)
         fitting = [
-            (len(static), median)
-            for static, median in times.get((backend, key.program), [])
-            if all(switches.get(name) == value for name, value in static.items())
+            (len(ref.static_args), median)
+            for ref, median in times.get((backend, key.program), [])
+            if ref.matches(key.program, switches)
         ]
         if not fitting:
             unmatched.append(key.case_id)
@@ -122,7 +117,7 @@ def suite_timings(
     return [
         gt4py_timings.GT4PyTiming(
             program=program,
-            static_args=tuple(sorted(static.items())),
+            static_args=tuple(sorted(ref.static_args)),
             backend=backend,
             grid=grid,
             gpu=gpu,
@@ -131,5 +126,5 @@ def suite_timings(
         )
         for (name, program), variants in times.items()
         if name == backend
-        for static, median in variants
+        for ref, median in variants
     ]
