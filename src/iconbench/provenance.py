@@ -146,22 +146,23 @@ def environment_flags() -> dict[str, str]:
     return {k: os.environ[k] for k in keys}
 
 
+def checkout_commit() -> str:
+    """The commit of this checkout ('' outside git)."""
+    from iconbench.buildcache import REPO_ROOT
+
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=False
+        )
+    except OSError:
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
 def code_commit() -> str:
     """The iconbench commit that made a result.
 
     ``$ICONBENCH_COMMIT`` first (a runner's copy of the code may have no git metadata), else
     this checkout's ``HEAD``, else forty zeros.
     """
-    import os
-    import subprocess
-
-    from iconbench.buildcache import REPO_ROOT
-
-    if os.environ.get("ICONBENCH_COMMIT"):
-        return os.environ["ICONBENCH_COMMIT"]
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "0" * 40
+    return os.environ.get("ICONBENCH_COMMIT") or checkout_commit() or "0" * 40

@@ -15,6 +15,7 @@ import sys
 
 import pytest
 
+from iconbench import provenance
 from iconbench.gate import rerun, resultset, verdict
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -60,7 +61,7 @@ def test_runner_side_is_measured_again_by_the_suite_runner(tmp_path, monkeypatch
 @pytest.mark.slow  # asv run of one benchmark in this environment: ~2 min on 2 cores
 def test_asv_side_is_measured_again_by_asv_run(cpu_results):
     head = resultset.resolve(f"{cpu_results}/asv@{'e1' * 4}", label="head")
-    side = dataclasses.replace(head, commit=rerun.checkout_commit())
+    side = dataclasses.replace(head, commit=provenance.checkout_commit())
     assert side.commit
     new = rerun.asv_measure(side, [(CASE, "embedded")], 300)
     key = f"{CASE}|embedded|device_time"

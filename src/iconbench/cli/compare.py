@@ -149,6 +149,7 @@ class Compare(Command):
 
     @classmethod
     def _decide(cls, args, base, head, config, history, select, want):  # noqa: PLR0917
+        from iconbench import provenance
         from iconbench.gate import asv_decision, rerun, verdict
 
         decide = None
@@ -170,7 +171,7 @@ class Compare(Command):
 
         summary = run_gate(base, head)
         if args.rerun_inconclusive and summary.counts["inconclusive"]:
-            here = rerun.checkout_commit()
+            here = provenance.checkout_commit()
             base, head, done = rerun.rerun_inconclusive(
                 base,
                 head,

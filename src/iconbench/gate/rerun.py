@@ -37,14 +37,6 @@ from iconbench.gate.resultset import ResultSet
 Measure = Callable[[ResultSet, Sequence[tuple[str, str]], float], dict[str, tuple[float, ...]]]
 
 
-def checkout_commit() -> str:
-    """The commit of this checkout ('' outside git)."""
-    out = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=False
-    )
-    return out.stdout.strip() if out.returncode == 0 else ""
-
-
 def asv_measure(
     side: ResultSet, cases: Sequence[tuple[str, str]], budget_s: float
 ) -> dict[str, tuple[float, ...]]:
