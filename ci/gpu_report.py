@@ -166,9 +166,9 @@ def _grid(summary: dict) -> dict:
 
 def _newest_commit(out: pathlib.Path) -> str:
     """The commit of the newest asv result file in ``OUT/asv`` (it holds every ledger case)."""
-    files = [f for f in (out / "asv").glob("*/*.json") if f.name != "machine.json"]
-    newest = max(files, key=lambda f: json.loads(f.read_text()).get("date", 0))
-    return json.loads(newest.read_text())["commit_hash"][:8]
+    runs = [json.loads(f.read_text()) for f in (out / "asv").glob("*/*.json")]
+    newest = max((r for r in runs if "commit_hash" in r), key=lambda r: r.get("date", 0))
+    return newest["commit_hash"][:8]
 
 
 def _speedup(out: pathlib.Path, experiment: str) -> dict:

@@ -38,7 +38,7 @@ def test_timer_order_puts_mapped_variants_first_by_openacc_share(catalog_on) -> 
         program, variant = suite.split_case(case)
         from iconbench.baselines.gt4py_timings import parse_variant
 
-        static = {} if variant == "default" else parse_variant(variant)
+        static = parse_variant(variant)
         return sum(
             baseline.timer(name).time_s
             for name, entry in timers.timers.items()

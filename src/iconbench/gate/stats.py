@@ -83,7 +83,7 @@ class Comparison:
     ratio_ci: tuple[float, float]
     p_regression: float
     p_improvement: float
-    shift: float = float("nan")
+    shift: float
 
     @property
     def medians_outside_interval(self) -> bool:

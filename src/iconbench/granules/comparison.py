@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from iconbench.baselines import gt4py_timings, speedup
-from iconbench.baselines.format import Baseline
+from iconbench.baselines.format import Baseline, Timer
 from iconbench.baselines.mapping import TimerProgramMapping
 from iconbench.granules.kernels import KernelSum, kernel_sum, suite_times, suite_timings
 from iconbench.granules.results import CaseResult, GranuleResults
@@ -36,8 +36,12 @@ TIMERS: dict[str, tuple[str, ...]] = {
     "diffusion.initial_run": ("nh_hdiff_run_initial", "nh_hdiff_initial_run"),
     "solve_nonhydro.substep": ("nh_solve",),
 }
-SOLVE_TIMER = "nh_solve"
 STEP_TIMER = "integrate_nh"
+
+
+def _first_timer(baseline: Baseline, names: Sequence[str]) -> Timer | None:
+    """The first of ``names`` the baseline has."""
+    return next((timer for name in names if (timer := baseline.timer(name))), None)
 
 
 def openacc_time(baseline: Baseline, case: str) -> tuple[str, float] | None:
@@ -52,17 +56,16 @@ def openacc_time(baseline: Baseline, case: str) -> tuple[str, float] | None:
     ('nh_solve', 0.00455317)
     """
     if case == STEP_TIMER:
-        step, solve = baseline.timer(STEP_TIMER), baseline.timer(SOLVE_TIMER)
-        diffusion = next(
-            (baseline.timer(t) for t in TIMERS["diffusion.run"] if baseline.timer(t)), None
-        )
+        step = baseline.timer(STEP_TIMER)
+        solve = _first_timer(baseline, TIMERS["solve_nonhydro.substep"])
+        diffusion = _first_timer(baseline, TIMERS["diffusion.run"])
         if step is None or solve is None or diffusion is None or not step.calls:
             return None
         substeps = solve.calls / step.calls
         what = f"{substeps:g} x {solve.name} + {diffusion.name}"
         return what, substeps * solve.t_avg_s + diffusion.t_avg_s
-    timer = next((t for t in TIMERS.get(case, ()) if baseline.timer(t) is not None), None)
-    return (timer, baseline.timer(timer).t_avg_s) if timer else None
+    timer = _first_timer(baseline, TIMERS.get(case, ()))
+    return (timer.name, timer.t_avg_s) if timer else None
 
 
 @dataclasses.dataclass(frozen=True)

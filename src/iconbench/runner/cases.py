@@ -41,14 +41,16 @@ def timer_order(cases: list[str], experiment) -> list[str]:
 
     timers = mapping.load()
     baseline = store.load(store.default_root(), experiment.baseline)
+    calls = {}
+    for case in cases:
+        program, variant = split_case(case)
+        calls[case] = (program, parse_variant(variant))
     share: dict[str, float] = {}
     for name, entry in timers.timers.items():
         timer = baseline.timer(name)
         if timer is None:
             continue
-        for case in cases:
-            program, variant = split_case(case)
-            static = {} if variant == "default" else parse_variant(variant)
+        for case, (program, static) in calls.items():
             if any(ref.matches(program, static) for ref in entry.programs):
                 share[case] = share.get(case, 0.0) + timer.time_s
     return sorted(cases, key=lambda case: -share.get(case, 0.0))
