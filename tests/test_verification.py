@@ -222,3 +222,23 @@ def test_precompile_covers_the_compiled_reference_only_where_embedded_cannot_run
         ("init_nabla2_factor_in_upper_damping_zone[default]", "gtfn_gpu"),
         ("init_nabla2_factor_in_upper_damping_zone[default]", "gtfn_cpu"),
     ]
+
+
+def test_a_pool_of_workers_verifies_as_the_serial_loop_does():
+    """``processes`` > 1 runs the cases in spawned workers; verdicts, errors and order match."""
+    pattern = "^(compute_tangential_wind|init_nabla2_factor_in_upper_damping_zone)\\["
+    serial = verification.verify(["gtfn_cpu", "embedded"], "tiny", pattern=pattern)
+    pooled = verification.verify(["gtfn_cpu", "embedded"], "tiny", pattern=pattern, processes=2)
+
+    def verdicts(report):
+        return [(r.case, r.backend, r.reference, r.status, r.worst_ratio) for r in report.results]
+
+    assert verdicts(pooled) == verdicts(serial)
+    # backends outermost; embedded cannot run the second program (concat_where), so gtfn_cpu
+    # is checked against dace_cpu there, and embedded fails against gtfn_cpu
+    assert [(r.status, r.reference) for r in pooled.results] == [
+        ("pass", "embedded"),
+        ("pass", "dace_cpu"),
+        ("pass", "gtfn_cpu"),
+        ("error", "gtfn_cpu"),
+    ]

@@ -37,7 +37,11 @@ class Verify(Command):
         options.add_grid(parser)
         options.add_programs(parser)
         options.add_out(parser, help="write PATH.md and PATH.json (the table and the data)")
-        options.add_jobs(parser, default_help="half the cores", zero_meant="no-precompile")
+        options.add_jobs(
+            parser,
+            default_help="half the cores; the cases are then verified in as many processes",
+            zero_meant="no-precompile",
+        )
         parser.add_argument(
             "--seed", type=int, default=0, metavar="N", help="input seed (default 0)"
         )
@@ -65,6 +69,7 @@ class Verify(Command):
             seed=args.seed,
             progress=verification.print_progress,
             one_variant=args.one_variant,
+            processes=1 if args.no_precompile else _processes(args),
         )
         for line in verification.summary_lines(report):
             print(line)
@@ -93,6 +98,11 @@ def _precompile(args: argparse.Namespace, verification: object) -> None:
         grid=args.grid,
         stack=stack,
         ledger=ledger,
-        processes=args.jobs or max(1, (os.cpu_count() or 1) // 2),
+        processes=_processes(args),
         progress=compilation.print_progress,
     )
+
+
+def _processes(args: argparse.Namespace) -> int:
+    """Processes that compile, then verify: ``--jobs`` or half the cores."""
+    return args.jobs or max(1, (os.cpu_count() or 1) // 2)
