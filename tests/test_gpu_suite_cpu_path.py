@@ -233,3 +233,25 @@ def test_the_committed_h100_report_is_what_the_result_directories_give():
     assert "| dace_gpu | 119 / 119 (100.0 %) | 0 | 0 |" in report.stdout
     assert "every case is measured or known not to compile" in report.stdout
     assert "lease" not in report.stdout.lower()
+
+
+def test_a_later_job_with_fewer_backends_or_another_stack(tmp_path):
+    """``asv`` covers every backend of the ledger, not only this job's ``--backends``; a job of
+    another stack is refused before it adds to the directory (its ledger has no stack field)."""
+    common = ["--out", str(tmp_path), "--grid", "tiny", "--programs", "^compute_tangential_wind\\["]
+    measured = _run(*SUITE, *common, "--backends", "embedded", "measure", "--samples", "5")
+    assert "measure: 1 cases" in measured.stderr, measured.stderr[-2000:]
+    written = _run(*SUITE, *common, "--backends", "gtfn_cpu", "asv")
+    assert written.returncode == 0, written.stderr[-2000:]
+    (result_file,) = (tmp_path / "asv").glob("*/*-existing-*.json")
+    data = json.loads(result_file.read_text())
+    host = data["results"]["programs.Programs.time_host"]
+    assert sum(value is not None for value in host[0]) == 1
+    stack = json.loads((tmp_path / "summary.json").read_text())["stack"]
+
+    other = _run(*SUITE, *common, "--backends", "embedded", "--stack", "stack-other", "plan")
+    assert other.returncode != 0
+    (line,) = [text for text in other.stderr.splitlines() if "error" in text]
+    assert f"holds results of {stack}, this run is stack-other" in line
+    assert "give a new --out" in line
+    assert sorted(p.name for p in tmp_path.glob("summary*.json")) == ["summary.json"]

@@ -407,8 +407,9 @@ def verify(
 
     ``processes`` > 1 verifies the cases in a ``spawn`` pool of that many workers. Loading a
     compiled program from the cache costs seconds on DaCe (638 s for the 112 first variants
-    on dace_gpu on the H100, references included, against 54 s on gtfn_gpu), so a serial loop after a parallel precompile spent most of its time there.
-    The table is in case order either way.
+    on dace_gpu on the H100, references included, against 54 s on gtfn_gpu), so a serial
+    loop after a parallel precompile spent most of its time there. The table is in case
+    order either way.
     """
     from iconbench.programs import backends
 

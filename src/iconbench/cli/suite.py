@@ -162,6 +162,9 @@ class Suite(Command):
             sys.stdout.flush()
             os.execv(sys.executable, [sys.executable, "-m", "iconbench", *sys.argv[1:]])
         options = cls._options(args, backends, experiment)
+        from iconbench.runner import output
+
+        output.require_stack(options.out, options.stack)
         (options.work).mkdir(parents=True, exist_ok=True)
         cls._environment(options)
         # after the build cache is configured: resolving a backend imports gt4py

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
+
+from iconbench.errors import IconbenchError
 
 
 def write_new_or_suffixed(path: pathlib.Path, text: str) -> pathlib.Path:
@@ -42,3 +45,47 @@ def newest_summary(out: pathlib.Path) -> pathlib.Path | None:
 
     found = sorted(out.glob("summary*.json"), key=number)
     return found[-1] if found else None
+
+
+def recorded_stack(out: pathlib.Path) -> str | None:
+    """The stack whose results ``out`` holds: its newest summary's, else its first compile's.
+
+    >>> import tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> recorded_stack(root) is None
+    True
+    >>> _ = write_new_or_suffixed(root / "summary.json", '{"stack": "stack-a"}')
+    >>> recorded_stack(root)
+    'stack-a'
+    """
+    summary = newest_summary(out)
+    if summary is not None:
+        try:
+            return json.loads(summary.read_text())["stack"]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise IconbenchError(
+                f"{summary}: not a summary.json of 'iconbench suite asv'; move it aside"
+            ) from None
+    ledger = out / "work" / "compile.jsonl"
+    try:
+        first = ledger.read_text().split("\n", 1)[0]
+    except OSError:
+        return None
+    try:
+        return json.loads(first)["stack"] if first.strip() else None
+    except (ValueError, KeyError, TypeError):
+        raise IconbenchError(f"{ledger}: line 1 is not a compile record; move it aside") from None
+
+
+def require_stack(out: pathlib.Path, stack: str) -> None:
+    """Refuse to add results of ``stack`` to a directory that holds another stack's.
+
+    Its measurement ledger does not tell stacks apart, so the result files written from it
+    would give the earlier stack's cases the new stack's name.
+    """
+    recorded = recorded_stack(out)
+    if recorded is not None and recorded != stack:
+        raise IconbenchError(
+            f"--out {out} holds results of {recorded}, this run is {stack}: "
+            "a result directory keeps one stack; give a new --out"
+        )

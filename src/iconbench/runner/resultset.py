@@ -70,8 +70,11 @@ def run(options: RunOptions) -> None:
         values["track_compile_cached"][key] = (r.load_s, None)
         if r.fingerprint:
             values["track_codegen_fingerprint"][key] = (int(r.fingerprint[:12], 16), None)
-    # the suite's parameters cover the whole ledger, not only this run's --programs
+    # the suite's parameters cover the whole ledger, not only this run's --programs and
+    # --backends (a later job may measure fewer backends into the same directory)
     os.environ.pop("ICONBENCH_PROGRAMS", None)
+    others = sorted({r.backend for r in records} - set(options.backends))
+    os.environ["ICONBENCH_BACKENDS"] = ",".join([*options.backends, *others])
     benchmarks = results.discover_benchmarks(REPO_ROOT / "benchmarks")
     recorded = _recorded_provenance(options.provenance) if options.provenance else None
     info = (
