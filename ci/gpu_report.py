@@ -215,6 +215,8 @@ def _part(out: pathlib.Path, one_variant: bool) -> dict:
         from iconbench.baselines import experiments
 
         cases = experiments.load(experiment).case_ids(cases)
+    if summary.get("programs"):  # a directory of a --programs selection
+        cases = [case for case in cases if suite.matches(summary["programs"], case)]
     cases = set(cases)
     # with --one-variant, the other variants measured so far are not part of this report
     summary["cases"] = [c for c in summary["cases"] if c["case"] in cases]
@@ -239,6 +241,9 @@ def _part(out: pathlib.Path, one_variant: bool) -> dict:
         "dir": out.relative_to(ROOT).as_posix() if out.is_relative_to(ROOT) else str(out),
         "summary": summary,
         "experiment": experiment,
+        "programs": sorted({suite.split_case(case)[0] for case in cases})
+        if summary.get("programs")
+        else None,
         "cases": len(cases),
         "grid": _grid(summary),
         "drivers": _drivers(out),

@@ -9,6 +9,7 @@ measure, the asv files and summary written from the ledger, and the report rende
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -47,7 +48,9 @@ def test_measure_asv_and_report_on_the_cpu(tmp_path):
     again = _run(*suite, "measure", "--samples", "10")
     assert "measure: 0 cases" in again.stderr + again.stdout
 
-    written = _run(*suite, "asv")
+    # asv without --programs: the directory's scope is the whole catalog (with --programs, the
+    # summary records the selection and the report counts coverage against it)
+    written = _run(*suite[:-2], "asv")
     assert written.returncode == 0, written.stderr[-2000:]
     (result_file,) = (tmp_path / "asv").glob("*/*-existing-*.json")
     data = json.loads(result_file.read_text())
@@ -92,8 +95,15 @@ def test_the_one_variant_report_counts_first_variants_only(tmp_path):
     measured = _run(*suite, "measure", "--samples", "5", "--max-s", "0.5")
     assert "measure: 2 cases" in measured.stderr, measured.stderr[-2000:]
     assert _run(*suite, "asv").returncode == 0
-    every = _run("ci/gpu_report.py", str(tmp_path))
-    firsts = _run("ci/gpu_report.py", str(tmp_path), "--one-variant")
+    selection = _run("ci/gpu_report.py", str(tmp_path))
+    assert "| embedded | 2 / 2 (100.0 %) " in selection.stdout, selection.stderr[-2000:]
+    assert "1 program of the suite on the generated grid (`tiny`)" in selection.stdout
+    # the same ledger with the whole catalog as scope (asv without --programs)
+    whole = tmp_path / "whole"
+    shutil.copytree(tmp_path / "work", whole / "work")
+    assert _run(*SUITE, "--out", str(whole), *suite[5:-2], "asv").returncode == 0
+    every = _run("ci/gpu_report.py", str(whole))
+    firsts = _run("ci/gpu_report.py", str(whole), "--one-variant")
     assert "| embedded | 2 / 192 " in every.stdout, every.stderr[-2000:]
     assert "| embedded | 1 / 112 " in firsts.stdout, firsts.stderr[-2000:]
     assert "limited_area=True" in every.stdout
@@ -221,7 +231,11 @@ def test_experiment_selects_its_variants_and_results_record_the_grid(tmp_path):
 @pytest.mark.slow  # imports gt4py and runs 'iconbench speedup': ~50 s on 2 shared cores
 def test_the_committed_h100_report_is_what_the_result_directories_give():
     """docs/results-h100.md is generated, not typed: one command gives it from results/."""
-    dirs = ["results/h100", "results/h100-mch_icon-ch1_medium"]
+    dirs = [
+        "results/h100",
+        "results/h100-mch_icon-ch1_medium",
+        "results/h100-ch1_medium-dace-2.0.0a6",
+    ]
     report = _run("ci/gpu_report.py", *dirs)
     assert report.returncode == 0, report.stderr[-2000:]
     assert report.stdout == (REPO / "docs" / "results-h100.md").read_text()
@@ -230,6 +244,9 @@ def test_the_committed_h100_report_is_what_the_result_directories_give():
     assert "| dace_gpu | 119 / 192 (62.0 %) | 0 | 73 |" in report.stdout
     assert "| 0eb40b3 | 2026-11-23 20:13 | gtfn_gpu 13 | 0 |" in report.stdout
     assert "**19 of 19 succeeded**" in report.stdout
+    # every failure of dace 2.0.0b1 compiles with the pinned 2.0.0a6 and is measured there
+    assert "**73 of 73 succeeded**" in report.stdout
+    assert "| dace_gpu | 75 / 75 (100.0 %) | 0 | 0 |" in report.stdout
     assert "| dace_gpu | 119 / 119 (100.0 %) | 0 | 0 |" in report.stdout
     assert "every case is measured or known not to compile" in report.stdout
     assert "lease" not in report.stdout.lower()
@@ -247,7 +264,21 @@ def test_a_later_job_with_fewer_backends_or_another_stack(tmp_path):
     data = json.loads(result_file.read_text())
     host = data["results"]["programs.Programs.time_host"]
     assert sum(value is not None for value in host[0]) == 1
-    stack = json.loads((tmp_path / "summary.json").read_text())["stack"]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    stack = summary["stack"]
+    assert summary["machine"]["num_cpu"] == str(os.cpu_count())
+
+    # the result files written elsewhere from this summary describe the measuring machine
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(tmp_path / "work", elsewhere / "work")
+    summary["machine"] |= {"num_cpu": "64", "cpu": "64 cores"}
+    recorded = tmp_path / "recorded-summary.json"
+    recorded.write_text(json.dumps(summary))
+    again = _run(*SUITE, *common[2:], "--out", str(elsewhere), "--backends", "embedded",
+                 "--stack", stack, "--provenance", str(recorded), "asv")  # fmt: skip
+    assert again.returncode == 0, again.stderr[-2000:]
+    (machine_json,) = (elsewhere / "asv").glob("*/machine.json")
+    assert json.loads(machine_json.read_text())["num_cpu"] == "64"
 
     other = _run(*SUITE, *common, "--backends", "embedded", "--stack", "stack-other", "plan")
     assert other.returncode != 0

@@ -83,12 +83,17 @@ def run(options: RunOptions) -> None:
     machine_json = options.out / "asv" / options.machine / "machine.json"
     if machine_json.exists():  # an asv machine is one fixed description, as `asv machine` keeps it
         machine = {k: v for k, v in json.loads(machine_json.read_text()).items() if k != "version"}
+    elif recorded and "machine" in recorded:  # as the measuring machine described itself
+        machine = {**recorded["machine"], "machine": options.machine}
     else:
+        # written elsewhere from another machine's summary without its description: no core
+        # count rather than this machine's
+        cores = "" if recorded else str(os.cpu_count())
         machine = {
             "machine": options.machine,
             "arch": "x86_64",
-            "cpu": f"{os.cpu_count()} cores",
-            "num_cpu": str(os.cpu_count()),
+            "cpu": f"{cores} cores" if cores else "",
+            "num_cpu": cores,
             "os": info.platform,
             "ram": "",
             "gpu": info.gpu.name if info.gpu else "none",
@@ -111,9 +116,13 @@ def run(options: RunOptions) -> None:
         "grid": options.grid,
         "grid_counts": counts_of(options.grid).as_dict(),
         "experiment": options.experiment.name if options.experiment else None,
+        # the selection this directory measures (None: every program), so a report counts
+        # coverage against it
+        "programs": options.programs or None,
         "backend_options": backend_variants.options_of(options.backends),
         "backends": options.backends,
         "stack": options.stack,
+        "machine": machine,
         "provenance": info.as_dict(),
         "environment": recorded["environment"] if recorded else provenance.environment_flags(),
         "phases": [
