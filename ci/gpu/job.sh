@@ -10,7 +10,9 @@
 # Environment: ICONBENCH_EXPERIMENT (e.g. mch_icon-ch1_medium: every program in the variants
 # the experiment runs, on its grid), ICONBENCH_GPU_GRID (default: the experiment's grid, else
 # ch1_medium), ICONBENCH_RESULTS (the committed result directory the job continues: default
-# results/h100, with an experiment results/h100-EXPERIMENT), ICONBENCH_VARIANTS=all (default:
+# results/h100, with an experiment results/h100-EXPERIMENT; a result directory keeps one stack:
+# results/h100 holds dace 2.0.0b1's, the pinned stack's ch1_medium results continue in
+# results/h100-ch1_medium-dace-2.0.0a6), ICONBENCH_VARIANTS=all (default:
 # the first variant of each program), ICONBENCH_CHECKS (programs per backend cross-checked, 5;
 # 0 skips the cupyx and ncu checks), ICONBENCH_VERIFY (backends to verify, default all; none
 # skips verification), ICONBENCH_MEASURE_S (seconds kept after compiling for measuring and
