@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Render the GPU results report from result directories of ``iconbench suite`` runs (``--out``).
 
-    python ci/gpu_report.py results/h100 results/h100-mch_icon-ch1_medium > docs/results-h100.md
+    python ci/gpu_report.py results/h100 results/h100-mch_icon-ch1_medium \
+        results/h100-ch1_medium-dace-2.0.0a6 > docs/results-h100.md
 
 Every number comes from the directories' files: ``summary*.json`` (the newest), ``work/``'s
 ledgers (``session.jsonl``, ``compile.jsonl``, ``nvidia-smi-*.txt``), ``asv/`` (one result file
