@@ -165,18 +165,14 @@ def _grid(summary: dict) -> dict:
     }
 
 
-def _newest_commit(out: pathlib.Path) -> str:
-    """The commit of the newest asv result file in ``OUT/asv`` (it holds every ledger case)."""
-    runs = [json.loads(f.read_text()) for f in (out / "asv").glob("*/*.json")]
-    newest = max((r for r in runs if "commit_hash" in r), key=lambda r: r.get("date", 0))
-    return newest["commit_hash"][:8]
+def _speedup(out: pathlib.Path, experiment: str, commit: str) -> dict:
+    """``iconbench speedup OUT/asv --experiment NAME --force --json --commit COMMIT``.
 
-
-def _speedup(out: pathlib.Path, experiment: str) -> dict:
-    """``iconbench speedup OUT/asv --experiment NAME --force --json --commit NEWEST``."""
+    ``commit``: the newest run's (its asv file holds every case of the ledger).
+    """
     command = [sys.executable, "-m", "iconbench", "speedup", str(out / "asv"),
                "--experiment", experiment, "--force", "--json",
-               "--commit", _newest_commit(out)]  # fmt: skip
+               "--commit", commit]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
     if done.returncode != 0:
         raise SystemExit(f"gpu_report.py: {' '.join(command[1:])} failed: {done.stderr.strip()}")
@@ -222,6 +218,7 @@ def _part(out: pathlib.Path, one_variant: bool) -> dict:
     # with --one-variant, the other variants measured so far are not part of this report
     summary["cases"] = [c for c in summary["cases"] if c["case"] in cases]
     failures = _compile_failures(out, summary, cases)
+    runs = _runs(out)
     context = report.suite_context(
         summary,
         _rows(out, "crosscheck"),
@@ -248,11 +245,11 @@ def _part(out: pathlib.Path, one_variant: bool) -> dict:
         "cases": len(cases),
         "grid": _grid(summary),
         "drivers": _drivers(out),
-        "runs": _runs(out),
+        "runs": runs,
         "compiles": _compiles(out, summary["stack"]),
         "failures": failures,
         "left": _left(out, summary, cases),
-        "speedup": _speedup(out, experiment) if experiment else None,
+        "speedup": _speedup(out, experiment, runs[-1]["commit"]) if experiment else None,
         "notes": (out / "notes.md").read_text().strip() if (out / "notes.md").exists() else "",
         "body": "\n".join(body).strip(),
     }
