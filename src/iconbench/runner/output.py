@@ -57,6 +57,13 @@ def recorded_stack(out: pathlib.Path) -> str | None:
     >>> _ = write_new_or_suffixed(root / "summary.json", '{"stack": "stack-a"}')
     >>> recorded_stack(root)
     'stack-a'
+    >>> from iconbench.timing.compilation import CompileLedger, CompileRecord
+    >>> fresh = pathlib.Path(tempfile.mkdtemp())
+    >>> (fresh / "work").mkdir()
+    >>> CompileLedger(fresh / "work" / "compile.jsonl").append(
+    ...     CompileRecord("a[default]", "gtfn_gpu", "tiny", "stack-b", 1.0))
+    >>> recorded_stack(fresh)
+    'stack-b'
     """
     summary = newest_summary(out)
     if summary is not None:
@@ -66,15 +73,10 @@ def recorded_stack(out: pathlib.Path) -> str | None:
             raise IconbenchError(
                 f"{summary}: not a summary.json of 'iconbench suite asv'; move it aside"
             ) from None
-    ledger = out / "work" / "compile.jsonl"
-    try:
-        first = ledger.read_text().split("\n", 1)[0]
-    except OSError:
-        return None
-    try:
-        return json.loads(first)["stack"] if first.strip() else None
-    except (ValueError, KeyError, TypeError):
-        raise IconbenchError(f"{ledger}: line 1 is not a compile record; move it aside") from None
+    from iconbench.timing.compilation import CompileLedger
+
+    records = CompileLedger(out / "work" / "compile.jsonl").records()
+    return records[0].stack if records else None
 
 
 def require_stack(out: pathlib.Path, stack: str) -> None:
