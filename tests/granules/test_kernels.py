@@ -46,3 +46,14 @@ def test_suite_of_another_grid_is_one_line():
     granule = _granules("gtfn_gpu")
     with pytest.raises(IconbenchError, match="measured on grid 'ch1_medium'"):
         kernels.suite_times(REPO / "results" / "h100", grid=granule.grid, gpu=granule.gpu)
+
+
+def test_a_directory_gives_its_newest_summary(tmp_path):
+    """Each ``suite asv`` adds a summary.N.json from the whole ledger: the newest one counts."""
+    summary = json.loads((MCH / "summary.json").read_text())
+    (tmp_path / "summary.json").write_text(json.dumps({**summary, "cases": []}))
+    (tmp_path / "summary.1.json").write_text(json.dumps(summary))
+    granule = _granules("dace_gpu")
+    newest = kernels.suite_times(tmp_path, grid=granule.grid, gpu=granule.gpu)
+    assert newest == kernels.suite_times(MCH, grid=granule.grid, gpu=granule.gpu)
+    assert sum(len(v) for k, v in newest.items() if k[0] == "dace_gpu") == 119

@@ -27,6 +27,7 @@ from iconbench.baselines import gt4py_timings
 from iconbench.baselines.mapping import ProgramRef
 from iconbench.errors import IconbenchError
 from iconbench.granules.calls import ProgramKey
+from iconbench.runner.output import newest_summary
 from iconbench.suite import split_case
 
 #: (backend, program) -> [(the case as a program reference, device median seconds)]
@@ -50,12 +51,13 @@ class KernelSum:
 
 
 def suite_times(results: pathlib.Path, *, grid: str, gpu: str) -> SuiteTimes:
-    """Device medians per (backend, program) from a suite result directory's summary.json.
+    """Device medians per (backend, program) from a suite result directory's newest summary.
 
     Refuses a directory measured on another grid or GPU (one line): kernel times only add up
     to a granule's on the same ones.
     """
-    path = results / "summary.json" if results.is_dir() else results
+    # a directory's newest summary holds every case of its ledger (older ones, fewer)
+    path = (newest_summary(results) or results / "summary.json") if results.is_dir() else results
     try:
         summary = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as error:
