@@ -31,6 +31,7 @@ from typing import Any
 
 from iconbench.errors import IconbenchError
 from iconbench.gate.summary import Grid
+from iconbench.runner.output import read_summary
 
 METRICS = ("device_time", "host_overhead", "compile_time")
 
@@ -278,18 +279,6 @@ def _asv_dates(root: pathlib.Path) -> list[tuple[float, str]]:
     return sorted(found)
 
 
-def _load_summary(path: pathlib.Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise IconbenchError(f"{path}: not a readable GPU runner summary ({error})") from None
-    if not isinstance(data, dict) or "cases" not in data:
-        raise IconbenchError(
-            f"{path}: not a runner summary (no 'cases'); 'iconbench suite asv' writes one"
-        )
-    return data
-
-
 def runner_runs(root: pathlib.Path) -> dict[pathlib.Path, str]:
     """Each ``summary*.json`` of a runner directory and the commit that wrote it.
 
@@ -305,7 +294,7 @@ def runner_runs(root: pathlib.Path) -> dict[pathlib.Path, str]:
 
     runs = {}
     for path in sorted(root.glob("summary*.json"), key=number):
-        at = _summary_time(_load_summary(path))
+        at = _summary_time(read_summary(path))
         later = [c for d, c in dates if d >= at]
         runs[path] = later[0] if later else ""
     return runs
@@ -328,7 +317,7 @@ def _session_rows(root: pathlib.Path, until: float) -> dict[tuple[str, str], dic
 
 
 def _runner_set(root: pathlib.Path, summary_path: pathlib.Path, *, label: str) -> ResultSet:
-    summary = _load_summary(summary_path)
+    summary = read_summary(summary_path)
     commit = runner_runs(root).get(summary_path, "")
     dates = [d for d, c in _asv_dates(root) if c == commit]
     until = dates[0] if dates else _summary_time(summary) + 60.0

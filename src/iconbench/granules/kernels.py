@@ -19,7 +19,6 @@ leaves at their default); the case naming the most of them wins.
 from __future__ import annotations
 
 import dataclasses
-import json
 import pathlib
 from collections.abc import Mapping
 
@@ -27,7 +26,7 @@ from iconbench.baselines import gt4py_timings
 from iconbench.baselines.mapping import ProgramRef
 from iconbench.errors import IconbenchError
 from iconbench.granules.calls import ProgramKey
-from iconbench.runner.output import newest_summary
+from iconbench.runner.output import newest_summary, read_summary
 from iconbench.suite import split_case
 
 #: (backend, program) -> [(the case as a program reference, device median seconds)]
@@ -59,12 +58,9 @@ def suite_times(results: pathlib.Path, *, grid: str, gpu: str) -> SuiteTimes:
     # a directory's newest summary holds every case of its ledger (older ones, fewer)
     path = (newest_summary(results) or results / "summary.json") if results.is_dir() else results
     try:
-        summary = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as error:
-        raise IconbenchError(
-            f"--suite {path}: not a readable summary.json ({error}); "
-            "give a directory written by 'iconbench suite asv'"
-        ) from None
+        summary = read_summary(path)
+    except IconbenchError as error:
+        raise IconbenchError(f"--suite {error}") from None
     if summary.get("grid") != grid:
         raise IconbenchError(
             f"--suite {path}: measured on grid {summary.get('grid')!r}, the granules on {grid!r}"

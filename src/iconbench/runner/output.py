@@ -47,6 +47,31 @@ def newest_summary(out: pathlib.Path) -> pathlib.Path | None:
     return found[-1] if found else None
 
 
+def read_summary(path: pathlib.Path) -> dict:
+    """A runner's ``summary*.json`` (``iconbench suite asv``), or one line naming the file.
+
+    >>> import tempfile
+    >>> bad = pathlib.Path(tempfile.mkdtemp()) / "summary.json"
+    >>> _ = bad.write_text("{}")
+    >>> try:
+    ...     read_summary(bad)
+    ... except IconbenchError as error:
+    ...     print(str(error).removeprefix(str(bad)))
+    : not a runner summary (no 'cases'); 'iconbench suite asv' writes one
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise IconbenchError(
+            f"{path}: not a readable runner summary ({error}); 'iconbench suite asv' writes one"
+        ) from None
+    if not isinstance(data, dict) or "cases" not in data:
+        raise IconbenchError(
+            f"{path}: not a runner summary (no 'cases'); 'iconbench suite asv' writes one"
+        )
+    return data
+
+
 def recorded_stack(out: pathlib.Path) -> str | None:
     """The stack whose results ``out`` holds: its newest summary's, else its first compile's.
 
@@ -54,7 +79,7 @@ def recorded_stack(out: pathlib.Path) -> str | None:
     >>> root = pathlib.Path(tempfile.mkdtemp())
     >>> recorded_stack(root) is None
     True
-    >>> _ = write_new_or_suffixed(root / "summary.json", '{"stack": "stack-a"}')
+    >>> _ = write_new_or_suffixed(root / "summary.json", '{"stack": "stack-a", "cases": []}')
     >>> recorded_stack(root)
     'stack-a'
     >>> from iconbench.timing.compilation import CompileLedger, CompileRecord
@@ -67,12 +92,7 @@ def recorded_stack(out: pathlib.Path) -> str | None:
     """
     summary = newest_summary(out)
     if summary is not None:
-        try:
-            return json.loads(summary.read_text())["stack"]
-        except (OSError, ValueError, KeyError, TypeError):
-            raise IconbenchError(
-                f"{summary}: not a summary.json of 'iconbench suite asv'; move it aside"
-            ) from None
+        return read_summary(summary).get("stack")
     from iconbench.timing.compilation import CompileLedger
 
     records = CompileLedger(out / "work" / "compile.jsonl").records()
