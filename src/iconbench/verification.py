@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from iconbench.errors import IconbenchError
+from iconbench.timing.sharding import parse_shard
 
 #: (rtol, atol) per dtype: float64 allows reassociated sums over neighbours and levels.
 TOLERANCES: dict[str, tuple[float, float]] = {
@@ -267,6 +268,32 @@ class Report:
     created: str = dataclasses.field(
         default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     )
+    #: ``(i, n)`` when this table is the i-th of n shares of the cases (``verify --shard``).
+    shard: tuple[int, int] | None = None
+
+    @classmethod
+    def read(cls, path: pathlib.Path) -> Report:
+        """The table ``path`` (the ``.json`` that :meth:`write` wrote); one clear line if not."""
+        path = pathlib.Path(path)
+        try:
+            data = json.loads(path.read_text())
+            shard = data.get("shard")
+            return cls(
+                grid=data["grid"],
+                backends=list(data["backends"]),
+                results=[CaseResult(**r) for r in data["results"]],
+                provenance=dict(data["provenance"]),
+                programs=int(data["programs"]),
+                created=data["created"],
+                shard=None if shard is None else parse_shard(shard),
+            )
+        except FileNotFoundError:
+            raise IconbenchError(f"{path}: no such verification table") from None
+        except (ValueError, KeyError, TypeError, AttributeError, IconbenchError) as error:
+            raise IconbenchError(
+                f"{path}: not a verification table of 'iconbench verify --out' ({error!r}); "
+                "verify that shard again"
+            ) from None
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Per backend: cases, and each status's count."""
@@ -288,6 +315,7 @@ class Report:
                 "backends": self.backends,
                 "created": self.created,
                 "programs": self.programs,
+                "shard": None if self.shard is None else "/".join(map(str, self.shard)),
                 "counts": self.counts(),
                 "provenance": self.provenance,
                 "results": [dataclasses.asdict(r) for r in self.results],
@@ -301,7 +329,8 @@ class Report:
             f"# Verification on grid `{self.grid}` ({self.created})",
             "",
             f"Programs: {self.programs}; cases (program x static variant): "
-            f"{len({r.case for r in self.results})}.",
+            f"{len({r.case for r in self.results})}"
+            + ("." if self.shard is None else f" (shard {self.shard[0]}/{self.shard[1]})."),
             "",
             "| backend | cases | pass | fail | error | no-reference |",
             "| --- | ---: | ---: | ---: | ---: | ---: |",
@@ -355,13 +384,80 @@ class Report:
         return markdown, data
 
 
-def select(pattern: str | None, *, one_variant: bool = False) -> list[tuple[Any, Any]]:
+def merge(reports: Sequence[Report]) -> Report:
+    """One table from the tables of shards 1/n ... n/n of one verification.
+
+    The shards must be of one grid, backends and stack (provenance), and each share must be
+    there once: a table that silently lacks a shard would read as full coverage. Results are
+    ordered as one run orders them: by backend, then by case in the catalog's order.
+    """
+    if not reports:
+        raise IconbenchError("merge: give the verification table of every shard")
+    first = reports[0]
+    for report in reports[1:]:
+        for what in ("grid", "backends", "provenance"):
+            if getattr(report, what) != getattr(first, what):
+                raise IconbenchError(
+                    f"the shards differ in {what} ({getattr(first, what)!r} and "
+                    f"{getattr(report, what)!r}): merge the shards of one verification"
+                )
+    counts = {report.shard[1] if report.shard else None for report in reports}
+    if None in counts or len(counts) != 1:
+        raise IconbenchError(
+            "merge takes the tables of 'iconbench verify --shard I/N' with one N; "
+            f"these have shards {[r.shard for r in reports]}"
+        )
+    (count,) = counts
+    given = sorted(report.shard[0] for report in reports if report.shard)
+    if given != list(range(1, count + 1)):
+        missing = sorted(set(range(1, count + 1)) - set(given))
+        twice = sorted({i for i in given if given.count(i) > 1})
+        raise IconbenchError(
+            f"shards of {count}: "
+            + (f"missing {', '.join(f'{i}/{count}' for i in missing)}" if missing else "")
+            + ("; " if missing and twice else "")
+            + (f"given twice {', '.join(f'{i}/{count}' for i in twice)}" if twice else "")
+            + "; give each shard's table once"
+        )
+    results = [r for report in reports for r in report.results]
+    order = _case_order({r.case for r in results})
+    results.sort(key=lambda r: (first.backends.index(r.backend), order(r.case)))
+    return Report(
+        first.grid,
+        list(first.backends),
+        results,
+        first.provenance,
+        programs=len({r.case.split("[")[0] for r in results}),
+        created=max(report.created for report in reports),
+    )
+
+
+def _case_order(cases: set[str]) -> Callable[[str], tuple[int, str]]:
+    """Sort key of a case: its place in the installed case index, else its id."""
+    from iconbench.programs import caseindex
+
+    known = caseindex.case_ids() or []
+    place = {case: number for number, case in enumerate(known)}
+    if not cases <= place.keys():
+        place = {}
+    return lambda case: (place.get(case, 0), case)
+
+
+def select(
+    pattern: str | None,
+    *,
+    one_variant: bool = False,
+    shard: tuple[int, int] | None = None,
+) -> list[tuple[Any, Any]]:
     """(spec, variant) of every case whose id matches ``pattern`` (regex search).
 
     ``one_variant``: only each program's first variant (every program once, fewer compiles).
+    ``shard`` ``(i, n)``: the i-th of n shares, dealt as ``iconbench run --shard`` deals them
+    (round-robin over sorted case ids), so n runners verify a table :func:`merge` joins.
     """
     from iconbench.programs import catalog
     from iconbench.suite import matches
+    from iconbench.timing.sharding import select_shard
 
     specs = catalog.discover()
     chosen = [
@@ -374,6 +470,9 @@ def select(pattern: str | None, *, one_variant: bool = False) -> list[tuple[Any,
         raise IconbenchError(
             f"no program matches {pattern!r}; run 'iconbench programs' to list them"
         )
+    if shard is not None:
+        share = set(select_shard([spec.case_id(v) for spec, v in chosen], shard))
+        chosen = [(spec, v) for spec, v in chosen if spec.case_id(v) in share]
     return chosen
 
 
@@ -401,6 +500,7 @@ def verify(
     seed: int = 0,
     progress: Callable[[int, int, CaseResult], None] | None = None,
     one_variant: bool = False,
+    shard: tuple[int, int] | None = None,
     processes: int = 1,
 ) -> Report:
     """Verify every case matching ``pattern`` on each backend of ``backends_`` on ``grid``.
@@ -417,7 +517,7 @@ def verify(
         usable, why = backends.available(name)
         if not usable:
             raise IconbenchError(f"backend {name!r} cannot run here: {why}")
-    scope = Scope(grid, pattern, one_variant, seed)
+    scope = Scope(grid, pattern, one_variant, seed, shard)
     cases = scope.cases()
     jobs = [(name, index) for name in backends_ for index in range(len(cases))]
     if processes > 1:
@@ -434,6 +534,7 @@ def verify(
         results,
         stack_provenance(),
         programs=len({spec.name for spec, _ in cases}),
+        shard=shard,
     )
 
 
@@ -448,15 +549,18 @@ class Scope:
     pattern: str | None = None
     one_variant: bool = False
     seed: int = 0
+    shard: tuple[int, int] | None = None
 
     def cases(self) -> list[tuple[Any, Any]]:
         """:func:`select` of this scope, once per process."""
-        return _cases(self.pattern, self.one_variant)
+        return _cases(self.pattern, self.one_variant, self.shard)
 
 
 @functools.cache
-def _cases(pattern: str | None, one_variant: bool) -> list[tuple[Any, Any]]:
-    return select(pattern, one_variant=one_variant)
+def _cases(
+    pattern: str | None, one_variant: bool, shard: tuple[int, int] | None
+) -> list[tuple[Any, Any]]:
+    return select(pattern, one_variant=one_variant, shard=shard)
 
 
 def _verify_job(scope: Scope, backend: str, index: int) -> CaseResult:
@@ -526,7 +630,12 @@ def print_progress(number: int, total: int, result: CaseResult) -> None:
 
 
 def precompile_jobs(
-    pattern: str | None, backends_: Sequence[str], grid: str, *, one_variant: bool = False
+    pattern: str | None,
+    backends_: Sequence[str],
+    grid: str,
+    *,
+    one_variant: bool = False,
+    shard: tuple[int, int] | None = None,
 ) -> list[tuple[str, str]]:
     """(case, backend) pairs to compile before verifying.
 
@@ -535,7 +644,7 @@ def precompile_jobs(
     """
     from iconbench.suite import generated_grid
 
-    cases = select(pattern, one_variant=one_variant)
+    cases = select(pattern, one_variant=one_variant, shard=shard)
     jobs = [(spec.case_id(v), b) for b in backends_ if b != "embedded" for spec, v in cases]
     host_grid = generated_grid(grid)
     for spec, variant in cases:

@@ -22,6 +22,8 @@ class Verify(Command):
         "iconbench verify --backends gtfn_gpu,dace_gpu --grid tiny_lam --jobs 8 "
         "--out docs/verification/gpu.md",
         "iconbench verify --backends gtfn_gpu --grid tiny_lam --one-variant --jobs 14",
+        "iconbench verify --backends dace_cpu --grid tiny_lam --shard 1/2 --out part-1 "
+        "(then: iconbench merge part-1.json part-2.json --out dace_cpu)",
         "iconbench verify --backends embedded --programs 'diffusion' --no-precompile",
     )
 
@@ -50,13 +52,21 @@ class Verify(Command):
             action="store_true",
             help="only the first static variant of each program (every program, fewer compiles)",
         )
+        parser.add_argument(
+            "--shard",
+            default=None,
+            type=options.shard,
+            metavar="I/N",
+            help="verify the I-th of N shares of the cases (one per runner; "
+            "'iconbench merge' joins the shards' tables)",
+        )
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench import buildcache
 
         options.require_backends(args.backends, "iconbench verify --backends gtfn_cpu")
-        options.select_cases(args.programs or "", one_variant=args.one_variant)
+        options.select_cases(args.programs or "", one_variant=args.one_variant, shard=args.shard)
         buildcache.configure()
         from iconbench import verification
 
@@ -69,6 +79,7 @@ class Verify(Command):
             seed=args.seed,
             progress=verification.print_progress,
             one_variant=args.one_variant,
+            shard=args.shard,
             processes=1 if args.no_precompile else _processes(args),
         )
         for line in verification.summary_lines(report):
@@ -90,7 +101,11 @@ def _precompile(args: argparse.Namespace, verification: object) -> None:
 
     stack = stack_key()
     jobs = verification.precompile_jobs(  # type: ignore[attr-defined]
-        args.programs or None, list(args.backends), args.grid, one_variant=args.one_variant
+        args.programs or None,
+        list(args.backends),
+        args.grid,
+        one_variant=args.one_variant,
+        shard=args.shard,
     )
     ledger = compilation.CompileLedger(buildcache.cache_root() / "compile-ledger.jsonl")
     compilation.precompile(
