@@ -182,8 +182,8 @@ def test_cli_verify_rejects_an_unknown_backend(capsys):
 
 
 def _no_mismatch_and_every_error_named(report) -> None:
-    """No backend computes something else; a case that cannot run says why (DaCe's SDFG
-    validation rejects 13 programs of icon4py 0.4.1 on this stack: listed, not hidden)."""
+    """No backend computes something else; a case that cannot run says why (listed, not
+    hidden: dace 2.0.0b1's SDFG validation rejected 13 programs of icon4py 0.4.1)."""
     assert not [r for r in report.results if r.status == "fail"]
     errors = [r for r in report.results if r.status == "error"]
     assert all(r.detail.strip() for r in errors)
@@ -242,3 +242,67 @@ def test_a_pool_of_workers_verifies_as_the_serial_loop_does():
         ("pass", "gtfn_cpu"),
         ("error", "gtfn_cpu"),
     ]
+
+
+def test_the_shards_of_a_verification_merge_into_the_whole_table(tmp_path, capsys):
+    """``--shard i/n`` splits the cases so that each is verified once; ``iconbench merge``
+    of the shards' tables gives the unsharded table's verdicts in its order."""
+    from iconbench.cli import main
+
+    pattern = "^(compute_tangential_wind|calculate_nabla2_for_w|calculate_nabla2_for_z)\\["
+    whole = verification.verify(["embedded"], "tiny", pattern=pattern)
+    shards = [
+        verification.verify(["embedded"], "tiny", pattern=pattern, shard=(i, 2)) for i in (1, 2)
+    ]
+    assert [len(s.results) for s in shards] == [2, 1]
+    assert not {r.case for r in shards[0].results} & {r.case for r in shards[1].results}
+    paths = [shard.write(tmp_path / f"part-{number}")[1] for number, shard in enumerate(shards, 1)]
+    assert json.loads(paths[0].read_text())["shard"] == "1/2"
+    assert "(shard 2/2)" in paths[1].with_suffix(".md").read_text()
+
+    assert main(["merge", str(paths[1]), str(paths[0]), "--out", str(tmp_path / "all")]) == 0
+    assert "merged 2 verification shards" in capsys.readouterr().out
+    merged = verification.Report.read(tmp_path / "all.json")
+    assert [(r.case, r.status, r.worst_ratio) for r in merged.results] == [
+        (r.case, r.status, r.worst_ratio) for r in whole.results
+    ]
+    assert (merged.programs, merged.shard) == (3, None)
+
+
+def _shard(number: int, count: int, **provenance: str) -> verification.Report:
+    result = verification.CaseResult(f"p{number}[default]", "dace_cpu", "embedded", "pass", 0.1)
+    stack = {"gt4py": "1.2.1", "dace": "2.0.0a6", **provenance}
+    return verification.Report("tiny", ["dace_cpu"], [result], stack, 1, shard=(number, count))
+
+
+@pytest.mark.parametrize(
+    ("shards", "message"),
+    [
+        ([_shard(1, 3), _shard(3, 3)], "shards of 3: missing 2/3; give each shard's table once"),
+        ([_shard(1, 2), _shard(1, 2), _shard(2, 2)], "given twice 1/2"),
+        ([_shard(1, 2), _shard(2, 2, dace="2.0.0b1")], "(dace: '2.0.0a6' and '2.0.0b1')"),
+        ([_shard(1, 2), _shard(2, 3)], "with one N; these have shards [(1, 2), (2, 3)]"),
+    ],
+)
+def test_merging_verify_shards_refuses_an_incomplete_or_mixed_set(
+    shards, message, tmp_path, capsys
+):
+    from iconbench.cli import main
+
+    paths = [shard.write(tmp_path / f"s{n}")[1] for n, shard in enumerate(shards)]
+    with pytest.raises(verification.IconbenchError) as error:
+        verification.merge([verification.Report.read(p) for p in paths])
+    assert message in str(error.value)
+    assert main(["merge", *map(str, paths), "--out", str(tmp_path / "merged")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "merged.json").exists()
+
+
+def test_merging_a_file_that_is_no_verification_table_names_it(tmp_path, capsys):
+    from iconbench.cli import main
+
+    broken = tmp_path / "part-1.json"
+    broken.write_text('{"grid": "tiny"}')
+    other = tmp_path / "part-2.json"
+    assert main(["merge", str(broken), str(other), "--out", str(tmp_path / "m")]) == 2
+    assert f"{broken}: not a verification table" in capsys.readouterr().err

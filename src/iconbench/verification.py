@@ -395,12 +395,21 @@ def merge(reports: Sequence[Report]) -> Report:
         raise IconbenchError("merge: give the verification table of every shard")
     first = reports[0]
     for report in reports[1:]:
-        for what in ("grid", "backends", "provenance"):
+        for what in ("grid", "backends"):
             if getattr(report, what) != getattr(first, what):
                 raise IconbenchError(
                     f"the shards differ in {what} ({getattr(first, what)!r} and "
                     f"{getattr(report, what)!r}): merge the shards of one verification"
                 )
+        keys = first.provenance.keys() | report.provenance.keys()
+        differ = sorted(k for k in keys if first.provenance.get(k) != report.provenance.get(k))
+        if differ:
+            key = differ[0]
+            raise IconbenchError(
+                f"the shards ran on different stacks or machines ({key}: "
+                f"{first.provenance.get(key)!r} and {report.provenance.get(key)!r}): "
+                "verify every shard on one stack and machine type"
+            )
     counts = {report.shard[1] if report.shard else None for report in reports}
     if None in counts or len(counts) != 1:
         raise IconbenchError(
