@@ -260,6 +260,10 @@ def test_the_shards_of_a_verification_merge_into_the_whole_table(tmp_path, capsy
     assert json.loads(paths[0].read_text())["shard"] == "1/2"
     assert "(shard 2/2)" in paths[1].with_suffix(".md").read_text()
 
+    shard_one = paths[0].read_text()
+    assert main(["merge", str(paths[1]), str(paths[0]), "--out", str(tmp_path / "part-1")]) == 2
+    assert "would overwrite a shard's table" in capsys.readouterr().err
+    assert paths[0].read_text() == shard_one
     assert main(["merge", str(paths[1]), str(paths[0]), "--out", str(tmp_path / "all")]) == 0
     assert "merged 2 verification shards" in capsys.readouterr().out
     merged = verification.Report.read(tmp_path / "all.json")

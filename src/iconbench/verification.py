@@ -366,16 +366,24 @@ class Report:
             )
         return "\n".join(lines) + "\n"
 
+    @staticmethod
+    def paths(path: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
+        """The markdown and JSON files :meth:`write` writes for ``path``.
+
+        >>> [p.name for p in Report.paths(pathlib.Path("docs/dace_cpu-2.0.0a6.md"))]
+        ['dace_cpu-2.0.0a6.md', 'dace_cpu-2.0.0a6.json']
+        """
+        path = pathlib.Path(path)
+        stem = path.with_suffix("") if path.suffix in (".md", ".json") else path
+        return stem.with_name(stem.name + ".md"), stem.with_name(stem.name + ".json")
+
     def write(self, path: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
         """Write ``path`` (markdown) and ``path`` with ``.json`` beside it, atomically.
 
         Only a ``.md`` or ``.json`` ending is replaced: a name with other dots (a version,
         ``dace-2.0.0a6``) keeps them.
         """
-        path = pathlib.Path(path)
-        stem = path.with_suffix("") if path.suffix in (".md", ".json") else path
-        markdown = stem.with_name(stem.name + ".md")
-        data = stem.with_name(stem.name + ".json")
+        markdown, data = self.paths(path)
         for target, text in ((markdown, self.to_markdown()), (data, self.to_json())):
             target.parent.mkdir(parents=True, exist_ok=True)
             temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")

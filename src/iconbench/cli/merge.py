@@ -79,6 +79,11 @@ def _merge_verification(tables: list[pathlib.Path], out: pathlib.Path, *, as_jso
             "merge either run directories or verify tables"
         )
     report = verification.merge([verification.Report.read(t) for t in tables])
+    written = verification.Report.paths(out)
+    if any(path.resolve() == table.resolve() for path in written for table in tables):
+        raise IconbenchError(
+            f"merge: --out {out} would overwrite a shard's table; give another --out"
+        )
     markdown, data = report.write(out)
     if as_json:
         print(json.dumps({"shards": len(tables), "counts": report.counts(), "table": str(data)}))
