@@ -279,6 +279,15 @@ def test_a_later_job_with_fewer_backends_or_another_stack(tmp_path):
     assert again.returncode == 0, again.stderr[-2000:]
     (machine_json,) = (elsewhere / "asv").glob("*/machine.json")
     assert json.loads(machine_json.read_text())["num_cpu"] == "64"
+    # a summary without the stack it ran on cannot lend it: one line, nothing more written
+    del summary["provenance"]
+    recorded.write_text(json.dumps(summary))
+    before = sorted(p.name for p in (elsewhere / "asv").rglob("*.json"))
+    lacking = _run(*SUITE, *common[2:], "--out", str(elsewhere), "--backends", "embedded",
+                   "--stack", stack, "--provenance", str(recorded), "asv")  # fmt: skip
+    assert lacking.returncode == 2
+    assert f"--provenance {recorded}: the summary has no provenance" in lacking.stderr
+    assert sorted(p.name for p in (elsewhere / "asv").rglob("*.json")) == before
 
     other = _run(*SUITE, *common, "--backends", "embedded", "--stack", "stack-other", "plan")
     assert other.returncode != 0

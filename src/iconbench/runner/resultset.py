@@ -22,15 +22,20 @@ from iconbench.runner.progress import log
 
 
 def _recorded_provenance(path: pathlib.Path) -> dict:
-    """The ``provenance`` and ``environment`` of a summary.json written on the GPU machine."""
-    try:
-        recorded = json.loads(path.read_text())
-        recorded["provenance"], recorded["environment"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    """The summary (``provenance``, ``environment``) that the measuring machine wrote.
+
+    Read by :func:`iconbench.runner.output.read_summary`, so a broken file gets the same one
+    line as everywhere else; a summary without the stack it ran on cannot lend it.
+    """
+    from iconbench.runner.output import read_summary
+
+    recorded = read_summary(path)
+    missing = [key for key in ("provenance", "environment") if key not in recorded]
+    if missing:
         raise IconbenchError(
-            f"--provenance {path}: not a summary.json of 'iconbench suite asv' ({error!r}); "
-            "pass the summary.json the GPU machine wrote"
-        ) from None
+            f"--provenance {path}: the summary has no {' or '.join(missing)}; pass the "
+            "summary.json that 'iconbench suite asv' wrote on the measuring machine"
+        )
     return recorded
 
 
