@@ -8,6 +8,7 @@ under ``docs/verification/``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pathlib
 
@@ -271,6 +272,7 @@ def test_the_shards_of_a_verification_merge_into_the_whole_table(tmp_path, capsy
         (r.case, r.status, r.worst_ratio) for r in whole.results
     ]
     assert (merged.programs, merged.shard) == (3, None)
+    assert merged.selection == {"programs": pattern, "one_variant": False, "seed": 0}
 
 
 def _shard(number: int, count: int, **provenance: str) -> verification.Report:
@@ -286,6 +288,10 @@ def _shard(number: int, count: int, **provenance: str) -> verification.Report:
         ([_shard(1, 2), _shard(1, 2), _shard(2, 2)], "given twice 1/2"),
         ([_shard(1, 2), _shard(2, 2, dace="2.0.0b1")], "(dace: '2.0.0a6' and '2.0.0b1')"),
         ([_shard(1, 2), _shard(2, 3)], "with one N; these have shards [(1, 2), (2, 3)]"),
+        (
+            [_shard(1, 2), dataclasses.replace(_shard(2, 2), selection={"programs": "nabla"})],
+            "the shards differ in selection ({} and {'programs': 'nabla'})",
+        ),
     ],
 )
 def test_merging_verify_shards_refuses_an_incomplete_or_mixed_set(

@@ -270,6 +270,9 @@ class Report:
     )
     #: ``(i, n)`` when this table is the i-th of n shares of the cases (``verify --shard``).
     shard: tuple[int, int] | None = None
+    #: What was selected before sharding (``--programs``, ``--one-variant``, ``--seed``): the
+    #: shards of one verification share it.
+    selection: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def read(cls, path: pathlib.Path) -> Report:
@@ -286,6 +289,7 @@ class Report:
                 programs=int(data["programs"]),
                 created=data["created"],
                 shard=None if shard is None else parse_shard(shard),
+                selection=dict(data.get("selection", {})),
             )
         except FileNotFoundError:
             raise IconbenchError(f"{path}: no such verification table") from None
@@ -316,6 +320,7 @@ class Report:
                 "created": self.created,
                 "programs": self.programs,
                 "shard": None if self.shard is None else "/".join(map(str, self.shard)),
+                "selection": self.selection,
                 "counts": self.counts(),
                 "provenance": self.provenance,
                 "results": [dataclasses.asdict(r) for r in self.results],
@@ -403,7 +408,7 @@ def merge(reports: Sequence[Report]) -> Report:
         raise IconbenchError("merge: give the verification table of every shard")
     first = reports[0]
     for report in reports[1:]:
-        for what in ("grid", "backends"):
+        for what in ("grid", "backends", "selection"):
             if getattr(report, what) != getattr(first, what):
                 raise IconbenchError(
                     f"the shards differ in {what} ({getattr(first, what)!r} and "
@@ -446,6 +451,7 @@ def merge(reports: Sequence[Report]) -> Report:
         first.provenance,
         programs=len({r.case.split("[")[0] for r in results}),
         created=max(report.created for report in reports),
+        selection=first.selection,
     )
 
 
@@ -552,6 +558,7 @@ def verify(
         stack_provenance(),
         programs=len({spec.name for spec, _ in cases}),
         shard=shard,
+        selection={"programs": pattern, "one_variant": one_variant, "seed": seed},
     )
 
 
