@@ -441,6 +441,8 @@ def merge(reports: Sequence[Report]) -> Report:
             + (f"given twice {', '.join(f'{i}/{count}' for i in twice)}" if twice else "")
             + "; give each shard's table once"
         )
+    from iconbench.suite import split_case
+
     results = [r for report in reports for r in report.results]
     order = _case_order({r.case for r in results})
     results.sort(key=lambda r: (first.backends.index(r.backend), order(r.case)))
@@ -449,7 +451,7 @@ def merge(reports: Sequence[Report]) -> Report:
         list(first.backends),
         results,
         first.provenance,
-        programs=len({r.case.split("[")[0] for r in results}),
+        programs=len({split_case(r.case)[0] for r in results}),
         created=max(report.created for report in reports),
         selection=first.selection,
     )
