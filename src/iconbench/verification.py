@@ -292,7 +292,10 @@ class Report:
                 selection=dict(data.get("selection", {})),
             )
         except FileNotFoundError:
-            raise IconbenchError(f"{path}: no such verification table") from None
+            raise IconbenchError(
+                f"{path}: no such verification table; give the PATH.json that "
+                "'iconbench verify --out PATH' wrote"
+            ) from None
         except (ValueError, KeyError, TypeError, AttributeError, IconbenchError) as error:
             raise IconbenchError(
                 f"{path}: not a verification table of 'iconbench verify --out' ({error!r}); "
