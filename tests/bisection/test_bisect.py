@@ -146,7 +146,7 @@ def test_the_worst_regression_of_a_summary_is_bisected():
 
 
 def test_source_roots_put_the_commits_sources_first(fake_component):
-    from iconbench.stacks.checkout_env import source_roots
+    from iconbench.stacks.trees import source_roots
 
     repo, _, _ = fake_component
     assert source_roots(repo) == [repo / "src"]

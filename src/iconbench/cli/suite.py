@@ -128,6 +128,16 @@ class Suite(Command):
         options.add_dry_run(parser, help="print the plan, run nothing")
         parser.add_argument("--worker-jobs", type=pathlib.Path, help=argparse.SUPPRESS)
         parser.add_argument("--inflight", type=pathlib.Path, help=argparse.SUPPRESS)
+        # a worker of an interleaved check (iconbench.check): its round, its turn, its core
+        parser.add_argument("--round-name", default="", help=argparse.SUPPRESS)
+        parser.add_argument("--turn", type=pathlib.Path, help=argparse.SUPPRESS)
+        parser.add_argument("--measure-cores", default="", help=argparse.SUPPRESS)
+        parser.add_argument(
+            "--commit",
+            default="",
+            help="asv: the commit these results are for (default: iconbench's checkout); a "
+            "check gives the commit of the component under test",
+        )
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
@@ -249,6 +259,10 @@ class Suite(Command):
             worker_jobs=args.worker_jobs,
             inflight=args.inflight,
             worker_argv=tuple(worker),
+            round_name=args.round_name,
+            turn=args.turn,
+            measure_cores=tuple(int(c) for c in args.measure_cores.split(",") if c),
+            commit=args.commit,
         )
 
     @staticmethod

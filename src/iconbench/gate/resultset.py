@@ -49,6 +49,9 @@ class Entry:
     error: str | None = None
     #: The clock that measured device times (a change of clock is not a change of code).
     device_source: str | None = None
+    #: The samples per measuring process, where an interleaved check measured the side in
+    #: several (their concatenation is ``samples``); empty when one process measured it all.
+    groups: tuple[tuple[float, ...], ...] = ()
 
     @property
     def key(self) -> str:
@@ -301,8 +304,14 @@ def runner_runs(root: pathlib.Path) -> dict[pathlib.Path, str]:
 
 
 def _session_rows(root: pathlib.Path, until: float) -> dict[tuple[str, str], dict[str, Any]]:
-    """The newest session line per (case, backend) that started before ``until``."""
+    """The newest session line per (case, backend) that started before ``until``.
+
+    Where that line is a round of an interleaved check (it names its ``worker``), the rounds
+    of that check are one row: the samples of every process joined, and per metric the
+    samples of each process under ``groups``.
+    """
     rows: dict[tuple[str, str], dict[str, Any]] = {}
+    rounds: dict[tuple[str, str], list[dict[str, Any]]] = {}
     path = root / "work" / "session.jsonl"
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -311,40 +320,46 @@ def _session_rows(root: pathlib.Path, until: float) -> dict[tuple[str, str], dic
             row = json.loads(line)
         except ValueError:
             raise IconbenchError(f"{path}:{number}: not a JSON line") from None
-        if row.get("started_at", 0.0) <= until:
-            rows[row["case"], row["backend"]] = row
+        if row.get("started_at", 0.0) > until:
+            continue
+        key = row["case"], row["backend"]
+        rows[key] = row
+        if row.get("worker") and row.get("measurement"):
+            rounds.setdefault(key, []).append(row)
+        else:
+            rounds.pop(key, None)
+    for key, measured in rounds.items():
+        if len(measured) > 1:
+            rows[key] = _joined(measured)
     return rows
+
+
+def _joined(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """One row of a check's rounds: samples joined, each process's kept in ``groups``."""
+    device = [tuple(r["measurement"].get("device_s") or ()) for r in rounds]
+    host = [tuple(r["measurement"].get("host_s") or ()) for r in rounds]
+    overhead = [
+        tuple(h - d for h, d in zip(hs, ds, strict=True))
+        for hs, ds in zip(host, device, strict=True)
+        if len(hs) == len(ds) and ds
+    ]
+    last = dict(rounds[-1])
+    last["measurement"] = {
+        **last["measurement"],
+        "device_s": [s for g in device for s in g],
+        "host_s": [s for g in host for s in g],
+    }
+    last["groups"] = {"device_time": [g for g in device if g], "host_overhead": overhead}
+    return last
 
 
 def _runner_set(root: pathlib.Path, summary_path: pathlib.Path, *, label: str) -> ResultSet:
     summary = read_summary(summary_path)
-    commit = runner_runs(root).get(summary_path, "")
+    commit = summary.get("commit") or runner_runs(root).get(summary_path, "")
     dates = [d for d, c in _asv_dates(root) if c == commit]
     until = dates[0] if dates else _summary_time(summary) + 60.0
     rows = _session_rows(root, until)
-    entries: dict[str, Entry] = {}
-    for case in summary["cases"]:
-        key = (case["case"], case["backend"])
-        row = rows.get(key, {})
-        fp = case.get("fingerprint") or row.get("fingerprint")
-        m = row.get("measurement") or {}
-        error = case.get("error") or row.get("error")
-        device = tuple(m.get("device_s") or ())
-        source = m.get("device_source")
-        if error or not device:
-            e = Entry(*key, "device_time", (), "s", fp, error or "no device samples", source)
-            entries[e.key] = e
-            continue
-        e = Entry(*key, "device_time", device, "s", fp, None, source)
-        entries[e.key] = e
-        host = tuple(m.get("host_s") or ())
-        if len(host) == len(device):
-            overhead = tuple(h - d for h, d in zip(host, device, strict=True))
-            e = Entry(*key, "host_overhead", overhead, "s", fp, None, source)
-            entries[e.key] = e
-        if case.get("cold_compile_s") is not None:
-            e = Entry(*key, "compile_time", (float(case["cold_compile_s"]),), "s", fp)
-            entries[e.key] = e
+    entries = _measured_entries(summary["cases"], rows)
     stack_key = summary.get("stack", "")
     measured = {k[:2] for k in ((e.case, e.backend) for e in entries.values())}
     failed: dict[tuple[str, str], str] = {}
@@ -374,6 +389,55 @@ def _runner_set(root: pathlib.Path, summary_path: pathlib.Path, *, label: str) -
         entries=entries,
         results_dir=root,
     )
+
+
+def _measured_entries(
+    cases: Iterable[dict[str, Any]], rows: dict[tuple[str, str], dict[str, Any]]
+) -> dict[str, Entry]:
+    """Device time and host overhead of each case from its session row (see _session_rows)."""
+    entries: dict[str, Entry] = {}
+    for case in cases:
+        key = (case["case"], case["backend"])
+        row = rows.get(key, {})
+        fp = case.get("fingerprint") or row.get("fingerprint")
+        m = row.get("measurement") or {}
+        error = case.get("error") or row.get("error")
+        device = tuple(m.get("device_s") or ())
+        source = m.get("device_source")
+        if error or not device:
+            e = Entry(*key, "device_time", (), "s", fp, error or "no device samples", source)
+            entries[e.key] = e
+            continue
+        groups = row.get("groups", {})
+        e = Entry(*key, "device_time", device, "s", fp, None, source,
+                  tuple(groups.get("device_time", ())))  # fmt: skip
+        entries[e.key] = e
+        host = tuple(m.get("host_s") or ())
+        if len(host) == len(device):
+            overhead = tuple(h - d for h, d in zip(host, device, strict=True))
+            e = Entry(*key, "host_overhead", overhead, "s", fp, None, source,
+                      tuple(groups.get("host_overhead", ())))  # fmt: skip
+            entries[e.key] = e
+        if case.get("cold_compile_s") is not None:
+            e = Entry(*key, "compile_time", (float(case["cold_compile_s"]),), "s", fp)
+            entries[e.key] = e
+    return entries
+
+
+def ledger_set(root: pathlib.Path, *, label: str, commit: str, grid: str) -> ResultSet:
+    """What a runner directory's session ledger holds now, before any summary is written.
+
+    An interleaved check decides after each block of rounds whether it has seen enough; the
+    summary and asv files are written once, at the end.
+    """
+    rows = _session_rows(root, float("inf"))
+    cases = [{"case": c, "backend": b, "fingerprint": r.get("fingerprint")}
+             for (c, b), r in rows.items()]  # fmt: skip
+    return ResultSet(
+        label=label, kind="runner", commit=commit, date=None, stack={}, machine={},
+        grid=_grid_of(grid, None), source=str(root / "work" / "session.jsonl"),
+        entries=_measured_entries(cases, rows), results_dir=root,
+    )  # fmt: skip
 
 
 def check_comparable(base: ResultSet, head: ResultSet) -> None:

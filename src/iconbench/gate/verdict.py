@@ -32,7 +32,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from iconbench import __version__
-from iconbench.gate import stats
+from iconbench.gate import processes, stats
 from iconbench.gate.config import GateConfig
 from iconbench.gate.resultset import Entry, ResultSet, check_comparable
 from iconbench.gate.summary import (
@@ -228,9 +228,18 @@ def compare(
                 )
             )
             continue
-        comparison = stats.compare(
-            base_samples, head_samples, margin=widened / 2, confidence=config.confidence
-        )
+        if processes.usable(b.groups) and processes.usable(h.groups):
+            # an interleaved check: each side in several processes, the process the unit
+            comparison = processes.compare(
+                b.groups, h.groups, margin=widened / 2, confidence=config.confidence
+            )
+            notes.append(
+                f"{len(b.groups)}+{len(h.groups)} processes: the spread between them counts"
+            )
+        else:
+            comparison = stats.compare(
+                base_samples, head_samples, margin=widened / 2, confidence=config.confidence
+            )
         if asv_decision is not None:
             notes.append(f"asv: {asv_decision(b.samples, h.samples)}")
         if comparison.medians_outside_interval and not (modes_b or modes_h):

@@ -362,6 +362,26 @@ def case_ids(specs: Iterable[ProgramSpec]) -> list[str]:
     return [spec.case_id(v) for spec in specs for v in spec.variants]
 
 
+@functools.cache
+def _spec_named(name: str) -> ProgramSpec | None:
+    """The spec of one program, importing only the module that defines it.
+
+    A measuring worker needs one or two programs; discovering all of them imports every
+    dycore and diffusion module and analyses every program (14 s of each worker's start on
+    two cores). The module comes from the source index the selection uses (no import);
+    a name the index does not know is looked up by discovery.
+    """
+    from iconbench.selection.imports import ProgramIndex
+
+    module = ProgramIndex.installed().catalog_programs(PACKAGES).get(name)
+    program = (
+        getattr(importlib.import_module(module), name.rsplit(".", 1)[-1], None) if module else None
+    )
+    if program is None:
+        return {s.name: s for s in discover()}.get(name)
+    return make_spec(name, module, program)
+
+
 _CASE = re.compile(r"(?P<program>[^\[\]]+)(?:\[(?P<variant>[^\[\]]*)\])?")
 
 
@@ -370,9 +390,10 @@ def lookup(case_id: str, specs: Sequence[ProgramSpec] | None = None) -> tuple[Pr
     match = _CASE.fullmatch(case_id)
     if not match:
         raise IconbenchError(f"bad case id {case_id!r}: expected program[variant]")
-    specs = discover() if specs is None else specs
-    by_name = {s.name: s for s in specs}
-    spec = by_name.get(match["program"])
+    if specs is None:
+        spec = _spec_named(match["program"])
+    else:
+        spec = {s.name: s for s in specs}.get(match["program"])
     if spec is None:
         raise IconbenchError(
             f"unknown program {match['program']!r}; run 'iconbench programs' to list them"

@@ -9,6 +9,7 @@ so a rerun measures only what is missing.
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -91,6 +92,10 @@ def worker(options: RunOptions) -> None:
     from iconbench.timing import bandwidth, compilation, isolation, session
 
     jobs = [tuple(job) for job in json.loads(options.worker_jobs.read_text(encoding="utf-8"))]
+    if options.measure_cores and hasattr(os, "sched_setaffinity"):
+        # start up beside the worker that measures now, off its cores
+        mine = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, (mine - set(options.measure_cores)) or mine)
     compile_ledger = compilation.CompileLedger(options.work / "compile.jsonl")
     start = time.perf_counter()
     log(f"measure worker: generating grid {options.grid} ...")
@@ -105,6 +110,9 @@ def worker(options: RunOptions) -> None:
         f"measure worker: copy peak {peak.bytes_per_s / 1e12:.3f} TB/s on {peak.device} "
         f"(datasheet {datasheet and datasheet / 1e12} TB/s)"
     )
+    if options.turn is not None:
+        _wait_for_turn(options.turn, options.measure_cores)
+        start = time.perf_counter()
     elapsed = time.perf_counter() - start
     remaining = None if options.budget is None else options.budget - elapsed
     session.run_cases(
@@ -127,4 +135,24 @@ def worker(options: RunOptions) -> None:
         stop_after_failure=True,
         fit_for_next=isolation.DeviceMemory() if on_gpu else lambda: None,
         starting=lambda job: options.inflight and isolation.write_inflight(options.inflight, job),
+        worker=options.round_name or None,
     )
+
+
+def ready_path(turn: pathlib.Path) -> pathlib.Path:
+    """The file a check's worker writes when it is set up and waits for ``turn``."""
+    return turn.with_name(turn.name + ".ready")
+
+
+def _wait_for_turn(turn: pathlib.Path, cores: tuple[int, ...]) -> None:
+    """Say "set up", wait until the driver gives this worker the device, then take its core.
+
+    The next worker's imports and grid overlap this one's measurement; only one worker
+    measures at a time. Pinned to one core, the measuring thread does not move between cores
+    (and their clock speeds) from process to process.
+    """
+    ready_path(turn).write_text(str(os.getpid()), encoding="utf-8")
+    while not turn.exists():
+        time.sleep(0.01)
+    if cores and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, set(cores))

@@ -39,6 +39,14 @@ class RunOptions:
     inflight: pathlib.Path | None = None
     #: the command line a measure worker is started with (this call's, step replaced)
     worker_argv: tuple[str, ...] = ()
+    #: an interleaved check's worker: its name (``r03-head``); it measures every job again
+    round_name: str = ""
+    #: an interleaved check's worker waits, set up, until this file exists (its turn)
+    turn: pathlib.Path | None = None
+    #: the cores an interleaved check's worker measures on (empty: not pinned)
+    measure_cores: tuple[int, ...] = ()
+    #: the commit the asv results are for ("": iconbench's own checkout)
+    commit: str = ""
 
     @property
     def work(self) -> pathlib.Path:

@@ -109,7 +109,7 @@ def run(options: RunOptions) -> None:
         benchmarks,
         values,
         machine=machine,
-        commit=provenance.code_commit(),
+        commit=options.commit or provenance.code_commit(),
         env_name=env_name,
         python=info.python[:4],
     )
@@ -118,6 +118,7 @@ def run(options: RunOptions) -> None:
     from iconbench.programs import backend_variants
 
     summary = {
+        "commit": options.commit or provenance.code_commit(),
         "grid": options.grid,
         "grid_counts": counts_of(options.grid).as_dict(),
         "experiment": options.experiment.name if options.experiment else None,

@@ -17,37 +17,15 @@ from __future__ import annotations
 
 import os
 import pathlib
-import shutil
-import subprocess
 import sys
-import tempfile
 
 from asv import environment, util
+
+from iconbench.stacks.trees import export_tree, source_roots
 
 TOOL_NAME = "iconbench-checkout"
 #: What the benchmark processes get from this environment.
 _PASSED = ("ASV_PYTHONPATH", "ASV_COMMIT")
-
-
-def source_roots(tree: pathlib.Path) -> list[pathlib.Path]:
-    """The directories to put on ``sys.path`` for a repository's source tree.
-
-    >>> root = pathlib.Path(tempfile.mkdtemp())
-    >>> for part in ("model/common/src/icon4py/model/common", "model/dycore/src/icon4py/x"):
-    ...     (root / part).mkdir(parents=True)
-    >>> [p.relative_to(root).as_posix() for p in source_roots(root)]
-    ['model/common/src', 'model/dycore/src']
-    >>> empty = pathlib.Path(tempfile.mkdtemp())
-    >>> source_roots(empty) == [empty]
-    True
-    """
-    found = [
-        path
-        for pattern in ("src", "*/src", "*/*/src", "*/*/*/src")
-        for path in sorted(tree.glob(pattern))
-        if path.is_dir() and any(child.is_dir() for child in path.iterdir())
-    ]
-    return found or [tree]
 
 
 class CheckoutEnvironment(environment.Environment):
@@ -117,20 +95,7 @@ class CheckoutEnvironment(environment.Environment):
         """Export ``commit_hash``'s tree (once) and put its sources on ``PYTHONPATH``."""
         if commit_hash is None:
             commit_hash = repo.get_hash_from_name(None)
-        tree = self._trees / commit_hash
-        if not tree.exists():
-            self._trees.mkdir(parents=True, exist_ok=True)
-            scratch = pathlib.Path(tempfile.mkdtemp(dir=self._trees, prefix=".tmp-"))
-            archive = subprocess.run(
-                ["git", "-C", repo._path, "archive", "--format=tar", commit_hash],
-                capture_output=True,
-                check=True,
-            )
-            subprocess.run(["tar", "-x", "-C", str(scratch)], input=archive.stdout, check=True)
-            try:
-                os.replace(scratch, tree)
-            except OSError:  # another process exported it first
-                shutil.rmtree(scratch, ignore_errors=True)
+        tree = export_tree(pathlib.Path(repo._path), commit_hash, self._trees)
         paths = [str(p) for p in source_roots(tree)]
         if os.environ.get("PYTHONPATH"):
             paths.append(os.environ["PYTHONPATH"])

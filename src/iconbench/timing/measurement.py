@@ -19,6 +19,7 @@ The protocol, chosen so that the numbers are comparable between backends and com
 from __future__ import annotations
 
 import dataclasses
+import gc
 import statistics
 import sys
 import time
@@ -114,12 +115,24 @@ def measure(
         drain_gt4py_samples("total")
         host: list[float] = []
         device: list[float] = []
-        deadline = time.perf_counter() + max_s
-        while len(host) < samples and (len(host) < min_samples or time.perf_counter() < deadline):
-            timing = clock.time_call(call)
-            host.append(timing.host_s)
-            if timing.device_s is not None:
-                device.append(timing.device_s)
+        # no garbage collection inside the samples (as timeit): when a collection runs, and
+        # how long it takes, depends on the heap the process happens to have, which differs
+        # from process to process and would show up as a change of host overhead
+        gc.collect()
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            deadline = time.perf_counter() + max_s
+            while len(host) < samples and (
+                len(host) < min_samples or time.perf_counter() < deadline
+            ):
+                timing = clock.time_call(call)
+                host.append(timing.host_s)
+                if timing.device_s is not None:
+                    device.append(timing.device_s)
+        finally:
+            if was_enabled:
+                gc.enable()
     if len(device) != len(host):
         device = []  # a clock that only sometimes knows the device time is not trusted
     compute: list[float] = []

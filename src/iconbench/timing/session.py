@@ -48,6 +48,9 @@ class CaseResult:
     error: str | None = None
     #: cells/edges/vertices/levels of ``grid`` as measured (``None`` in older ledger lines)
     grid_counts: dict[str, int] | None = None
+    #: the measuring process of an interleaved check (``"r03-head"``), ``None`` elsewhere:
+    #: the gate counts the spread between processes only where it can tell them apart
+    worker: str | None = None
 
     @property
     def timed_s(self) -> float | None:
@@ -125,9 +128,24 @@ class SessionLedger:
         return parsed
 
     def results(self) -> list[CaseResult]:
-        """All results, the last one per (case, backend, grid) winning; torn lines skipped."""
-        latest = {(r.case, r.backend, r.grid): r for r in self.results_since(0)}
-        return list(latest.values())
+        """All results, the last one per (case, backend, grid) winning; torn lines skipped.
+
+        The rounds of an interleaved check (lines with a ``worker``) are one result: their
+        samples pooled, in the order measured, the other fields from the last round.
+        """
+        latest: dict[tuple[str, str, str], CaseResult] = {}
+        rounds: dict[tuple[str, str, str], list[CaseResult]] = {}
+        for r in self.results_since(0):
+            key = (r.case, r.backend, r.grid)
+            latest[key] = r
+            if r.worker is None or r.measurement is None:
+                rounds.pop(key, None)
+            else:
+                rounds.setdefault(key, []).append(r)
+        return [
+            pooled(rounds[key]) if len(rounds.get(key, ())) > 1 and r.worker else r
+            for key, r in latest.items()
+        ]
 
     def todo(
         self,
@@ -160,6 +178,33 @@ class SessionLedger:
     def failed(self) -> set[tuple[str, str, str]]:
         """Keys of cases whose latest record is an error."""
         return {(r.case, r.backend, r.grid) for r in self.results() if r.error is not None}
+
+
+def pooled(rounds: Sequence[CaseResult]) -> CaseResult:
+    """One result of several processes' rounds of one case: samples joined, last round's rest.
+
+    >>> from iconbench.timing.measurement import Measurement
+    >>> def one(worker, device):
+    ...     m = Measurement(host_s=[d + 1e-5 for d in device], device_s=device,
+    ...                     device_source="cuda-events-held")
+    ...     return CaseResult("c", "gtfn_gpu", "g", m, 0, 0.0, None, None, None, None, 0.0, 1.0,
+    ...                       worker=worker)
+    >>> both = pooled([one("r01-base", [1e-3, 2e-3]), one("r02-base", [3e-3])])
+    >>> both.measurement.device_s, both.worker, both.duration_s
+    ([0.001, 0.002, 0.003], 'r02-base', 2.0)
+    """
+    last = rounds[-1]
+    measured = [r.measurement for r in rounds if r.measurement is not None]
+    joined = dataclasses.replace(
+        last.measurement,
+        host_s=[s for m in measured for s in m.host_s],
+        device_s=[s for m in measured for s in m.device_s],
+        gt4py_compute_s=[s for m in measured for s in m.gt4py_compute_s],
+        gt4py_total_s=[s for m in measured for s in m.gt4py_total_s],
+    )
+    return dataclasses.replace(
+        last, measurement=joined, duration_s=sum(r.duration_s for r in rounds)
+    )
 
 
 def _counts_as_measured(result: CaseResult, max_cv: float | None) -> bool:
@@ -226,6 +271,7 @@ def run_cases(
     stop_after_failure: bool = False,
     fit_for_next: Callable[[], str | None] = lambda: None,
     starting: Callable[[tuple[str, str] | None], None] = lambda _: None,
+    worker: str | None = None,
 ) -> list[CaseResult]:
     """Measure every (case, backend) of ``jobs`` not yet in ``ledger``; stop after ``budget_s``.
 
@@ -239,9 +285,14 @@ def run_cases(
     ``prepare(case, backend, grid)`` returns a :class:`iconbench.suite.PreparedCase`-like
     object (callable, ``call_and_sync()``, ``bytes_moved``, ``load_s``, and optionally the
     ``fingerprint`` of its generated code).
+
+    A ``worker`` of an interleaved check (a round's process) measures every job again, whatever
+    the ledger holds, and tags its records with its name.
     """
     started = time.perf_counter()
-    todo = ledger.todo(jobs, grid, retry_failed=retry_failed, max_cv=max_cv)
+    todo = (
+        list(jobs) if worker else ledger.todo(jobs, grid, retry_failed=retry_failed, max_cv=max_cv)
+    )
     new: list[CaseResult] = []
     for number, (case, backend) in enumerate(todo, start=1):
         if budget_s is not None and time.perf_counter() - started > budget_s:
@@ -261,6 +312,8 @@ def run_cases(
             )
         finally:
             release(case, backend, grid)
+        if worker:
+            result = dataclasses.replace(result, worker=worker)
         ledger.append(result)
         starting(None)
         new.append(result)

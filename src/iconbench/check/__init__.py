@@ -1,0 +1,19 @@
+"""The pull-request check: base and head of a change through the runner, measured interleaved.
+
+``iconbench check`` (what ``ci/pr-check`` runs on a GitHub runner with a GPU, a SLURM node or
+a workstation) takes both commits through the runner's own steps (:mod:`iconbench.runner`):
+
+1. **select** the programs the change can affect (:mod:`iconbench.selection`);
+2. **environments**: each commit's source tree first on the path of the running stack
+   (:mod:`iconbench.check.sides`);
+3. **precompile** both sides at once into one build cache (:mod:`iconbench.runner.precompile`);
+4. **measure** base and head in alternating fresh processes, ABBA BAAB …, one on the device at a
+   time, until the gate's intervals are decided or the budget is spent
+   (:mod:`iconbench.check.rounds`);
+5. **gate**: asv files and summary of each side, then the verdict with the spread between
+   processes counted (:mod:`iconbench.gate.processes`);
+6. **comment** and **site**, when asked.
+
+Each phase's wall time goes to ``OUT/check.json`` and ``OUT/check.md``
+(:mod:`iconbench.check.phases`).
+"""

@@ -1,0 +1,66 @@
+"""The wall time of each phase of a check, as JSON and as a markdown table.
+
+The figures the docs give for a pull-request check come from here: the whole check, run as a
+user runs it, timed phase by phase (``OUT/check.json``, ``OUT/check.md``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import pathlib
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from iconbench.files.atomic import write_atomic
+
+#: The phases of a check, in order (a phase not run is absent).
+PHASES = ("select", "environments", "precompile", "verify", "measure", "gate", "comment", "site")
+
+
+@dataclasses.dataclass
+class Timeline:
+    """Phases and their seconds, plus what the check was (written after every phase)."""
+
+    out: pathlib.Path
+    facts: dict[str, Any] = dataclasses.field(default_factory=dict)
+    seconds: dict[str, float] = dataclasses.field(default_factory=dict)
+    started: float = dataclasses.field(default_factory=time.perf_counter)
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Time one phase; it is recorded even when it fails."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = round(time.perf_counter() - start, 1)
+            self.write()
+
+    def as_dict(self) -> dict[str, Any]:
+        total = round(time.perf_counter() - self.started, 1)
+        return {**self.facts, "phases": dict(self.seconds), "total_s": total}
+
+    def write(self) -> None:
+        data = self.as_dict()
+        write_atomic(self.out / "check.json", json.dumps(data, indent=1) + "\n")
+        write_atomic(self.out / "check.md", table(data))
+
+
+def table(data: dict[str, Any]) -> str:
+    """The markdown table of one check's phases.
+
+    >>> print(table({"phases": {"select": 1.25, "measure": 30.0}, "total_s": 31.3}), end="")
+    | phase | wall time |
+    | --- | ---: |
+    | select | 1.2 s |
+    | measure | 30.0 s |
+    | **total** | **31.3 s** |
+    """
+    rows = ["| phase | wall time |", "| --- | ---: |"]
+    phases = data.get("phases", {})
+    rows += [f"| {name} | {phases[name]:.1f} s |" for name in PHASES if name in phases]
+    rows.append(f"| **total** | **{data.get('total_s', 0.0):.1f} s** |")
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,223 @@
+"""The whole check of one change, phase by phase (the package docstring lists the phases)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+from iconbench.check import rounds, sides
+from iconbench.check.phases import Timeline
+from iconbench.errors import IconbenchError
+from iconbench.runner.progress import log
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """What one check is asked to do, resolved from the command line once."""
+
+    component: str
+    repo: pathlib.Path
+    base: str
+    head: str
+    out: pathlib.Path
+    backends: tuple[str, ...]
+    grid: str
+    plan: rounds.Plan
+    programs: str = ""  # "": what ``iconbench select`` chooses for the change
+    one_variant: bool = False
+    full: bool = False
+    jobs: int = 1
+    #: the pull request to comment on (``OWNER/NAME``, number), if any
+    repository: str = ""
+    pr: int = 0
+    comment_args: tuple[str, ...] = ()
+    site: bool = False
+
+
+def _iconbench(*args: str, env: dict[str, str] | None = None) -> list[str]:
+    return [sys.executable, "-m", "iconbench", *args]
+
+
+def _run(command: list[str], what: str, env: dict[str, str] | None = None) -> str:
+    """Run one iconbench step; its own one-line error becomes this check's."""
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    sys.stderr.write(done.stderr)
+    if done.returncode != 0:
+        lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+        raise IconbenchError(f"{what}: {lines[-1] if lines else f'exit {done.returncode}'}")
+    return done.stdout
+
+
+def select(request: Request) -> tuple[str, bool, str]:
+    """The ``--programs`` regex and one-variant flag the change asks for, and why."""
+    if request.programs:
+        return request.programs, request.one_variant, "--programs given"
+    command = _iconbench("select", "--component", request.component, "--repo",
+                         str(request.repo), "--base", request.base, "--head", request.head,
+                         "--backends", ",".join(request.backends), "--json")  # fmt: skip
+    if request.full:
+        command.append("--full")
+    chosen = json.loads(_run(command, "select"))
+    if chosen["scope"] == "none":
+        return "", False, chosen["reason"]
+    return chosen["programs_regex"], bool(chosen["one_variant"]), chosen["reason"]
+
+
+def run(request: Request) -> int:
+    """The check; its exit status is the gate's (0 pass, 1 regression), 2 for an error."""
+    out = request.out
+    out.mkdir(parents=True, exist_ok=True)
+    timeline = Timeline(out, facts={
+        "component": request.component, "base_ref": request.base, "head_ref": request.head,
+        "backends": list(request.backends), "grid": request.grid,
+    })  # fmt: skip
+    with timeline.phase("select"):
+        programs, one_variant, reason = select(request)
+    timeline.facts |= {"selection": reason, "programs": programs, "one_variant": one_variant}
+    log(f"check: selection: {reason}")
+    if not programs:
+        log("check: no benchmark affected: nothing to measure")
+        timeline.facts["verdict"] = "nothing to measure"
+        timeline.write()
+        return 0
+    with timeline.phase("environments"):
+        from iconbench.stacks.identity import stack_key
+
+        base, head = sides.resolve(
+            request.component,
+            request.repo,
+            (request.base, request.head),
+            out=out,
+            stack=stack_key(),
+        )
+        jobs = _jobs(programs, one_variant, request.backends)
+    timeline.facts |= {"base": base.commit, "head": head.commit, "cases": len(jobs)}
+    selection = ["--backends", ",".join(request.backends), "--grid", request.grid,
+                 "--programs", programs] + (["--one-variant"] if one_variant else [])  # fmt: skip
+    with timeline.phase("precompile"):
+        _precompile(request.component, (base, head), selection, request.jobs)
+    with timeline.phase("measure"):
+        done = rounds.measure(
+            {"base": base, "head": head},
+            jobs,
+            selection,
+            plan=request.plan,
+            scratch=out / "rounds",
+            decided=lambda: _undecided(base, head, request.grid) == 0,
+        )
+    timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped}
+    log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
+    with timeline.phase("gate"):
+        summary = _gate(base, head, selection, out)
+    timeline.facts |= {"verdict": summary.verdict, "counts": dict(summary.counts)}
+    status = summary.exit_code
+    if request.repository:
+        with timeline.phase("comment"):
+            timeline.facts["comment_exit"] = _comment(request, out)
+    if request.site:
+        with timeline.phase("site"):
+            _run(_iconbench("publish", str(base.out / "asv"), str(head.out / "asv"),
+                            "--gate", str(out / "gate-summary.json"), "--out",
+                            str(out / "site")), "site")  # fmt: skip
+    timeline.write()
+    return status
+
+
+def _jobs(programs: str, one_variant: bool, backends: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The (case, backend) pairs of the selection; one line when it matches nothing."""
+    from iconbench import suite
+    from iconbench.timing.compilation import jobs_for
+
+    cases = suite.case_ids(programs, None, one_variant=one_variant)
+    if not cases:
+        raise IconbenchError(f"--programs {programs!r} matches no case; see iconbench programs")
+    firsts = set(suite.first_variants(cases))
+    ordered = sorted(cases, key=lambda case: case not in firsts)
+    return [pair for case in ordered for pair in jobs_for([case], backends)]
+
+
+def _precompile(
+    component: str, both: tuple[sides.Side, sides.Side], selection: list[str], jobs: int
+) -> None:
+    """Both sides' builds, each built once where the generated code is the same.
+
+    Where base and head share the build cache (an icon4py change) their pools run side by
+    side: the head's finds every unchanged program built by the base's (gt4py locks a build
+    folder while it builds). Otherwise the base compiles first, and the head's cache then gets
+    the base's build folders (:func:`iconbench.check.sides.link_builds`).
+    """
+    base, head = both
+    if component in sides.SHARES_BUILD_CACHE:
+        _wait([_start_precompile(side, selection, max(1, jobs // 2)) for side in both])
+        return
+    _wait([_start_precompile(base, selection, jobs)])
+    linked = sides.link_builds(base, head)
+    log(f"check: head's build cache has base's {linked} build folders")
+    _wait([_start_precompile(head, selection, jobs)])
+
+
+def _start_precompile(side: sides.Side, selection: list[str], jobs: int):
+    command = _iconbench("suite", "precompile", "--out", str(side.out), "--stack", side.stack,
+                         *selection, "--jobs", str(jobs))  # fmt: skip
+    side.out.mkdir(parents=True, exist_ok=True)
+    log_path = side.out / "precompile.log"
+    with log_path.open("w", encoding="utf-8") as handle:
+        process = subprocess.Popen(
+            command, env=side.environment(), stdout=handle, stderr=subprocess.STDOUT
+        )
+    return side, process, log_path
+
+
+def _wait(started: list) -> None:
+    for side, process, log_path in started:
+        if process.wait() != 0:
+            raise IconbenchError(
+                f"precompile of {side.name} ({side.commit[:12]}) failed (exit "
+                f"{process.returncode}); its log: {log_path}"
+            )
+
+
+def _undecided(base: sides.Side, head: sides.Side, grid: str) -> int:
+    """Gated benchmarks the gate cannot decide yet on what the ledgers hold now."""
+    from iconbench.gate import resultset, verdict
+
+    summary = verdict.compare(
+        resultset.ledger_set(base.out, label="base", commit=base.commit, grid=grid),
+        resultset.ledger_set(head.out, label="head", commit=head.commit, grid=grid),
+    )
+    return sum(1 for r in summary.benchmarks if r.gated and r.verdict == "inconclusive")
+
+
+def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib.Path):
+    """Each side's asv files and summary, then the verdict (``OUT/gate-summary.json``)."""
+    written = []
+    for side in (base, head):
+        command = _iconbench("suite", "asv", "--out", str(side.out), "--stack", side.stack,
+                             *selection, "--commit", side.commit)  # fmt: skip
+        written.append(subprocess.Popen(command, env=side.environment()))
+    if any(process.wait() != 0 for process in written):
+        raise IconbenchError(f"writing the result files of {base.out} or {head.out} failed")
+    from iconbench.gate import resultset, table, verdict
+
+    summary = verdict.compare(
+        resultset.resolve(str(base.out), label=f"base {base.commit[:12]}"),
+        resultset.resolve(str(head.out), label=f"head {head.commit[:12]}"),
+    )
+    summary.write(out / "gate-summary.json")
+    print(table.render(summary))
+    return summary
+
+
+def _comment(request: Request, out: pathlib.Path) -> int:
+    """Post the comment and status; a failure is reported beside the verdict, never as it."""
+    command = _iconbench("comment", str(out / "gate-summary.json"), "--repo",
+                         request.repository, "--pr", str(request.pr),
+                         *request.comment_args)  # fmt: skip
+    done = subprocess.run(command, check=False, env=os.environ.copy())
+    if done.returncode != 0:
+        log(f"check: the bot could not post (exit {done.returncode}); the verdict stands")
+    return done.returncode

@@ -1,0 +1,105 @@
+"""Base and head of a check: each commit's sources first on the path of the running stack."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pathlib
+
+from iconbench.buildcache import REPO_ROOT
+from iconbench.stacks import trees
+
+#: Components whose change reaches the programs only through their IR: base and head share
+#: one gt4py build cache (its translation caches are keyed by the program's IR, its build
+#: folders by the generated code). A change of gt4py or dace can change the generated code of
+#: an unchanged program, which the translation caches would not notice: each commit of theirs
+#: has its own cache, and the head's gets the base's build folders (:func:`link_builds`).
+SHARES_BUILD_CACHE = frozenset({"icon4py"})
+
+#: Folders of a gt4py cache keyed by the program's IR alone (gtfn's and DaCe's translations).
+TRANSLATION_CACHES = frozenset({"gtfn_cache", "translation_cache"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Side:
+    """One commit of a check, resolved: where its sources and its runner directory are."""
+
+    name: str  # "base" | "head"
+    ref: str
+    commit: str
+    sources: tuple[pathlib.Path, ...]
+    out: pathlib.Path
+    stack: str
+
+    def environment(self, base: dict[str, str] | None = None) -> dict[str, str]:
+        """The environment of this side's processes: its sources first, then iconbench's.
+
+        A fixed hash seed: dict and set iteration order (and with it gt4py's host path) is the
+        same in every process of the check.
+        """
+        env = dict(os.environ if base is None else base)
+        paths = [str(p) for p in self.sources] + [str(REPO_ROOT / "src")]
+        if env.get("PYTHONPATH"):
+            paths.append(env["PYTHONPATH"])
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+        env["PYTHONHASHSEED"] = "0"
+        env["PYTHONOPTIMIZE"] = env.get("PYTHONOPTIMIZE") or "2"
+        return env
+
+
+def build_cache(stack: str) -> pathlib.Path:
+    """gt4py's cache folder for ``stack`` (as :func:`iconbench.buildcache.configure` sets it)."""
+    from iconbench.buildcache import cache_root
+
+    return cache_root() / "gt4py" / stack / ".gt4py_cache"
+
+
+def link_builds(base: Side, head: Side) -> int:
+    """Give head's cache every build folder of base's; return how many were linked.
+
+    A build folder's name is a fingerprint of the generated code (and of gt4py's version), so
+    head finds a folder of base's exactly when it generates the same code for a program: an
+    unchanged program is not compiled twice, a changed one is. The translation caches stay
+    apart: they are keyed by the program's IR, which a change of gt4py leaves as it is.
+
+    >>> import tempfile
+    >>> from iconbench.buildcache import cache_root
+    >>> os.environ["ICONBENCH_CACHE_DIR"] = tempfile.mkdtemp()
+    >>> a = Side("base", "main", "a" * 40, (), pathlib.Path("b"), "stack-a")
+    >>> b = Side("head", "pr", "b" * 40, (), pathlib.Path("h"), "stack-b")
+    >>> for name in ("gtfn_cache", "f_pyext_0123456789abcdef_1.2.1"):
+    ...     (build_cache("stack-a") / name).mkdir(parents=True)
+    >>> link_builds(a, b), sorted(p.name for p in build_cache("stack-b").iterdir())
+    (1, ['f_pyext_0123456789abcdef_1.2.1'])
+    >>> link_builds(a, b)  # kept: linked once
+    0
+    """
+    source, target = build_cache(base.stack), build_cache(head.stack)
+    if source == target or not source.is_dir():
+        return 0
+    target.mkdir(parents=True, exist_ok=True)
+    linked = 0
+    for folder in source.iterdir():
+        link = target / folder.name
+        if folder.name in TRANSLATION_CACHES or not folder.is_dir() or link.exists():
+            continue
+        link.symlink_to(folder.resolve(), target_is_directory=True)
+        linked += 1
+    return linked
+
+
+def resolve(
+    component: str, repo: pathlib.Path, refs: tuple[str, str], *, out: pathlib.Path, stack: str
+) -> tuple[Side, Side]:
+    """Both sides of a check of ``base..head`` in ``repo`` (one line if a ref is no commit).
+
+    ``stack`` is the running environment's build-cache key; sides of a component in
+    :data:`SHARES_BUILD_CACHE` keep it, others get it extended by their commit.
+    """
+    sides = []
+    for name, ref in zip(("base", "head"), refs, strict=True):
+        commit = trees.resolve_commit(repo, ref)
+        tree = trees.export_tree(repo, commit, out / "trees")
+        key = stack if component in SHARES_BUILD_CACHE else f"{stack}-{component}-{commit[:12]}"
+        sides.append(Side(name, ref, commit, tuple(trees.source_roots(tree)), out / name, key))
+    return sides[0], sides[1]

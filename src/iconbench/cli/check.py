@@ -1,0 +1,110 @@
+"""``iconbench check``: the pull-request check, base and head interleaved through the runner."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+
+from iconbench.cli import options
+from iconbench.cli.command import Command
+from iconbench.errors import IconbenchError
+
+
+class Check(Command):
+    """Select, precompile both commits, measure them interleaved, gate, comment, site."""
+
+    name = "check"
+    summary = "the pull-request check: base and head measured interleaved, gated (1: regression)"
+    examples = (
+        "iconbench check --component icon4py --repo ../icon4py --base main --head HEAD "
+        "--out check --backends gtfn_gpu,dace_gpu --grid mch_icon-ch1_medium",
+        "iconbench check --component gt4py --repo ../gt4py --base main --head HEAD --out check "
+        "--backends gtfn_cpu --grid tiny --programs '^compute_tangential_wind\\['",
+    )
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--component", required=True, help="gt4py | dace | icon4py")
+        parser.add_argument("--repo", required=True, type=pathlib.Path, help="its checkout")
+        parser.add_argument("--base", required=True, help="base ref of the change")
+        parser.add_argument("--head", default="HEAD", help="head ref of the change")
+        options.add_out(parser, help="the check's directory (sides, rounds, summary, phases)")
+        options.add_backends(parser, default=("gtfn_gpu", "dace_gpu"))
+        options.add_grid(parser, default="mch_icon-ch1_medium")
+        options.add_programs(
+            parser, help="regex of case ids to measure (default: what 'iconbench select' picks)"
+        )
+        parser.add_argument("--one-variant", action="store_true", help="first variant only")
+        parser.add_argument("--full", action="store_true", help="select everything")
+        options.add_jobs(parser, default_help="cores")
+        parser.add_argument("--samples", type=int, default=100, help="timed calls per round")
+        parser.add_argument("--max-s", type=float, default=1.0, help="max sampling s per case")
+        parser.add_argument("--warmup-s", type=float, default=0.3, help="warm-up s per case")
+        parser.add_argument(
+            "--min-blocks", type=int, default=2, help="blocks of 4 rounds at least (ABBA BAAB)"
+        )
+        parser.add_argument(
+            "--max-blocks", type=int, default=4, help="blocks at most, if still undecided"
+        )
+        parser.add_argument(
+            "--budget", type=float, help="seconds of measuring after which no block starts"
+        )
+        parser.add_argument(
+            "--no-pin",
+            action="store_true",
+            help="let the measuring worker run on any core (default: cores of its own)",
+        )
+        parser.add_argument("--repository", default="", help="OWNER/NAME: comment on its PR")
+        parser.add_argument("--pr", type=int, default=0, help="pull request number")
+        parser.add_argument(
+            "--comment-arg",
+            action="append",
+            default=[],
+            help="passed to 'iconbench comment' (repeat), e.g. --comment-arg=--dry-run",
+        )
+        parser.add_argument("--site", action="store_true", help="build OUT/site (the artifact)")
+
+    @classmethod
+    def run(cls, args: argparse.Namespace) -> int:
+        from iconbench.check import rounds
+        from iconbench.check.run import Request, run
+        from iconbench.suite import is_gpu_backend
+
+        if args.component not in ("gt4py", "dace", "icon4py"):
+            raise IconbenchError(f"--component {args.component!r}: one of gt4py, dace, icon4py")
+        if args.repository and not args.pr:
+            raise IconbenchError("--repository needs --pr (the pull request's number)")
+        if not 1 <= args.min_blocks <= args.max_blocks:
+            raise IconbenchError("--min-blocks must be >= 1 and <= --max-blocks")
+        backends = tuple(args.backends)
+        plan = rounds.Plan(
+            samples=args.samples,
+            max_s=args.max_s,
+            warmup_s=args.warmup_s,
+            min_blocks=args.min_blocks,
+            max_blocks=args.max_blocks,
+            budget_s=args.budget,
+            measure_cores=()
+            if args.no_pin
+            else rounds.measuring_cores(on_gpu=all(is_gpu_backend(b) for b in backends)),
+        )
+        request = Request(
+            component=args.component,
+            repo=args.repo.resolve(),
+            base=args.base,
+            head=args.head,
+            out=args.out.resolve(),
+            backends=backends,
+            grid=args.grid,
+            plan=plan,
+            programs=args.programs,
+            one_variant=args.one_variant,
+            full=args.full,
+            jobs=args.jobs or os.cpu_count() or 1,
+            repository=args.repository,
+            pr=args.pr,
+            comment_args=tuple(args.comment_arg),
+            site=args.site,
+        )
+        return run(request)

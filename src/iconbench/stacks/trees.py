@@ -1,0 +1,84 @@
+"""A commit's source tree, exported once, and the directories it puts first on the path.
+
+gt4py, dace's Python side and icon4py are pure Python at the level a regression hides in, so a
+commit of one of them is measured by putting its exported tree first on ``PYTHONPATH`` of the
+running stack (seconds), instead of building an environment per commit (minutes). Used by
+asv's checkout environment (:mod:`iconbench.stacks.checkout_env`) and the interleaved check
+(:mod:`iconbench.check`).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+
+from iconbench.errors import IconbenchError
+
+
+def source_roots(tree: pathlib.Path) -> list[pathlib.Path]:
+    """The directories to put on ``sys.path`` for a repository's source tree.
+
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for part in ("model/common/src/icon4py/model/common", "model/dycore/src/icon4py/x"):
+    ...     (root / part).mkdir(parents=True)
+    >>> [p.relative_to(root).as_posix() for p in source_roots(root)]
+    ['model/common/src', 'model/dycore/src']
+    >>> empty = pathlib.Path(tempfile.mkdtemp())
+    >>> source_roots(empty) == [empty]
+    True
+    """
+    found = [
+        path
+        for pattern in ("src", "*/src", "*/*/src", "*/*/*/src")
+        for path in sorted(tree.glob(pattern))
+        if path.is_dir() and any(child.is_dir() for child in path.iterdir())
+    ]
+    return found or [tree]
+
+
+def resolve_commit(repo: pathlib.Path, ref: str) -> str:
+    """The full commit hash ``ref`` names in ``repo``; one line when it names none."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise IconbenchError(f"--repo {repo}: git could not run ({error})") from None
+    if done.returncode == 0 and done.stdout.strip():
+        return done.stdout.strip()
+    inside = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--git-dir"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    if inside.returncode != 0:
+        raise IconbenchError(f"--repo {repo}: not a git repository; pass a checkout")
+    raise IconbenchError(
+        f"{ref!r} is no commit of {repo}; fetch it (git fetch origin {ref}) or name another ref"
+    )
+
+
+def export_tree(repo: pathlib.Path, commit: str, trees: pathlib.Path) -> pathlib.Path:
+    """``commit``'s files under ``trees/<commit>`` (``git archive``; kept, exported once)."""
+    tree = trees / commit
+    if tree.exists():
+        return tree
+    trees.mkdir(parents=True, exist_ok=True)
+    scratch = pathlib.Path(tempfile.mkdtemp(dir=trees, prefix=".tmp-"))
+    archive = subprocess.run(
+        ["git", "-C", str(repo), "archive", "--format=tar", commit],
+        capture_output=True, check=False,
+    )  # fmt: skip
+    if archive.returncode != 0:
+        shutil.rmtree(scratch, ignore_errors=True)
+        line = archive.stderr.decode(errors="replace").strip().splitlines()[:1]
+        raise IconbenchError(f"git archive {commit} in {repo} failed: {' '.join(line)}")
+    subprocess.run(["tar", "-x", "-C", str(scratch)], input=archive.stdout, check=True)
+    try:
+        os.replace(scratch, tree)
+    except OSError:  # another process exported it first
+        shutil.rmtree(scratch, ignore_errors=True)
+    return tree
