@@ -85,7 +85,7 @@ def _worker_command(side: Side, common: Sequence[str], jobs: pathlib.Path, name:
                     turn: pathlib.Path, plan: Plan) -> list[str]:  # fmt: skip
     command = [sys.executable, "-m", "iconbench", "suite", "measure", "--out", str(side.out),
                "--stack", side.stack, *common, "--samples", str(plan.samples),
-               "--max-s", str(plan.max_s), "--warmup-s", str(plan.warmup_s),
+               "--max-s", str(plan.max_s), "--warmup-s", str(plan.warmup_s), "--gt4py-calls", "0",
                "--worker-jobs", str(jobs), "--round-name", name, "--turn", str(turn),
                "--inflight", str(turn.with_name(turn.name + ".inflight"))]  # fmt: skip
     if plan.measure_cores:

@@ -93,6 +93,12 @@ class Suite(Command):
             "--crosscheck", type=int, default=3, help="cases per backend cross-checked"
         )
         parser.add_argument(
+            "--gt4py-calls",
+            type=int,
+            default=10,
+            help="calls per case timed by gt4py's own metrics after the samples (its cross-check)",
+        )
+        parser.add_argument(
             "--retry-failed",
             action="store_true",
             help="compile (measure) again pairs whose last compile (measurement) failed",
@@ -221,7 +227,8 @@ class Suite(Command):
             stack = stack_key()
         worker = ["measure", "--out", str(args.out), "--backends", ",".join(backends),
                   "--grid", args.grid, "--stack", stack, "--samples", str(args.samples),
-                  "--max-s", str(args.max_s), "--warmup-s", str(args.warmup_s)]  # fmt: skip
+                  "--max-s", str(args.max_s), "--warmup-s", str(args.warmup_s),
+                  "--gt4py-calls", str(args.gt4py_calls)]  # fmt: skip
         for flag, value in (("--programs", args.programs), ("--shard", args.shard),
                             ("--compile-grid", args.compile_grid),
                             ("--experiment", args.experiment),
@@ -263,6 +270,7 @@ class Suite(Command):
             turn=args.turn,
             measure_cores=tuple(int(c) for c in args.measure_cores.split(",") if c),
             commit=args.commit,
+            gt4py_calls=args.gt4py_calls,
         )
 
     @staticmethod

@@ -40,7 +40,7 @@ def fingerprint() -> str:
 
 
 def installed_key() -> str | None:
-    """``icon4py-0.4.1`` (a release install) or ``icon4py-0.4.1-<commit>`` (a git install).
+    """``icon4py-0.4.1`` (a release, also from a wheel file) or ``icon4py-0.4.1-<commit>`` (git).
 
     ``None`` when icon4py is missing, editable, or its parts differ in version.
     """
@@ -54,9 +54,12 @@ def installed_key() -> str | None:
         direct = distribution.read_text("direct_url.json")
         if direct:
             data = json.loads(direct)
-            if data.get("dir_info", {}).get("editable") or "vcs_info" not in data:
+            if data.get("dir_info", {}).get("editable"):
                 return None
-            commits.add(data["vcs_info"].get("commit_id", ""))
+            if "vcs_info" in data:
+                commits.add(data["vcs_info"].get("commit_id", ""))
+            elif "archive_info" not in data:  # a local directory: its sources may change
+                return None
     if len(versions) != 1 or len(commits) > 1:
         return None
     key = f"icon4py-{versions.pop()}"

@@ -102,6 +102,13 @@ def worker(options: RunOptions) -> None:
     suite.generated_grid(options.grid, options.backends[0])
     log(f"measure worker: grid ready after {time.perf_counter() - start:.0f}s")
     on_gpu = any(suite.is_gpu_backend(b) for b in options.backends)
+    if options.turn is not None:
+        # a check's worker: its programs loaded while another worker measures, then its turn
+        for case, backend in jobs:
+            suite.preload(case, backend, options.grid)
+        log(f"measure worker: {len(jobs)} programs loaded after {time.perf_counter() - start:.0f}s")
+        _wait_for_turn(options.turn, options.measure_cores)
+        start = time.perf_counter()
     peak = bandwidth.measure_copy_peak(on_gpu=on_gpu)
     with (options.work / "copy-peak.jsonl").open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(peak.as_dict()) + "\n")
@@ -110,9 +117,6 @@ def worker(options: RunOptions) -> None:
         f"measure worker: copy peak {peak.bytes_per_s / 1e12:.3f} TB/s on {peak.device} "
         f"(datasheet {datasheet and datasheet / 1e12} TB/s)"
     )
-    if options.turn is not None:
-        _wait_for_turn(options.turn, options.measure_cores)
-        start = time.perf_counter()
     elapsed = time.perf_counter() - start
     remaining = None if options.budget is None else options.budget - elapsed
     session.run_cases(
@@ -131,6 +135,7 @@ def worker(options: RunOptions) -> None:
             "samples": options.samples,
             "max_s": options.max_s,
             "warmup_s": options.warmup_s,
+            "gt4py_calls": options.gt4py_calls,
         },
         stop_after_failure=True,
         fit_for_next=isolation.DeviceMemory() if on_gpu else lambda: None,

@@ -45,6 +45,8 @@ class RunOptions:
     turn: pathlib.Path | None = None
     #: the cores an interleaved check's worker measures on (empty: not pinned)
     measure_cores: tuple[int, ...] = ()
+    #: calls measured with gt4py's own instrumentation after the samples (its cross-check)
+    gt4py_calls: int = 10
     #: the commit the asv results are for ("": iconbench's own checkout)
     commit: str = ""
 
