@@ -19,11 +19,17 @@ the sides' means of :math:`m_{pi}`, and its standard error by Welch's
 .. math:: \mathrm{SE}^2 = s_\text{base}^2 / k_\text{base} + s_\text{head}^2 / k_\text{head},
 
 :math:`s^2` the variance of a side's process medians (it holds both :math:`\sigma_b^2` and the
-within-process noise of a median), with Welch-Satterthwaite's degrees of freedom. The test
-and interval are Student's: *regression* when :math:`H_0: \Delta \le \log(1 + t/2)` is
-rejected, as in :mod:`iconbench.gate.stats` (the same margin, the same FDR over benchmarks
-afterwards). A side whose processes agree to the last digit (a quantised clock) would give
-:math:`s = 0`; the variance of each process median from its own samples
+within-process noise of a median), with Welch-Satterthwaite's degrees of freedom. A process
+that something disturbed (a neighbour's burst) would widen that interval for everyone, so the
+means and variances are Yuen's (1974): the means 20 % trimmed (of eight processes the
+slowest and the fastest are set aside), the variance winsorized,
+:math:`d = (k - 1) s_w^2 / (h (h - 1))` with :math:`h` the processes kept, and
+:math:`\mathrm{SE}^2 = d_\text{base} + d_\text{head}`; with fewer than five processes
+nothing is trimmed and this is Welch's test. The test and interval are Student's:
+*regression* when :math:`H_0: \Delta \le \log(1 + t/2)` is rejected, as in
+:mod:`iconbench.gate.stats` (the same margin, the same FDR over benchmarks afterwards). A side
+whose processes agree to the last digit (a quantised clock) would give :math:`s = 0`; the
+variance of each process median from its own samples
 (:math:`(1.2533 \cdot 1.4826\,\mathrm{MAD})^2 / n`, the large-sample variance of a median) is
 then the floor.
 
@@ -60,6 +66,27 @@ def _process_medians(groups: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.
     return np.asarray(medians), np.asarray(variances)
 
 
+#: Share of processes trimmed from each end (Yuen's 20 %).
+TRIM = 0.2
+
+
+def _trimmed(values: np.ndarray, floor: float) -> tuple[float, float, int]:
+    """Yuen's trimmed mean, the squared standard error ``d`` and the count kept ``h``.
+
+    >>> mean, d, h = _trimmed(np.log([1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.01, 1.9]), 0.0)
+    >>> round(float(np.exp(mean)), 3), h  # the disturbed process (1.9) is set aside
+    (1.005, 6)
+    """
+    k = len(values)
+    g = int(TRIM * k) if k >= 5 else 0
+    ordered = np.sort(values)
+    kept = ordered[g : k - g]
+    winsorized = np.concatenate([[kept[0]] * g, kept, [kept[-1]] * g])
+    h = len(kept)
+    d = (k - 1) * float(np.var(winsorized, ddof=1)) / (h * (h - 1))
+    return float(np.mean(kept)), max(d, floor / k), h
+
+
 def usable(groups: Sequence[Sequence[float]]) -> bool:
     """Whether a side has enough processes for :func:`compare`."""
     return sum(1 for g in groups if len(g)) >= MIN_PROCESSES
@@ -93,16 +120,14 @@ def compare(
     k, n = len(x), len(y)
     if k < MIN_PROCESSES or n < MIN_PROCESSES:
         raise ValueError(f"need at least {MIN_PROCESSES} processes on each side")
-    var_x = max(float(np.var(x, ddof=1)), float(np.mean(vx))) / k
-    var_y = max(float(np.var(y, ddof=1)), float(np.mean(vy))) / n
-    se = math.sqrt(var_x + var_y)
-    delta = float(np.mean(y) - np.mean(x))
-    if se == 0.0:  # every sample of every process identical: no spread to count
-        se = 1e-12
-    df = (var_x + var_y) ** 2 / (
-        (var_x**2 / (k - 1) if var_x else 0.0) + (var_y**2 / (n - 1) if var_y else 0.0) or 1e-300
+    mean_x, d_x, h_x = _trimmed(x, float(np.mean(vx)))
+    mean_y, d_y, h_y = _trimmed(y, float(np.mean(vy)))
+    se = math.sqrt(d_x + d_y) or 1e-12  # every sample of every process identical
+    delta = mean_y - mean_x
+    df = (d_x + d_y) ** 2 / (
+        (d_x**2 / (h_x - 1) if d_x else 0.0) + (d_y**2 / (h_y - 1) if d_y else 0.0) or 1e-300
     )
-    df = max(1.0, min(df, float(k + n - 2)))
+    df = max(1.0, min(df, float(h_x + h_y - 2)))
     half = float(scipy_stats.t.ppf(0.5 + confidence / 2, df)) * se
     shift = math.log1p(margin)
     pooled_x = np.concatenate([np.asarray(g, dtype=float) for g in base if len(g)])

@@ -335,12 +335,24 @@ def _session_rows(root: pathlib.Path, until: float) -> dict[tuple[str, str], dic
 
 
 def _joined(rounds: list[dict[str, Any]]) -> dict[str, Any]:
-    """One row of a check's rounds: samples joined, each process's kept in ``groups``."""
+    """One row of a check's rounds: samples joined, each process's kept in ``groups``.
+
+    A process's host overhead is scaled by how fast its CPU ran Python meanwhile (the median
+    of its :func:`~iconbench.timing.measurement.reference_work` times, relative to that of all
+    rounds): a shared host's CPU that ran every process of one block 1.7x slower is then not
+    a change of the code's host overhead, while a change of gt4py's call path, which the
+    reference work does not run, still is.
+    """
     device = [tuple(r["measurement"].get("device_s") or ()) for r in rounds]
     host = [tuple(r["measurement"].get("host_s") or ()) for r in rounds]
+    references = [r["measurement"].get("reference_s") or () for r in rounds]
+    speed = [1.0] * len(rounds)
+    if all(references):
+        typical = statistics.median(t for ref in references for t in ref)
+        speed = [typical / statistics.median(ref) for ref in references]
     overhead = [
-        tuple(h - d for h, d in zip(hs, ds, strict=True))
-        for hs, ds in zip(host, device, strict=True)
+        tuple((h - d) * scale for h, d in zip(hs, ds, strict=True))
+        for hs, ds, scale in zip(host, device, speed, strict=True)
         if len(hs) == len(ds) and ds
     ]
     last = dict(rounds[-1])

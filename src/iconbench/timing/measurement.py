@@ -54,6 +54,9 @@ class Measurement:
     gt4py_total_s: list[float] = dataclasses.field(default_factory=list)
     warmup_calls: int = 0
     python_optimize: int = dataclasses.field(default_factory=lambda: sys.flags.optimize)
+    #: seconds of :func:`reference_work` timed beside each sample: how fast this process's
+    #: CPU runs Python just then (the gate scales host overhead by it between processes)
+    reference_s: list[float] = dataclasses.field(default_factory=list)
 
     @property
     def host_median(self) -> float:
@@ -94,6 +97,23 @@ def warm_up(call: Call, *, calls: int = 3, seconds: float = 0.2) -> int:
     return done
 
 
+def reference_work() -> int:
+    """A fixed piece of interpreter work (dicts, tuples, strings, calls), about 30 µs.
+
+    Timed beside each sample, it tells how fast the CPU runs Python in this process at that
+    moment. On a shared host the same code's host overhead moved 1.7x within minutes
+    (another tenant, the clock of the core), and this work moves with it; a change of
+    gt4py's call path does not move it.
+
+    >>> reference_work()  # the length of the numbers 0 to 199 written out
+    490
+    """
+    table = {}
+    for number in range(200):
+        table[number] = (number, str(number))
+    return sum(len(text) for _, text in table.values())
+
+
 def measure(
     call: Call,
     clock: Clock,
@@ -115,6 +135,7 @@ def measure(
         drain_gt4py_samples("total")
         host: list[float] = []
         device: list[float] = []
+        reference: list[float] = []
         # no garbage collection inside the samples (as timeit): when a collection runs, and
         # how long it takes, depends on the heap the process happens to have, which differs
         # from process to process and would show up as a change of host overhead
@@ -130,6 +151,9 @@ def measure(
                 host.append(timing.host_s)
                 if timing.device_s is not None:
                     device.append(timing.device_s)
+                before = time.perf_counter()
+                reference_work()
+                reference.append(time.perf_counter() - before)
         finally:
             if was_enabled:
                 gc.enable()
@@ -153,4 +177,5 @@ def measure(
         gt4py_compute_s=compute,
         gt4py_total_s=total,
         warmup_calls=warmed,
+        reference_s=reference,
     )
