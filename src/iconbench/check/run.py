@@ -64,7 +64,8 @@ def select(request: Request) -> tuple[str, bool, str]:
     chosen = json.loads(_run(command, "select"))
     if chosen["scope"] == "none":
         return "", False, chosen["reason"]
-    return chosen["programs_regex"], bool(chosen["one_variant"]), chosen["reason"]
+    one_variant = request.one_variant or bool(chosen["one_variant"])
+    return chosen["programs_regex"], one_variant, chosen["reason"]
 
 
 def run(request: Request) -> int:

@@ -206,24 +206,39 @@ def compare(
         widened, spread = stats.history_threshold(threshold, history_medians(history, key))
         if widened > threshold:
             notes.append(f"history is noisy (run-to-run spread {spread:.1%})")
+        interleaved = bool(b.groups or h.groups)
+        too_few_processes = interleaved and not (
+            processes.usable(b.groups) and processes.usable(h.groups)
+        )
         enough = min(len(base_samples), len(head_samples)) >= stats.MIN_SAMPLES
+        if too_few_processes:
+            # an interleaved check cut short: one process's samples cannot say how much the
+            # next process would differ, so no verdict rests on them: inconclusive
+            enough = False
+            notes.append(
+                f"{len(b.groups)}+{len(h.groups)} processes, fewer than "
+                f"{processes.MIN_PROCESSES} a side: inconclusive"
+            )
         positive = min(b.median or 0.0, h.median or 0.0) > 0
         if not gated or not enough or not positive:
             ratio = (h.median / b.median) if positive else None
-            if gated and not enough:
+            if gated and not enough and not too_few_processes:
                 notes.append(f"fewer than {stats.MIN_SAMPLES} samples: not gated")
             elif gated and not positive:
                 notes.append("median not positive: not gated")
             results.append(
                 BenchmarkResult(
                     **common,
-                    gated=False,
+                    gated=gated and too_few_processes,
                     threshold=widened,
                     ratio=_round(ratio),
                     ratio_ci=None,
                     p_value=None,
                     q_value=None,
-                    verdict=_described(ratio, widened),
+                    # cut short: gated, and open until more processes have measured it
+                    verdict="inconclusive"
+                    if gated and too_few_processes
+                    else _described(ratio, widened),
                     notes=tuple(notes),
                 )
             )
