@@ -88,6 +88,7 @@ def run(options: RunOptions) -> None:
 def worker(options: RunOptions) -> None:
     """One measure worker: the grid once, the copy peak, then the cases of ``--worker-jobs``."""
     from iconbench import suite
+    from iconbench.programs import backends
     from iconbench.timing import bandwidth, compilation, isolation, session
 
     jobs = [tuple(job) for job in json.loads(options.worker_jobs.read_text(encoding="utf-8"))]
@@ -96,7 +97,7 @@ def worker(options: RunOptions) -> None:
     log(f"measure worker: generating grid {options.grid} ...")
     suite.generated_grid(options.grid, options.backends[0])
     log(f"measure worker: grid ready after {time.perf_counter() - start:.0f}s")
-    on_gpu = any(suite.is_gpu_backend(b) for b in options.backends)
+    on_gpu = any(backends.backend(b).on_gpu for b in options.backends)
     peak = bandwidth.measure_copy_peak(on_gpu=on_gpu)
     with (options.work / "copy-peak.jsonl").open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(peak.as_dict()) + "\n")
