@@ -48,5 +48,6 @@ def test_console_script_runs_in_a_subprocess():
     out = subprocess.run(
         [sys.executable, "-m", "iconbench", "info"], capture_output=True, text=True, check=True
     ).stdout
-    assert f"gt4py{' ' * 25}" in out or "gt4py" in out
-    assert provenance.package_versions()["icon4py-common"] in out
+    versions = provenance.package_versions()
+    assert f"{'gt4py':<30} {versions['gt4py']}\n" in out
+    assert f"{'icon4py-common':<30} {versions['icon4py-common']}\n" in out
