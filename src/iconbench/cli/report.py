@@ -15,7 +15,7 @@ class Report(Command):
     summary = "the markdown report of result directories (coverage, cost, repeatability, speed-up)"
     examples = (
         "iconbench report results/h100 results/h100-mch_icon-ch1_medium "
-        "results/h100-ch1_medium-dace-2.0.0a6 > docs/results-h100.md",
+        "results/h100-ch1_medium-dace-2.0.0a6 --out docs/results-h100.md",
         "iconbench report /tmp/run --one-variant   # coverage against each program's first variant",
     )
 
@@ -33,10 +33,16 @@ class Report(Command):
             action="store_true",
             help="coverage against the first variant of each program (as 'suite --one-variant')",
         )
+        options.add_out(parser, help="write the report to PATH (default: print it)")
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
+        from iconbench.files.atomic import write_atomic
         from iconbench.timing import directory_report
 
-        print(directory_report.render(args.dirs, one_variant=args.one_variant))
+        text = directory_report.render(args.dirs, one_variant=args.one_variant, out=args.out)
+        if args.out is None:
+            print(text)
+        else:
+            write_atomic(args.out, text + "\n")
         return 0

@@ -391,16 +391,28 @@ def across_stacks(parts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
-def render(dirs: Sequence[pathlib.Path], *, one_variant: bool = False) -> str:
-    """The markdown report of the result directories ``dirs``, in that order."""
+def render(
+    dirs: Sequence[pathlib.Path], *, one_variant: bool = False, out: pathlib.Path | None = None
+) -> str:
+    """The markdown report of the result directories ``dirs``, in that order.
+
+    ``out``: the file the report goes to, named in the command the report shows.
+    """
     from iconbench.timing import report
 
-    for out in dirs:
-        if not out.is_dir():
-            raise IconbenchError(f"{out}: no result directory; give the --out of 'iconbench suite'")
-    parts = [part(out.resolve(), one_variant) for out in dirs]
+    for directory in dirs:
+        if not directory.is_dir():
+            raise IconbenchError(
+                f"{directory}: no result directory; give the --out of 'iconbench suite'"
+            )
+    parts = [part(directory.resolve(), one_variant) for directory in dirs]
     command = " ".join(
-        [COMMAND, *(p["dir"] for p in parts), *(["--one-variant"] if one_variant else [])]
+        [
+            COMMAND,
+            *(p["dir"] for p in parts),
+            *(["--one-variant"] if one_variant else []),
+            *(["--out", shown(out.resolve())] if out else []),
+        ]
     )
     gpus = sorted(
         {(p["summary"]["provenance"].get("gpu") or {}).get("name", "none") for p in parts}
