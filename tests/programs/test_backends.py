@@ -37,6 +37,8 @@ def test_a_variant_resolves_to_its_base_device_and_options():
     gtfn = backends.backend("gtfn_gpu")
     assert (gtfn.base, gtfn.on_gpu, gtfn.options, gtfn.is_embedded) == ("gtfn_gpu", True, {}, False)
     assert backends.backend("embedded").is_embedded
+    # a value: equal when resolved twice, usable as a key
+    assert {noauto: 1}[backends.backend("dace_gpu_noauto")] == 1
 
 
 def test_availability_says_why_not():

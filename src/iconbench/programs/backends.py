@@ -61,7 +61,7 @@ class Backend:
     name: str
     base: str
     device: Device
-    options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    options: Mapping[str, Any] = dataclasses.field(default_factory=dict, hash=False)
     description: str = ""
 
     @property
