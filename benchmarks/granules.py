@@ -26,6 +26,7 @@ buildcache.configure(os.environ.get("ICONBENCH_STACK") or None)
 
 from iconbench import suite  # noqa: E402
 from iconbench.granules.cases import CASES  # noqa: E402
+from iconbench.programs import backends  # noqa: E402
 
 _PREPARED: dict = {}
 _MEASURED: dict = {}
@@ -60,9 +61,10 @@ class Granules:
     repeat = (5, 50, 20.0)
 
     def setup(self, case, backend, grid):
-        if backend == "embedded":
+        resolved = backends.backend(backend)
+        if resolved.is_embedded:
             raise NotImplementedError("the granules do not run on embedded (icon4py 0.4.1)")
-        if suite.is_gpu_backend(backend):
+        if resolved.on_gpu:
             try:
                 import cupy  # noqa: F401
             except ImportError:

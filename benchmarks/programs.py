@@ -39,6 +39,7 @@ from iconbench import buildcache
 buildcache.configure(os.environ.get("ICONBENCH_STACK") or None)
 
 from iconbench import suite  # noqa: E402
+from iconbench.programs import backends  # noqa: E402
 from iconbench.timing import bandwidth, clocks, measurement  # noqa: E402
 from iconbench.timing.compilation import CompileLedger  # noqa: E402
 
@@ -62,7 +63,7 @@ def compile_ledger() -> CompileLedger:
 
 
 def _quick_measurement(case: suite.PreparedCase) -> measurement.Measurement:
-    call = case.call_and_sync() if case.backend == "embedded" else case
+    call = case.call_and_sync() if backends.backend(case.backend).is_embedded else case
     return measurement.measure(
         call, _CLOCKS[case.backend], samples=50, max_s=2.0, warmup_s=0.05, gt4py_calls=0
     )
@@ -80,14 +81,15 @@ class Programs:
     repeat = (10, 200, 10.0)
 
     def setup(self, program, backend, grid):
-        if suite.is_gpu_backend(backend):
+        resolved = backends.backend(backend)
+        if resolved.on_gpu:
             try:
                 import cupy  # noqa: F401
             except ImportError:
                 raise NotImplementedError(f"{backend} needs cupy and a GPU") from None
         self.case = suite.prepare(program, backend, grid)
         if backend not in _CLOCKS:
-            _CLOCKS[backend] = clocks.clock_for(backend)
+            _CLOCKS[backend] = clocks.clock_for(resolved)
         self.clock = _CLOCKS[backend]
         self.call = self.case.call_and_sync()
 

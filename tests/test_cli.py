@@ -48,5 +48,29 @@ def test_console_script_runs_in_a_subprocess():
     out = subprocess.run(
         [sys.executable, "-m", "iconbench", "info"], capture_output=True, text=True, check=True
     ).stdout
-    assert f"gt4py{' ' * 25}" in out or "gt4py" in out
-    assert provenance.package_versions()["icon4py-common"] in out
+    versions = provenance.package_versions()
+    assert f"{'gt4py':<30} {versions['gt4py']}\n" in out
+    assert f"{'icon4py-common':<30} {versions['icon4py-common']}\n" in out
+
+
+def test_report_of_a_directory_without_results_is_one_line(tmp_path, capsys):
+    assert cli.main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"iconbench: error: {tmp_path}: no summary.json; 'iconbench suite")
+
+
+def test_stack_components_and_the_commits_of_a_nightly(tmp_path, capsys):
+    assert cli.main(["stack", "components", "icon4py"]) == 0
+    line = capsys.readouterr().out.split()
+    assert line[:3] == ["icon4py", "https://github.com/C2SM/icon4py.git", "model/common"]
+    stack = tmp_path / "stack.json"
+    shas = {"gt4py": "1" * 40, "dace": "2" * 40, "icon4py": "3" * 40}
+    stack.write_text(json.dumps({"schema": "iconbench-nightly-stack", "commits": shas}))
+    assert cli.main(["stack", "commits", str(stack)]) == 0
+    assert capsys.readouterr().out.splitlines() == [f"{k} {v}" for k, v in shas.items()]
+    assert cli.main(["stack", "commits", str(stack), "--component", "dace"]) == 0
+    assert capsys.readouterr().out == "2" * 40 + "\n"
+    stack.write_text(json.dumps({"commits": {**shas, "dace": "main"}}))
+    assert cli.main(["stack", "commits", str(stack)]) == 2
+    assert "commits.dace: expected a commit hash, got 'main'" in capsys.readouterr().err

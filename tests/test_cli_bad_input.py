@@ -214,7 +214,6 @@ ROWS: list[Row] = [
     Row("programs-old-spelling-no-match", ("programs", "--program", "nosuch"), ("'nosuch'",)),
     # grid, verify: the name is checked before gt4py is imported
     Row("grid-unknown-preset", ("grid", "--grid", "nosuch"), ("unknown grid preset 'nosuch'",)),
-    Row("grid-old-spelling", ("grid", "--preset", "nosuch"), ("unknown grid preset 'nosuch'",)),
     Row("grid-missing-file", ("grid", "--grid-file", "/nonexistent.nc"), ("/nonexistent.nc",)),
     Row("grid-zero-levels", ("grid", "--grid", "tiny", "--levels", "0"), ("--levels",)),
     Row(
@@ -301,7 +300,7 @@ ROWS: list[Row] = [
     ),
     Row(
         "baseline-list-missing-store",
-        ("baseline", "--store", "/nonexistent", "list"),
+        ("baseline", "list", "--store", "/nonexistent"),
         ("/nonexistent", "no such directory"),
     ),
     Row(

@@ -52,8 +52,6 @@ def test_one_option_name_per_concept(name, parser):
         canonical = options.VOCABULARY.get(action.dest)
         if canonical is not None:
             assert action.option_strings == [canonical], (name, action.option_strings)
-        for spelling in action.option_strings:
-            assert spelling not in options.DEPRECATED, f"{name}: {spelling} is the old name"
 
 
 @pytest.mark.parametrize(("name", "parser"), PARSERS, ids=[n for n, _ in PARSERS])
@@ -92,7 +90,7 @@ def _parse(argv):
     return cli.build_parser().parse_args(argv)
 
 
-def test_backends_are_a_comma_list_and_repeatable_and_old_spellings_still_work(capsys):
+def test_backends_are_a_comma_list_and_repeatable(capsys):
     assert _parse(["run"]).backends == ("embedded", "gtfn_cpu")
     assert _parse(
         ["run", "--backends", "gtfn_cpu,dace_cpu", "--backends", "embedded"]
@@ -102,31 +100,21 @@ def test_backends_are_a_comma_list_and_repeatable_and_old_spellings_still_work(c
         "embedded",
     )
     assert capsys.readouterr().err == ""
-    args = _parse(["verify", "--backend", "gtfn_cpu", "--backend", "dace_cpu", "--program", "x"])
-    assert (args.backends, args.programs) == (("gtfn_cpu", "dace_cpu"), "x")
-    notes = capsys.readouterr().err.splitlines()
-    assert len(notes) == 3
-    assert all(n.startswith("iconbench: note: --") and "deprecated" in n for n in notes)
-    assert "use --backends" in notes[0]
-    assert "use --programs" in notes[2]
 
 
-def test_jobs_is_compile_processes_and_the_old_zero_keeps_its_meaning(capsys):
+def test_jobs_is_compile_processes_n_at_least_1(capsys):
     assert _parse(["run", "--jobs", "3"]).jobs == 3
-    run = _parse(["run", "--jobs", "0"])
-    assert (run.jobs, run.no_precompile) == (None, False)
-    verify = _parse(["verify", "--backends", "embedded", "--jobs", "0"])
-    assert (verify.jobs, verify.no_precompile) == (None, True)
-    err = capsys.readouterr().err
-    assert "use --no-precompile" in err
+    assert _parse(["run"]).jobs is None
+    with pytest.raises(SystemExit):
+        _parse(["run", "--jobs", "0"])
+    assert "argument --jobs:" in capsys.readouterr().err
     assert _parse(["verify", "--backends", "embedded", "--no-precompile"]).no_precompile
 
 
-def test_store_goes_after_the_action_and_the_old_place_still_works(tmp_path, capsys):
+def test_store_goes_after_the_action(tmp_path, capsys):
     assert _parse(["baseline", "list", "--store", str(tmp_path)]).store == tmp_path
-    args = _parse(["baseline", "--store", str(tmp_path), "list"])
-    assert args.store_before_action == tmp_path
-    assert "before the action is deprecated" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        _parse(["baseline", "--store", str(tmp_path), "list"])
 
 
 def test_names_are_checked_without_importing_gt4py():

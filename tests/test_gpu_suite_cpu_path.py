@@ -1,9 +1,8 @@
-"""The suite runner (``iconbench suite``, :mod:`iconbench.runner`) and ``ci/gpu_report.py``
+"""The suite runner (``iconbench suite``, :mod:`iconbench.runner`) and ``iconbench report``
 on the CPU path.
 
 The same steps as on the H100, with the embedded backend on the tiny grid: the ledger-driven
 measure, the asv files and summary written from the ledger, and the report rendered from them.
-``ci/gpu_suite.py`` is a thin wrapper of the same command (one test goes through it).
 """
 
 import json
@@ -20,6 +19,7 @@ PROGRAMS = "^(compute_tangential_wind|update_theta_and_exner)\\["
 
 
 SUITE = ("-m", "iconbench", "suite")
+REPORT = ("-m", "iconbench", "report")
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
@@ -39,7 +39,7 @@ def _measure_compiled_only(suite: list[str]) -> str:
 
 
 def test_measure_asv_and_report_on_the_cpu(tmp_path):
-    suite = ["ci/gpu_suite.py", "--out", str(tmp_path), "--backends", "embedded", "--grid",
+    suite = [*SUITE, "--out", str(tmp_path), "--backends", "embedded", "--grid",
              "tiny", "--programs", PROGRAMS]  # fmt: skip
     measured = _run(*suite, "measure", "--samples", "10", "--max-s", "0.5")
     assert measured.returncode == 0, measured.stderr[-2000:]
@@ -78,7 +78,7 @@ def test_measure_asv_and_report_on_the_cpu(tmp_path):
             compilation.CompileRecord(case, "embedded", "tiny", summary["stack"], 0.0, error=error)
         )
 
-    report = _run("ci/gpu_report.py", str(tmp_path))
+    report = _run(*REPORT, str(tmp_path))
     assert report.returncode == 0, report.stderr[-2000:]
     assert "| embedded | 2 / 192 (1.0 %) | 0 | 2 |" in report.stdout
     assert "## 10 slowest on embedded" in report.stdout
@@ -95,15 +95,15 @@ def test_the_one_variant_report_counts_first_variants_only(tmp_path):
     measured = _run(*suite, "measure", "--samples", "5", "--max-s", "0.5")
     assert "measure: 2 cases" in measured.stderr, measured.stderr[-2000:]
     assert _run(*suite, "asv").returncode == 0
-    selection = _run("ci/gpu_report.py", str(tmp_path))
+    selection = _run(*REPORT, str(tmp_path))
     assert "| embedded | 2 / 2 (100.0 %) " in selection.stdout, selection.stderr[-2000:]
     assert "1 program of the suite on the generated grid (`tiny`)" in selection.stdout
     # the same ledger with the whole catalog as scope (asv without --programs)
     whole = tmp_path / "whole"
     shutil.copytree(tmp_path / "work", whole / "work")
     assert _run(*SUITE, "--out", str(whole), *suite[5:-2], "asv").returncode == 0
-    every = _run("ci/gpu_report.py", str(whole))
-    firsts = _run("ci/gpu_report.py", str(whole), "--one-variant")
+    every = _run(*REPORT, str(whole))
+    firsts = _run(*REPORT, str(whole), "--one-variant")
     assert "| embedded | 2 / 192 " in every.stdout, every.stderr[-2000:]
     assert "| embedded | 1 / 112 " in firsts.stdout, firsts.stderr[-2000:]
     assert "limited_area=True" in every.stdout
@@ -236,9 +236,11 @@ def test_the_committed_h100_report_is_what_the_result_directories_give():
         "results/h100-mch_icon-ch1_medium",
         "results/h100-ch1_medium-dace-2.0.0a6",
     ]
-    report = _run("ci/gpu_report.py", *dirs)
+    report = _run(*REPORT, *dirs)
     assert report.returncode == 0, report.stderr[-2000:]
-    assert report.stdout == (REPO / "docs" / "results-h100.md").read_text()
+    # the same text but for the command line, which names the file it was written to
+    committed = (REPO / "docs" / "results-h100.md").read_text()
+    assert report.stdout == committed.replace(" --out docs/results-h100.md`", "`", 1)
     # the two parts, their runs named by commit, and the stack-caused failures explained
     assert "| gtfn_gpu | 192 / 192 (100.0 %) | 0 | 0 |" in report.stdout
     assert "| dace_gpu | 119 / 192 (62.0 %) | 0 | 73 |" in report.stdout

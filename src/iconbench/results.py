@@ -134,45 +134,6 @@ def grid_counts(record: ResultRecord) -> GridCounts | None:
         return None
 
 
-def check_same_grid(
-    first: Iterable[ResultRecord | GridCounts | None],
-    second: Iterable[ResultRecord | GridCounts | None],
-    what: tuple[str, str] = ("base", "head"),
-) -> GridCounts | None:
-    """Refuse to compare results measured on grids of different counts (one clear line).
-
-    Each side is records (their :func:`grid_counts`) or counts; each side must be on one grid
-    and both on the same one. Returns the common counts (``None`` when neither side knows).
-    The gate calls this before comparing two result sets; ``speedup`` before a baseline.
-
-    >>> a, b = GridCounts(44526, 67130, 22605, 80), GridCounts(1147333, 1722722, 575390, 80)
-    >>> check_same_grid([a], [a]) == a
-    True
-    >>> check_same_grid([a], [b])  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    iconbench.errors.IconbenchError: base and head were measured on different grids (cells ...
-    """
-    sides = []
-    for name, items in zip(what, (first, second), strict=True):
-        counts = {
-            (grid_counts(item) if isinstance(item, ResultRecord) else item) for item in items
-        } - {None}
-        if len(counts) > 1:
-            listed = "; ".join(str(c) for c in sorted(counts))
-            raise IconbenchError(
-                f"{name} holds results of {len(counts)} grids ({listed}); select one with --grid"
-            )
-        sides.append(next(iter(counts), None))
-    if None not in sides and sides[0] != sides[1]:
-        raise IconbenchError(
-            f"{what[0]} and {what[1]} were measured on different grids "
-            f"({sides[0].differences(sides[1])}); compare results of one grid (select it with "
-            "--grid)"
-        )
-    return sides[0] or sides[1]
-
-
 def _unquote(value: str) -> str:
     """Asv stores parameter values as their ``repr``.
 

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.programs.backends import backend as resolved_backend
 from iconbench.timing import codegen
 from iconbench.timing.sharding import parse_shard, select_shard
 
@@ -159,19 +160,6 @@ def split_case(case: str) -> tuple[str, str]:
     return match.group("program"), match.group("variant") or "default"
 
 
-def is_gpu_backend(backend: str) -> bool:
-    """Whether ``backend`` runs on a GPU (by name).
-
-    >>> is_gpu_backend("dace_gpu"), is_gpu_backend("gtfn_cpu"), is_gpu_backend("dace_gpu_noauto")
-    (True, False, True)
-    """
-    from iconbench.programs.backend_variants import variants
-
-    if (variant := variants().get(backend)) is not None:
-        return variant.device == "gpu"
-    return backend.endswith("_gpu") or backend == "gpu"
-
-
 def resolve_backend(name: str) -> Any:
     """The gt4py backend object for ``name`` (``None`` for embedded)."""
     if _has_catalog():
@@ -201,7 +189,7 @@ def generated_grid(name: str, backend: str | None = None) -> Any:
     tables would be paged over the bus inside the timed call. Every GPU backend allocates on
     the same device, so they share the GPU copy.
     """
-    on_gpu = backend is not None and is_gpu_backend(backend)
+    on_gpu = backend is not None and resolved_backend(backend).on_gpu
     if (name, on_gpu) not in _GRIDS:
         from iconbench import grids
 
@@ -239,7 +227,7 @@ class PreparedCase:
     @property
     def on_gpu(self) -> bool:
         """Whether the program runs on a GPU."""
-        return is_gpu_backend(self.backend)
+        return resolved_backend(self.backend).on_gpu
 
     def __call__(self) -> None:
         self.program(**self.kwargs, offset_provider=self.offset_provider)
@@ -320,7 +308,7 @@ def _build(
         from iconbench.programs import catalog, inputs
 
         spec, variant = catalog.lookup(case)
-        on_gpu = is_gpu_backend(backend)
+        on_gpu = resolved_backend(backend).on_gpu
         call = inputs.build(
             spec,
             variant,
@@ -351,7 +339,7 @@ def build_cache_dir() -> pathlib.Path:
 
 def _compile(program: Any, static: dict, offsets: dict, backend: str) -> codegen.Build | None:
     """Compile (or load from the persistent cache) ``program``'s one variant; return its build."""
-    if backend == "embedded":
+    if resolved_backend(backend).is_embedded:
         return None
     import gt4py.next as gtx
 

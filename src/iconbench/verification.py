@@ -106,14 +106,15 @@ def run_case(
     )
     # icon4py's per-program backend options (model_options.customize_backend), as in ICON.
     program = spec.program.with_backend(backends.resolve(backend, spec.program))
-    if backend != "embedded":
+    resolved = backends.backend(backend)
+    if not resolved.is_embedded:
         # As icon4py's setup_program and the asv suite: static arguments compiled in, so the
         # verified code is the benchmarked code (and comes from the same cache entry).
         program.compile(
             offset_provider=call.offset_provider, **{k: [v] for k, v in call.static_args.items()}
         )
     call(program)
-    if backends.is_gpu(backend):
+    if resolved.on_gpu:
         import cupy
 
         cupy.cuda.runtime.deviceSynchronize()

@@ -66,6 +66,6 @@ def test_missing_or_foreign_file_is_a_user_error(tmp_path):
 
 def test_cli_writes_a_grid_file_that_reads_back(tmp_path, capsys):
     path = tmp_path / "tiny.nc"
-    assert cli.main(["grid", "--preset", "tiny", "--write-grid-file", str(path)]) == 0
+    assert cli.main(["grid", "--grid", "tiny", "--out", str(path)]) == 0
     capsys.readouterr()
     assert grids.load_grid_file(path, num_levels=10).grid.num_edges == 768

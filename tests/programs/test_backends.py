@@ -17,13 +17,28 @@ def test_embedded_is_none_and_gtfn_is_a_backend():
 
 def test_custom_dace_variant_turns_auto_optimize_off():
     assert backends.descriptor("dace_gpu_noauto")["auto_optimize"] is False
-    assert backends.is_gpu("dace_gpu_noauto")
-    assert not backends.is_gpu("dace_cpu_noauto")
+    assert backends.backend("dace_gpu_noauto").on_gpu
+    assert not backends.backend("dace_cpu_noauto").on_gpu
 
 
 def test_unknown_backend_names_the_valid_ones():
     with pytest.raises(IconbenchError, match=r"unknown backend 'gtfn_tpu'.*gtfn_cpu.*dace_gpu"):
         backends.resolve("gtfn_tpu")
+    with pytest.raises(IconbenchError, match=r"unknown backend 'gtfn_tpu'.*gtfn_cpu.*dace_gpu"):
+        backends.backend("gtfn_tpu")
+
+
+def test_a_variant_resolves_to_its_base_device_and_options():
+    noauto = backends.backend("dace_gpu_noauto")
+    assert (noauto.name, noauto.base, noauto.device) == ("dace_gpu_noauto", "dace_gpu", "gpu")
+    assert noauto.options == {"auto_optimize": False}
+    cpu = backends.backend("dace_cpu_noauto")
+    assert (cpu.base, cpu.device, cpu.on_gpu) == ("dace_cpu", "cpu", False)
+    gtfn = backends.backend("gtfn_gpu")
+    assert (gtfn.base, gtfn.on_gpu, gtfn.options, gtfn.is_embedded) == ("gtfn_gpu", True, {}, False)
+    assert backends.backend("embedded").is_embedded
+    # a value: equal when resolved twice, usable as a key
+    assert {noauto: 1}[backends.backend("dace_gpu_noauto")] == 1
 
 
 def test_availability_says_why_not():
@@ -43,7 +58,7 @@ def test_variants_come_from_the_file_users_edit(tmp_path, monkeypatch):
     )
     block = backends.descriptor("dace_gpu_block64x4")
     assert block["optimization_args"] == {"gpu_block_size": [64, 4, 1]}
-    assert backends.is_gpu("dace_gpu_block128_1d")
+    assert backends.backend("dace_gpu_block128_1d").on_gpu
     assert backend_variants.options_of(["gtfn_gpu", "dace_gpu_sync"]) == {
         "dace_gpu_sync": {"async_sdfg_call": False}
     }

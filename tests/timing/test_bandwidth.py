@@ -27,9 +27,12 @@ def test_achieved_bandwidth_rejects_zero_time():
 
 
 def test_reference_program_bandwidth_is_a_fraction_of_the_copy_peak(gtfn_cpu_case):
+    from iconbench.programs import backends
     from iconbench.timing import clocks, measurement
 
-    m = measurement.measure(gtfn_cpu_case, clocks.clock_for("gtfn_cpu"), samples=30)
+    m = measurement.measure(
+        gtfn_cpu_case, clocks.clock_for(backends.backend("gtfn_cpu")), samples=30
+    )
     achieved = bandwidth.achieved_bandwidth(gtfn_cpu_case.bytes_moved, m.device_median)
     # vn (27x10), rbf coefficients (27x4) and vt (27x10) float64, each moved once
     assert gtfn_cpu_case.bytes_moved == (27 * 10 + 27 * 4 + 27 * 10) * 8

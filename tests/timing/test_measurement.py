@@ -2,6 +2,7 @@ import math
 import statistics
 import time
 
+from iconbench.programs import backends
 from iconbench.timing import clocks, measurement
 
 
@@ -25,7 +26,7 @@ def test_host_clock_times_real_work():
 
 def test_gtfn_cpu_compute_time_lies_inside_the_host_interval(gtfn_cpu_case):
     """gt4py's compute metric is measured inside the call, so device <= host per call."""
-    clock = clocks.clock_for("gtfn_cpu")
+    clock = clocks.clock_for(backends.backend("gtfn_cpu"))
     m = measurement.measure(gtfn_cpu_case, clock, samples=40, gt4py_calls=5)
     assert m.device_source == "gt4py-compute"
     assert len(m.device_s) == len(m.host_s) == 40
@@ -43,7 +44,10 @@ def test_gtfn_cpu_compute_time_lies_inside_the_host_interval(gtfn_cpu_case):
 
 def test_embedded_has_host_time_only(embedded_case):
     m = measurement.measure(
-        embedded_case.call_and_sync(), clocks.clock_for("embedded"), samples=10, gt4py_calls=2
+        embedded_case.call_and_sync(),
+        clocks.clock_for(backends.backend("embedded")),
+        samples=10,
+        gt4py_calls=2,
     )
     assert len(m.host_s) == 10
     assert m.device_s == []

@@ -45,14 +45,6 @@ class Baseline(Command):
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        # The old place of --store, before the action: hidden, with a note.
-        parser.add_argument(
-            "--store",
-            dest="store_before_action",
-            type=Path,
-            action=options.DeprecatedPlace,
-            help=argparse.SUPPRESS,
-        )
         sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
         def action(name: str, help: str) -> argparse.ArgumentParser:
@@ -109,7 +101,7 @@ class Baseline(Command):
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench.baselines import importers
 
-        root = args.store or args.store_before_action or store.default_root()
+        root = args.store or store.default_root()
         if args.action == "list":
             options.existing_dir(root, "baseline store")
             good, bad = store.listing(root)

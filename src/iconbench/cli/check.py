@@ -69,7 +69,7 @@ class Check(Command):
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench.check import rounds
         from iconbench.check.run import Request, run
-        from iconbench.suite import is_gpu_backend
+        from iconbench.programs import backends as registry
 
         if args.component not in ("gt4py", "dace", "icon4py"):
             raise IconbenchError(f"--component {args.component!r}: one of gt4py, dace, icon4py")
@@ -78,6 +78,7 @@ class Check(Command):
         if not 1 <= args.min_blocks <= args.max_blocks:
             raise IconbenchError("--min-blocks must be >= 1 and <= --max-blocks")
         backends = tuple(args.backends)
+        on_gpu = all(registry.backend(name).on_gpu for name in backends)  # unknown: one line
         plan = rounds.Plan(
             samples=args.samples,
             max_s=args.max_s,
@@ -87,7 +88,7 @@ class Check(Command):
             budget_s=args.budget,
             measure_cores=()
             if args.no_pin
-            else rounds.measuring_cores(on_gpu=all(is_gpu_backend(b) for b in backends)),
+            else rounds.measuring_cores(on_gpu=on_gpu),
         )
         request = Request(
             component=args.component,

@@ -103,9 +103,7 @@ class Continuous(Command):
             metavar="ARG",
             help="pass ARG to asv (repeatable), e.g. --asv-arg=-a --asv-arg=rounds=1",
         )
-        options.add_json(
-            parser, help="print the report as JSON instead of the table", file_meant_out=True
-        )
+        options.add_json(parser, help="print the report as JSON instead of the table")
         options.add_out(parser, help="also write the report as JSON to PATH")
 
     @classmethod

@@ -32,13 +32,6 @@ class Grid(Command):
             help="generate this grid preset (without options: list the presets)",
         )
         source.add_argument(
-            "--preset",
-            dest="grid",
-            type=options.grid_type,
-            action=options.Deprecated,
-            help=argparse.SUPPRESS,
-        )
-        source.add_argument(
             "--cells",
             type=options.positive_int_type,
             metavar="N",
@@ -60,13 +53,6 @@ class Grid(Command):
             "--limited-area", action="store_true", help="limited-area grid with boundary zones"
         )
         options.add_out(parser, help="also write the grid as an ICON grid file (NetCDF)")
-        parser.add_argument(
-            "--write-grid-file",
-            dest="out",
-            type=options.output_path_type,
-            action=options.Deprecated,
-            help=argparse.SUPPRESS,
-        )
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:

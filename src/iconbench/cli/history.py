@@ -9,12 +9,16 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+from typing import TYPE_CHECKING
 
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
-ACTIONS = ("append", "list", "export", "prune", "check", "publish")
+if TYPE_CHECKING:
+    from iconbench.history.store import Entry, HistoryStore
+
+ACTIONS = ("append", "list", "cat", "export", "prune", "check", "publish")
 
 
 def site_command(exported_asv: pathlib.Path, gate_dir: pathlib.Path, out: pathlib.Path) -> list:
@@ -42,6 +46,22 @@ def _files(args: argparse.Namespace) -> dict[str, tuple[str, pathlib.Path]]:
     return files
 
 
+def _cat(store: HistoryStore, entries: list[Entry], path: str | None) -> int:
+    """Print the file ``path`` of the newest of ``entries`` that has one."""
+    if not path:
+        raise IconbenchError("history cat: give --path PATH (a file of an entry: history list)")
+    for entry in reversed(entries):
+        for ref in entry.files:
+            if ref.path == path:
+                sys.stdout.buffer.write(store.read(ref))
+                sys.stdout.flush()
+                return 0
+    raise IconbenchError(
+        f"history cat: no entry of {store.root} (of the --kind/--label given) has {path}; "
+        "'iconbench history list' shows the entries"
+    )
+
+
 class History(Command):
     """The append-only history of result sets (docs/history.md)."""
 
@@ -53,6 +73,8 @@ class History(Command):
         "iconbench history append --store history --kind pr --pr 42 --component icon4py "
         "--commit $SHA --gate gate-summary.json",
         "iconbench history list --store history --json",
+        "iconbench history list --store history --kind main --label nightly --last --files asv",
+        "iconbench history cat --store history --label nightly --path other/stack.json",
         "iconbench history prune --store history --dry-run",
         "iconbench history publish --store history --out site",
         "iconbench history export --store history --out exported   # asv/ and gate/",
@@ -63,13 +85,29 @@ class History(Command):
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("action", choices=ACTIONS, help="what to do with the store")
         options.add_store(parser, help="the history directory (created by the first append)")
-        parser.add_argument("--kind", choices=("main", "pr", "manual"), help="append: run kind")
+        parser.add_argument(
+            "--kind", choices=("main", "pr", "manual"), help="append: run kind; list/cat: only it"
+        )
         parser.add_argument("--component", help="append: gt4py | dace | icon4py | iconbench")
         parser.add_argument("--commit", help="append: commit of the component under test")
         parser.add_argument("--repository", default="", help="append: owner/name")
         parser.add_argument("--ref", default="", help="append: branch or PR ref")
         parser.add_argument("--machine", default="", help="append: machine name (asv's)")
-        parser.add_argument("--label", default="", help="append: free text, e.g. 'nightly'")
+        parser.add_argument(
+            "--label", default="", help="append: free text, e.g. 'nightly'; list/cat: only it"
+        )
+        parser.add_argument(
+            "--last", action="store_true", help="list: only the newest entry (of --kind/--label)"
+        )
+        parser.add_argument(
+            "--files",
+            metavar="ROLE",
+            choices=("asv", "summary", "gate", "ledger", "other"),
+            help="list: print the paths of the entries' files of ROLE, one a line",
+        )
+        parser.add_argument(
+            "--path", help="cat: print this file of the newest entry that has it (e.g. gate/x)"
+        )
         parser.add_argument("--pr", type=int, help="append: pull request number (kind pr)")
         parser.add_argument("--asv", action="append", help="append: an asv results directory")
         parser.add_argument("--summary", action="append", help="append: a runner summary.json")
@@ -119,8 +157,21 @@ class History(Command):
             )
             return 0
         store = HistoryStore.open(args.store)
+        if args.action in ("list", "cat"):
+            entries = [
+                e
+                for e in store.entries()
+                if (not args.kind or e.kind == args.kind)
+                and (not args.label or e.label == args.label)
+            ]
+        if args.action == "cat":
+            return _cat(store, entries, args.path)
         if args.action == "list":
-            entries = store.entries()
+            entries = entries[-1:] if args.last else entries
+            if args.files:
+                for path in [f.path for e in entries for f in e.files if f.role == args.files]:
+                    print(path)
+                return 0
             if args.json:
                 print(json.dumps([e.as_dict() for e in entries], indent=1))
             for e in [] if args.json else entries:

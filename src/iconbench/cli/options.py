@@ -19,9 +19,6 @@ milliseconds: nothing imports gt4py (15-30 s) before a name is known to be valid
 names are read from icon4py's source (:func:`iconbench.programs.backends.known_names`), case
 ids from the case index (:mod:`iconbench.programs.caseindex`), grid presets from
 :mod:`iconbench.grids.presets`.
-
-Old spellings (``--program``, repeatable ``--backend``, ``--jobs 0``) keep working for one
-release as hidden aliases that print a one-line deprecation note on stderr.
 """
 
 from __future__ import annotations
@@ -50,14 +47,6 @@ VOCABULARY: dict[str, str] = {
     "dry_run": "--dry-run",
 }
 
-#: Old spellings still accepted (hidden, with a note), and what replaces them.
-DEPRECATED: dict[str, str] = {
-    "--program": "--programs",
-    "--backend": "--backends",
-    "--preset": "--grid",
-    "--write-grid-file": "--out",
-}
-
 #: Metavars shown in ``--help``, the same everywhere.
 METAVARS: dict[str, str] = {
     "programs": "REGEX",
@@ -83,12 +72,8 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def note(text: str) -> None:
-    """Print a one-line note on stderr (deprecations, skipped files): never fatal."""
+    """Print a one-line note on stderr (skipped files): never fatal."""
     print(f"iconbench: note: {text}", file=sys.stderr)
-
-
-def _deprecation(old: str, new: str) -> None:
-    note(f"{old} is deprecated and goes away in the next release; use {new}")
 
 
 # --- argparse types: each raises ArgumentTypeError with the one line to print ------------
@@ -323,12 +308,8 @@ def output_path(text: str) -> pathlib.Path:
 # --- actions --------------------------------------------------------------------------
 
 
-class _Store(argparse.Action):
-    """``store``, with a deprecation note when given under an old spelling.
-
-    Every action here is one of these: a subclass changes only what differs, the note
-    (:meth:`_note`) or the value stored in ``dest`` (:meth:`_value`).
-    """
+class _Extend(argparse.Action):
+    """Append the tuple of one occurrence to the values so far (the default is replaced)."""
 
     def __call__(
         self,
@@ -337,54 +318,10 @@ class _Store(argparse.Action):
         values: Any,
         option_string: str | None = None,
     ) -> None:
-        self._note(option_string)
-        setattr(namespace, self.dest, self._value(parser, namespace, values))
-
-    def _note(self, option_string: str | None) -> None:
-        if option_string in DEPRECATED:
-            _deprecation(option_string, DEPRECATED[option_string])
-
-    def _value(
-        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any
-    ) -> Any:
-        return values
-
-
-class _Extend(_Store):
-    """Append the tuple of one occurrence to the values so far (the default is replaced)."""
-
-    def _value(
-        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any
-    ) -> Any:
         current = getattr(namespace, self.dest, None)
         if current is None or current is self.default:
             current = ()
-        return tuple(dict.fromkeys((*current, *values)))
-
-
-class _Jobs(_Store):
-    """``--jobs N`` (N >= 1); the old ``--jobs 0`` still works, with a note on its meaning."""
-
-    zero_means_no_precompile = False
-
-    def _value(
-        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any
-    ) -> Any:
-        if values.strip() == "0":
-            if self.zero_means_no_precompile:
-                _deprecation("--jobs 0", "--no-precompile")
-                namespace.no_precompile = True
-            else:
-                _deprecation("--jobs 0", "no --jobs (the default)")
-            return None
-        try:
-            return positive_int(values)
-        except IconbenchError as error:
-            parser.error(f"argument --jobs: {error}")
-
-
-class _JobsZeroIsNoPrecompile(_Jobs):
-    zero_means_no_precompile = True
+        setattr(namespace, self.dest, tuple(dict.fromkeys((*current, *values))))
 
 
 # --- the options ----------------------------------------------------------------------
@@ -397,7 +334,7 @@ def add_programs(
     help: str = "regex searched in case ids program[variant] (default: all); "
     "'iconbench programs --cases' lists them",
 ) -> None:
-    """``--programs REGEX`` (old: ``--program``), checked to compile.
+    """``--programs REGEX``, checked to compile.
 
     :func:`select_cases` checks that it matches at least one case.
     """
@@ -406,11 +343,7 @@ def add_programs(
         metavar=METAVARS["programs"],
         type=_type(check_regex),
         default=default,
-        action=_Store,
         help=help,
-    )
-    parser.add_argument(
-        "--program", dest="programs", type=_type(check_regex), action=_Store, help=argparse.SUPPRESS
     )
 
 
@@ -421,11 +354,11 @@ def add_backends(
     required: bool = False,
     help: str | None = None,
 ) -> None:
-    """``--backends NAME[,NAME]``, a comma list and repeatable (old: ``--backend NAME``).
+    """``--backends NAME[,NAME]``, a comma list and repeatable.
 
     The value is a tuple of known names (``default`` when not given); unknown names are an
     argparse error that lists the known ones. ``required``: the command checks the value
-    with :func:`require_backends` (argparse would not count the old spelling as given).
+    with :func:`require_backends` (one line that gives an example).
     """
     if help is None:
         shown = f"default: {','.join(default)}" if default else "default: all"
@@ -440,7 +373,6 @@ def add_backends(
         "default": None if default is None else tuple(default),
     }
     parser.add_argument("--backends", metavar=METAVARS["backends"], help=help, **kwargs)
-    parser.add_argument("--backend", dest="backends", help=argparse.SUPPRESS, **kwargs)
 
 
 def require_backends(backends: Sequence[str] | None, example: str) -> tuple[str, ...]:
@@ -482,23 +414,16 @@ def add_store(parser: argparse.ArgumentParser, *, help: str) -> None:
     parser.add_argument("--store", metavar=METAVARS["store"], type=pathlib.Path, help=help)
 
 
-def add_jobs(
-    parser: argparse.ArgumentParser,
-    *,
-    default_help: str,
-    zero_meant: str = "default",
-) -> None:
+def add_jobs(parser: argparse.ArgumentParser, *, default_help: str) -> None:
     """``--jobs N`` (compile processes, N >= 1) and ``--no-precompile``.
 
-    ``zero_meant`` is what the old ``--jobs 0`` did in this command: ``"default"`` or
-    ``"no-precompile"``; it keeps doing that, with a deprecation note. ``jobs`` is ``None``
-    when not given (the command picks ``default_help``'s value).
+    ``jobs`` is ``None`` when not given (the command picks ``default_help``'s value).
     """
     parser.add_argument(
         "--jobs",
         metavar=METAVARS["jobs"],
         default=None,
-        action=_JobsZeroIsNoPrecompile if zero_meant == "no-precompile" else _Jobs,
+        type=_type(positive_int),
         help=f"compile processes, N >= 1 (default: {default_help})",
     )
     parser.add_argument(
@@ -520,39 +445,9 @@ def add_out(
     )
 
 
-def add_json(
-    parser: argparse.ArgumentParser,
-    *,
-    help: str = "print machine-readable JSON",
-    file_meant_out: bool = False,
-) -> None:
-    """``--json``: machine-readable output on stdout instead of the table.
-
-    ``file_meant_out``: the command used to take ``--json FILE``; that form still writes
-    FILE (as ``--out FILE`` does now), with a deprecation note.
-    """
-    if not file_meant_out:
-        parser.add_argument("--json", action="store_true", help=help)
-        return
-    parser.add_argument(
-        "--json", nargs="?", const=True, default=False, action=_JsonOrOldFile, help=help
-    )
-
-
-class _JsonOrOldFile(_Store):
-    """``--json`` (a flag), or the old ``--json FILE`` that meant ``--out FILE``."""
-
-    def _value(
-        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any
-    ) -> Any:
-        if values is True:
-            return True
-        _deprecation("--json FILE", "--out FILE (and --json to print JSON)")
-        try:
-            namespace.out = output_path(values)
-        except IconbenchError as error:
-            parser.error(f"argument --json: {error}")
-        return False
+def add_json(parser: argparse.ArgumentParser, *, help: str = "print machine-readable JSON") -> None:
+    """``--json``: machine-readable output on stdout instead of the table."""
+    parser.add_argument("--json", action="store_true", help=help)
 
 
 def add_dry_run(parser: argparse.ArgumentParser, *, help: str) -> None:
@@ -623,24 +518,6 @@ def check_benchmark_kinds(text: str) -> tuple[str, ...]:
     for kind in kinds:
         check_known("benchmark kind", kind, known)
     return kinds
-
-
-class Deprecated(_Store):
-    """A hidden old spelling that stores into the new option's ``dest``, with a note.
-
-    The note names the replacement: ``DEPRECATED[option]``, else ``VOCABULARY[dest]``.
-    """
-
-    def _note(self, option_string: str | None) -> None:
-        old = option_string or ""
-        _deprecation(old, DEPRECATED.get(old) or VOCABULARY.get(self.dest, "--" + self.dest))
-
-
-class DeprecatedPlace(_Store):
-    """An option given where it used to be (``baseline --store DIR list``), with a note."""
-
-    def _note(self, option_string: str | None) -> None:
-        note(f"{option_string} before the action is deprecated; give it after the action")
 
 
 #: argparse types of the checks above (their errors become one argparse line).

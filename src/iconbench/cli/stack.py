@@ -1,4 +1,4 @@
-"""``iconbench stack show|resolve``: which gt4py, dace and icon4py a stack means, exactly."""
+"""``iconbench stack``: which gt4py, dace and icon4py a stack means, and where they live."""
 
 from __future__ import annotations
 
@@ -29,22 +29,32 @@ class StackCommand(Command):
         "iconbench stack show dace-fix-maps",
         "iconbench stack pins   # dace as gt4py's uv.lock pins it, per gt4py release",
         "iconbench stack pins --refresh --gt4py-repo ../gt4py --ref v1.2.1",
+        "iconbench stack components icon4py   # NAME URL SUBDIR...: its repository, its projects",
+        "iconbench stack commits stack.json --component dace   # a nightly's pinned commit",
     )
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "action",
-            choices=("show", "resolve", "pins"),
+            choices=("show", "resolve", "pins", "components", "commits"),
             help="show: this environment (or the stored stack NAME); resolve: the given refs; "
-            "pins: the recorded pins of gt4py's uv.lock per release",
+            "pins: the recorded pins of gt4py's uv.lock per release; components: each "
+            "component's repository and installable projects; commits: the commits a "
+            "nightly's stack.json pins",
         )
         parser.add_argument(
             "refs",
             nargs="*",
             metavar="COMPONENT",
             help="resolve: NAME, NAME==VERSION or NAME=REPO@REF (others: the lock's pins); "
-            "show: the name of a stored stack",
+            "show: the name of a stored stack; components: component names (default: all); "
+            "commits: the stack.json file",
+        )
+        parser.add_argument(
+            "--component",
+            metavar="NAME",
+            help="commits: print only this component's commit",
         )
         parser.add_argument(
             "--save", metavar="NAME", help="resolve: store the resolved stack under NAME"
@@ -72,6 +82,10 @@ class StackCommand(Command):
 
         if args.action == "pins":
             return cls._pins(args)
+        if args.action == "components":
+            return cls._components(args.refs, args.json)
+        if args.action == "commits":
+            return cls._commits(args.refs, args.component, args.json)
         if args.action == "show" and len(args.refs) > 1:
             raise IconbenchError(
                 f"stack show takes one stored stack name, got {len(args.refs)}: "
@@ -133,6 +147,39 @@ class StackCommand(Command):
         for version, entry in entries.items():
             pins = ", ".join(f"{k} {v}" for k, v in entry.pins.items())
             print(f"gt4py {version:<8} {pins:<28} {entry.origin} commit {entry.commit[:12]}")
+        return 0
+
+    @staticmethod
+    def _components(names: list[str], as_json: bool) -> int:
+        """``NAME URL SUBDIR...`` per component: where ``ci/nightly`` clones and installs it."""
+        from iconbench.stacks import spec
+
+        chosen = [spec.component(name) for name in names] or list(spec.COMPONENTS.values())
+        if as_json:
+            print(json.dumps([dataclasses.asdict(c) for c in chosen], indent=2))
+            return 0
+        for c in chosen:
+            print(" ".join([c.name, c.default_url, *c.subdirs]))
+        return 0
+
+    @staticmethod
+    def _commits(files: list[str], component: str | None, as_json: bool) -> int:
+        """The commits of a nightly's ``stack.json``: ``NAME SHA`` lines, or one SHA."""
+        from iconbench.stacks import commits, spec
+
+        if len(files) != 1:
+            raise IconbenchError(
+                f"stack commits takes one stack.json, got {len(files)}; "
+                "'iconbench stack commits FILE [--component NAME]'"
+            )
+        found = commits.read(files[0])
+        if component is not None:
+            print(found[spec.component(component).name])
+        elif as_json:
+            print(json.dumps(found, indent=2))
+        else:
+            for name, sha in found.items():
+                print(name, sha)
         return 0
 
     @staticmethod

@@ -42,7 +42,6 @@ class Verify(Command):
         options.add_jobs(
             parser,
             default_help="half the cores; the cases are then verified in as many processes",
-            zero_meant="no-precompile",
         )
         parser.add_argument(
             "--seed", type=int, default=0, metavar="N", help="input seed (default 0)"

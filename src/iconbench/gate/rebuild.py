@@ -95,13 +95,15 @@ def build_and_time(case: str, backend: str, grid: str, samples: int) -> Build:
     import time
 
     from iconbench import suite
+    from iconbench.programs import backends
     from iconbench.timing import clocks, measurement
 
     start = time.perf_counter()
     prepared = suite.prepare(case, backend, grid)
     compile_s = time.perf_counter() - start
-    clock = clocks.clock_for(backend)
-    call = prepared.call_and_sync() if backend == "embedded" else prepared
+    resolved = backends.backend(backend)
+    clock = clocks.clock_for(resolved)
+    call = prepared.call_and_sync() if resolved.is_embedded else prepared
     m = measurement.measure(call, clock, samples=samples, min_samples=samples, max_s=60.0,
                             warmup_s=0.1, gt4py_calls=0)  # fmt: skip
     return Build(prepared.fingerprint, compile_s, tuple(m.device_s or m.host_s))

@@ -146,5 +146,10 @@ def prepare(cases: list[str], backend: str, grid: str, *, seed: int = 0) -> Prep
             setups[name] = builders[name](ctx)
             build_s[name] = time.perf_counter() - start
     return Prepared(
-        backend, grid, backends.is_gpu(base), setups, build_s, tuple(fallback_programs or ())
+        backend,
+        grid,
+        backends.backend(base).on_gpu,
+        setups,
+        build_s,
+        tuple(fallback_programs or ()),
     )

@@ -77,8 +77,7 @@ class ProgramBackends:
             )
         from iconbench.programs import backends
 
-        backends.descriptor(fallback)  # unknown names raise
-        if backends.is_gpu(fallback):
+        if backends.backend(fallback).on_gpu:  # unknown names raise
             raise IconbenchError(
                 f"backend {name!r}: embedded runs on the host, so the fallback must be a CPU "
                 "backend (gtfn_cpu, dace_cpu)"

@@ -6,18 +6,95 @@ per-program options ICON itself uses. Benchmarks must run the same code ICON run
 module only adds the named DaCe configurations users compare (without auto-optimization,
 other block sizes...), read from the file they edit, ``backends.toml`` at the repository root
 (:mod:`iconbench.programs.backend_variants`).
+
+A name is resolved once into a :class:`Backend` (:func:`backend`): its device, the icon4py
+backend it derives from, its options and the clock that times it. Code that needs to know
+whether a backend runs on a GPU asks that value, never the spelling of the name: the variants'
+names (``dace_gpu_noauto``) do not end in ``_gpu``.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import importlib.util
 import pathlib
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 from iconbench.errors import IconbenchError
 from iconbench.programs.backend_variants import variants
+
+if TYPE_CHECKING:
+    from iconbench.timing.clocks import Clock
+
+Device = Literal["cpu", "gpu"]
+
+#: icon4py's own backends by device (``embedded`` runs numpy on the host).
+_ICON4PY_DEVICES: dict[str, Device] = {
+    "embedded": "cpu",
+    "gtfn_cpu": "cpu",
+    "dace_cpu": "cpu",
+    "cpu": "cpu",
+    "gtfn_gpu": "gpu",
+    "dace_gpu": "gpu",
+    "gpu": "gpu",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Backend:
+    """One backend name, resolved: what it runs on, what it derives from, how it is timed.
+
+    ``base`` is the icon4py backend the name configures (``dace_gpu`` for the variants of
+    ``backends.toml`` on a GPU, the name itself for icon4py's own); ``options`` are the
+    variant's keyword arguments of ``make_custom_dace_backend`` (empty for icon4py's own).
+
+    >>> b = backend("dace_gpu_noauto")
+    >>> b.base, b.device, b.on_gpu, dict(b.options)
+    ('dace_gpu', 'gpu', True, {'auto_optimize': False})
+    >>> backend("embedded").is_embedded, backend("gtfn_cpu").on_gpu
+    (True, False)
+    """
+
+    name: str
+    base: str
+    device: Device
+    options: Mapping[str, Any] = dataclasses.field(default_factory=dict, hash=False)
+    description: str = ""
+
+    @property
+    def on_gpu(self) -> bool:
+        """Whether the programs run on a GPU (fields allocated by cupy)."""
+        return self.device == "gpu"
+
+    @property
+    def is_embedded(self) -> bool:
+        """Whether this is gt4py's embedded (Python) execution: nothing compiled."""
+        return self.name == "embedded"
+
+    @property
+    def clock(self) -> type[Clock]:
+        """The clock that times this backend (:func:`iconbench.timing.clocks.clock_type_for`)."""
+        from iconbench.timing.clocks import clock_type_for
+
+        return clock_type_for(self)
+
+
+def backend(name: str) -> Backend:
+    """The :class:`Backend` called ``name``; unknown names fail with the valid ones.
+
+    >>> backend("dace_gpu_block64x4").on_gpu, backend("dace_cpu_noauto").on_gpu
+    (True, False)
+    """
+    if (variant := variants().get(name)) is not None:
+        device: Device = "gpu" if variant.device == "gpu" else "cpu"
+        return Backend(name, f"dace_{device}", device, variant.options, variant.description)
+    if name not in known_names():
+        raise IconbenchError(f"unknown backend {name!r}; choose one of: {', '.join(known_names())}")
+    # a backend icon4py added since this table was written: its name says its device
+    return Backend(name, name, _ICON4PY_DEVICES.get(name, "gpu" if "gpu" in name else "cpu"))
 
 
 def names() -> list[str]:
@@ -114,21 +191,10 @@ def _plain_backend(name: str) -> Any:
     return factory(**like)
 
 
-def is_gpu(name: str) -> bool:
-    """Whether ``name`` runs on a GPU.
-
-    >>> is_gpu("gtfn_cpu"), is_gpu("dace_gpu_noauto")
-    (False, True)
-    """
-    if (variant := variants().get(name)) is not None:
-        return variant.device == "gpu"
-    return name == "gpu" or name.endswith("_gpu")
-
-
 def available(name: str) -> tuple[bool, str]:
     """Whether ``name`` can run here, and why not (GPU backends need cupy and a device)."""
     descriptor(name)  # unknown names raise
-    if not is_gpu(name):
+    if not backend(name).on_gpu:
         return True, ""
     try:
         import cupy

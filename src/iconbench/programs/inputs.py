@@ -280,7 +280,7 @@ def build(
     sizes = grid_sizes(icon_grid)
     context = overrides.Context.of(grid)
     allocator = backends.allocator(backend or "embedded")
-    on_gpu = backends.is_gpu(backend or "embedded")
+    on_gpu = backends.backend(backend or "embedded").on_gpu
     kwargs: dict[str, Any] = {}
     provenance: dict[str, str] = {}
     scalar_values, reviewed, compile_time = overrides.scalar_values_and_static(spec, context)

@@ -89,6 +89,7 @@ def run(options: RunOptions) -> None:
 def worker(options: RunOptions) -> None:
     """One measure worker: the grid once, the copy peak, then the cases of ``--worker-jobs``."""
     from iconbench import suite
+    from iconbench.programs import backends
     from iconbench.timing import bandwidth, compilation, isolation, session
 
     jobs = [tuple(job) for job in json.loads(options.worker_jobs.read_text(encoding="utf-8"))]
@@ -101,7 +102,7 @@ def worker(options: RunOptions) -> None:
     log(f"measure worker: generating grid {options.grid} ...")
     suite.generated_grid(options.grid, options.backends[0])
     log(f"measure worker: grid ready after {time.perf_counter() - start:.0f}s")
-    on_gpu = any(suite.is_gpu_backend(b) for b in options.backends)
+    on_gpu = any(backends.backend(b).on_gpu for b in options.backends)
     if options.turn is not None:
         # a check's worker: its programs loaded while another worker measures, then its turn
         for case, backend in jobs:

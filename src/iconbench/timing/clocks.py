@@ -13,7 +13,7 @@ Every clock times a call the same way, so host and device samples come in pairs:
   conversion, cache lookup), which decides the speed of whole granules made of small stencils.
 
 cupy is imported lazily so that CPU machines never need it. :func:`clock_for` picks the
-clock that a backend supports.
+clock of a resolved :class:`iconbench.programs.backends.Backend` by its device.
 """
 
 from __future__ import annotations
@@ -23,7 +23,10 @@ import contextlib
 import dataclasses
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from iconbench.programs.backends import Backend
 
 Call = Callable[[], Any]
 
@@ -156,20 +159,24 @@ class CudaEventClock(Clock):
         return CallTiming(host, device)
 
 
-def clock_type_for(backend: str) -> type[Clock]:
-    """The best clock for ``backend``: CUDA events on GPU backends, gt4py's metric on CPU.
+def clock_type_for(backend: Backend) -> type[Clock]:
+    """The clock for ``backend``: CUDA events on a GPU, gt4py's metric on CPU, host time embedded.
 
-    >>> clock_type_for("gtfn_gpu").device_source, clock_type_for("dace_cpu").device_source
-    ('cuda-events-held', 'gt4py-compute')
+    Decided by the resolved backend's device, not its name: the GPU variants of
+    ``backends.toml`` (``dace_gpu_noauto``, ``dace_gpu_block64x4``) are timed by CUDA events.
+
+    >>> from iconbench.programs.backends import backend
+    >>> [clock_type_for(backend(n)).device_source for n in ("dace_gpu_noauto", "dace_cpu")]
+    ['cuda-events-held', 'gt4py-compute']
     """
-    if backend.endswith("_gpu") or backend == "gpu":
+    if backend.on_gpu:
         return CudaEventClock
-    if backend == "embedded":
+    if backend.is_embedded:
         return HostClock
     return Gt4pyComputeClock
 
 
-def clock_for(backend: str) -> Clock:
+def clock_for(backend: Backend) -> Clock:
     """A fresh instance of :func:`clock_type_for` ``(backend)``."""
     return clock_type_for(backend)()
 

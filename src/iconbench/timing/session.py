@@ -23,8 +23,9 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from iconbench.programs import backends
 from iconbench.timing.bandwidth import achieved_bandwidth
-from iconbench.timing.clocks import clock_for, clock_type_for
+from iconbench.timing.clocks import clock_for
 from iconbench.timing.measurement import Measurement, measure
 from iconbench.timing.statistics import CV_THRESHOLD_S, summarize
 
@@ -228,7 +229,7 @@ def is_current(result: CaseResult) -> bool:
     if result.error is not None or result.measurement is None:
         return False
     source = result.measurement.device_source
-    return source == "none" or source == clock_type_for(result.backend).device_source
+    return source == "none" or source == backends.backend(result.backend).clock.device_source
 
 
 def is_noisy(result: CaseResult, max_cv: float) -> bool:
@@ -367,13 +368,14 @@ def _measure_case(
     """
     t0, wall0 = time.perf_counter(), time.time()
     try:
+        resolved = backends.backend(backend)
         prepared = prepare(case, backend, grid)
-        call = prepared.call_and_sync() if backend == "embedded" else prepared
+        call = prepared.call_and_sync() if resolved.is_embedded else prepared
         return CaseResult(
             case=case,
             backend=backend,
             grid=grid,
-            measurement=measure(call, clock_for(backend), **measure_options),
+            measurement=measure(call, clock_for(resolved), **measure_options),
             bytes_moved=int(prepared.bytes_moved),
             load_s=float(prepared.load_s),
             cold_compile_s=cold_compile_s(case, backend),
