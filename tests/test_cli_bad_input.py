@@ -17,6 +17,7 @@ import dataclasses
 import json
 import pathlib
 import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -30,6 +31,8 @@ H100_ASV = REPO / "results" / "h100" / "asv"
 H100_FILE = next(iter(sorted((H100_ASV / "h100").glob("0e8595e4-*.json"))), None)
 BASELINE = "mch-r04b09/unknown_unknown_2024-05"
 TIMER_LOG = REPO / "tests" / "baselines" / "data" / "icon_run.log"
+#: A gate summary (iconbench compare's output) whose name looks like a runner's summary.
+GATE_SUMMARY = REPO / "docs" / "examples" / "summary-h100-7212540-fd920c0.json"
 #: Repository directories no row may change.
 REPO_STORES = ("baselines", "ci/asv/stacks", "results", "results-local")
 
@@ -115,6 +118,17 @@ def _empty_links(tmp: pathlib.Path) -> None:
     (tmp / "links").mkdir()
 
 
+def _empty_ledgers(tmp: pathlib.Path) -> None:
+    """A runner's ``work/`` that has measured nothing (and no baseline store: no shares)."""
+    (tmp / "work").mkdir()
+    (tmp / "work" / "session.jsonl").touch()
+
+
+def _copy(source: pathlib.Path, target: pathlib.Path) -> None:
+    target.parent.mkdir(parents=True)
+    shutil.copy(source, target)
+
+
 _IMPORT = (
     "baseline",
     "import",
@@ -134,6 +148,7 @@ _IMPORT = (
 )
 _SPEEDUP = ("speedup", "{results}", "--baseline", BASELINE, "--store", "{store}")
 _CONTINUOUS = ("continuous", "main", "HEAD", "--existing", "--quick")
+_SUITE_TINY = ("--backends", "embedded", "--grid", "tiny", "--out", "{tmp}/out")
 
 ROWS: list[Row] = [
     # run
@@ -155,7 +170,22 @@ ROWS: list[Row] = [
         ("unknown grid preset 'nosuch'", "tiny_lam"),
     ),
     Row("run-bad-regex", ("run", "--programs", "["), ("bad regex '['",)),
-    Row("run-no-match", ("run", "--programs", "nosuch", "--precompile-only"), ("'nosuch'",)),
+    Row(
+        "run-no-match",
+        ("run", "--programs", "nosuch", "--precompile-only"),
+        ("'nosuch'", "no program name is close"),
+    ),
+    Row(
+        "run-typo",
+        ("run", "--programs", "compute_tangentail_wind", "--backends", "embedded"),
+        ("'compute_tangentail_wind'", "nearest program names: compute_tangential_wind"),
+    ),
+    Row(
+        "run-garbage-backends-variable",
+        ("run", "--precompile-only", "--programs", "compute_tangential_wind"),
+        ("ICONBENCH_BACKENDS='garbage'", "unknown backend 'garbage'", "unset ICONBENCH_BACKENDS"),
+        env=(("ICONBENCH_BACKENDS", "garbage"),),
+    ),
     Row("run-jobs-negative", ("run", "--jobs", "-1"), ("--jobs", "'-1'")),
     Row("run-bad-shard", ("run", "--shard", "5/4"), ("bad shard '5/4'",)),
     Row("run-bad-kind", ("run", "--kinds", "time_gpu"), ("unknown benchmark kind 'time_gpu'",)),
@@ -166,6 +196,22 @@ ROWS: list[Row] = [
         ("unknown backend 'nosuch'",),
     ),
     Row("demo-zero-samples", ("demo", "--samples", "0", "--out", "{tmp}/out"), ("--samples",)),
+    Row(
+        "demo-typo",
+        ("demo", "--programs", "compute_tangentail_wind", "--out", "{tmp}/out"),
+        ("'compute_tangentail_wind'", "nearest program names: compute_tangential_wind"),
+    ),
+    Row(
+        "demo-out-in-proc",
+        ("demo", "--backends", "embedded", "--out", "/proc/iconbench-demo"),
+        ("--out /proc/iconbench-demo: cannot create it",),
+    ),
+    Row(
+        "demo-garbage-stack-variable",
+        ("demo", "--backends", "embedded", "--out", "{tmp}/out"),
+        ("ICONBENCH_STACK='garbage'", "bad stack key", "unset ICONBENCH_STACK"),
+        env=(("ICONBENCH_STACK", "garbage"),),
+    ),
     Row(
         "demo-out-under-a-file",
         ("demo", "--out", "/etc/passwd/demo"),
@@ -202,6 +248,12 @@ ROWS: list[Row] = [
         "continuous-unknown-ref",
         ("continuous", "main", "no-such-branch-xyz", "--existing", "--repo", str(REPO)),
         ("unknown ref 'no-such-branch-xyz'",),
+    ),
+    Row(
+        "continuous-typo-in-programs-variable",
+        (*_CONTINUOUS, "--repo", str(REPO)),
+        ("ICONBENCH_PROGRAMS='compute_tangentail_wind'", "compute_tangential_wind"),
+        env=(("ICONBENCH_PROGRAMS", "compute_tangentail_wind"),),
     ),
     Row(
         "continuous-unknown-grid",
@@ -392,11 +444,26 @@ ROWS: list[Row] = [
         ("nosuch", "no such directory"),
     ),
     Row(
+        "publish-out-in-proc",
+        ("publish", str(REPO / "results" / "h100"), "--out", "/proc/iconbench-site"),
+        ("--out /proc/iconbench-site: cannot create it",),
+    ),
+    Row(
         "publish-unknown-experiment",
         ("publish", str(REPO / "results" / "h100"), "--out", "{tmp}/site", "--experiment", "x"),
         ("unknown experiment 'x'",),
     ),
     # granules, suite (the runner), merge, history, rebuild-check
+    Row(
+        "granules-unknown-case",
+        ("granules", "measure", "--cases", "difusion", "--out", "{tmp}/out"),
+        ("no granule case matches 'difusion'", "diffusion.run"),
+    ),
+    Row(
+        "granules-out-in-proc",
+        ("granules", "measure", "--backends", "gtfn_cpu", "--out", "/proc/iconbench-granules"),
+        ("--out /proc/iconbench-granules: cannot create it",),
+    ),
     Row(
         "granules-no-out",
         ("granules", "measure", "--backends", "gtfn_cpu", "--grid", "tiny"),
@@ -411,6 +478,67 @@ ROWS: list[Row] = [
         "suite-unknown-grid",
         ("suite", "plan", "--grid", "nosuch", "--out", "{tmp}/out"),
         ("unknown grid preset 'nosuch'", "icon_benchmark_regional"),
+    ),
+    *(
+        Row(
+            f"suite-{step}-typo",
+            ("suite", step, *_SUITE_TINY, "--programs", "compute_tangentail_wind"),
+            ("--programs 'compute_tangentail_wind'", "compute_tangential_wind"),
+        )
+        for step in ("plan", "precompile", "verify", "measure", "crosscheck", "asv", "all")
+    ),
+    Row(
+        "suite-experiment-runs-none",
+        (
+            *("suite", "plan", "--experiment", "mch_icon-ch1_medium", "--out", "{tmp}/out"),
+            *("--programs", r"apply_diffusion_to_vn\[limited_area=False\]"),
+        ),
+        ("experiment 'mch_icon-ch1_medium' runs none of the 1 cases",),
+    ),
+    Row(
+        "suite-garbage-stack-variable",
+        ("suite", "plan", "--backends", "embedded", "--out", "{tmp}/out"),
+        ("ICONBENCH_STACK='garbage'", "stack-NAME", "unset ICONBENCH_STACK"),
+        env=(("ICONBENCH_STACK", "garbage"),),
+    ),
+    Row(
+        "suite-garbage-grid-variable",
+        ("suite", "plan", "--backends", "embedded", "--out", "{tmp}/out"),
+        ("ICONBENCH_GRID='garbage'", "unknown grid preset 'garbage'", "unset ICONBENCH_GRID"),
+        env=(("ICONBENCH_GRID", "garbage"),),
+    ),
+    Row(
+        "suite-bad-stack",
+        ("suite", "plan", "--backends", "embedded", "--out", "{tmp}/out", "--stack", "../x"),
+        ("--stack", "bad stack key '../x'"),
+    ),
+    Row(
+        "suite-out-in-proc",
+        ("suite", "plan", "--backends", "embedded", "--out", "/proc/iconbench-out"),
+        ("--out /proc/iconbench-out: cannot create it",),
+    ),
+    # select (the pull request's selection)
+    Row(
+        "select-not-a-repository",
+        ("select", "--component", "icon4py", "--repo", "{tmp}/plain", "--base", "main"),
+        ("icon4py", "plain is not a git repository"),
+        setup=_not_a_checkout,
+    ),
+    Row(
+        "select-unknown-base",
+        ("select", "--component", "icon4py", "--repo", str(REPO), "--base", "no-such-ref-xyz"),
+        ("unknown ref 'no-such-ref-xyz'",),
+    ),
+    Row(
+        "select-missing-repo",
+        ("select", "--component", "icon4py", "--repo", "{tmp}/nosuch", "--base", "main"),
+        ("nosuch: no such directory",),
+    ),
+    Row(
+        "select-selects-no-case",
+        ("select", "--component", "gt4py", "--ledgers", "{tmp}/work"),
+        ("representative selection names no program", "--ledgers"),
+        setup=_empty_ledgers,
     ),
     Row(
         "merge-not-a-shard",
@@ -434,6 +562,28 @@ ROWS: list[Row] = [
         ("unknown grid preset 'g'",),
     ),
     # compare
+    Row(
+        "compare-gate-summary-as-a-side",
+        ("compare", str(GATE_SUMMARY), f"{REPO}/results/h100@0e8595e4"),
+        ("summary-h100-7212540-fd920c0.json: this is a gate summary", "not a result set"),
+    ),
+    Row(
+        "compare-directory-of-gate-summaries",
+        ("compare", f"{REPO}/results/h100@0e8595e4", "{tmp}/gates"),
+        ("gate-summary.json: this is a gate summary", "not a result set"),
+        setup=lambda tmp: _copy(GATE_SUMMARY, tmp / "gates" / "gate-summary.json"),
+    ),
+    Row(
+        "compare-out-in-proc",
+        (
+            "compare",
+            f"{REPO}/results/h100@0e8595e4",
+            f"{REPO}/results/h100@fd920c0f",
+            "--out",
+            "/proc/iconbench/summary.json",
+        ),
+        ("--out /proc/iconbench: cannot create it",),
+    ),
     Row(
         "compare-out-under-a-file",
         ("compare", "{results}", "{results}", "--out", "/etc/passwd/summary.json"),
@@ -522,3 +672,60 @@ def test_an_imported_baseline_is_readable_by_everyone_and_refused_twice(tmp_path
     stored = sorted((tmp_path / "store" / "mch-r04b09").glob("balfrin_*.json"))
     assert [p.name for p in stored] == ["balfrin_a100_2024-05-29.json"]
     assert stored[0].stat().st_mode & 0o777 == 0o644
+
+
+def test_a_typo_in_programs_stops_the_suite_in_seconds(tmp_path):
+    """The issue's command: a mistyped regex once measured nothing for 16 s and exited 0.
+
+    A real process (the console entry, with its restart under PYTHONOPTIMIZE), not a call.
+    """
+    out = tmp_path / "out"
+    argv = ["suite", "all", "--backends", "embedded", "--grid", "tiny",
+            "--programs", "compute_tangentail_wind", "--out", str(out)]  # fmt: skip
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "iconbench", *argv], capture_output=True, text=True, check=False
+    )
+    elapsed = time.perf_counter() - start
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        "iconbench: error: --programs 'compute_tangentail_wind' matches none of the 192 cases; "
+        "nearest program names: compute_tangential_wind; 'iconbench programs' lists them"
+    ]
+    assert not out.exists(), "a refused selection wrote its output directory"
+    assert elapsed < 10, f"{elapsed:.1f} s to refuse a typo"
+
+
+def test_a_docs_only_change_selects_nothing_and_says_so(capsys):
+    """select's legitimate empty selection stays exit 0 (the check has nothing to measure)."""
+    changed = ["model/atmosphere/dycore/docs/index.md", "README.md"]
+    assert cli.main(["select", "--component", "icon4py", "--changed", *changed]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines() == [
+        "none: no icon4py source module changed (tests, docs, CI); nothing to measure"
+    ]
+    assert cli.main(["select", "--component", "icon4py", "--changed", *changed, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["scope"] == "none"
+
+
+def test_the_suite_refuses_a_selection_of_no_case_without_a_case_index(monkeypatch):
+    """An icon4py checkout has no case index: the catalog's case ids are checked instead."""
+    from iconbench import suite
+    from iconbench.errors import IconbenchError
+    from iconbench.programs import caseindex
+
+    discovered = tuple(caseindex.case_ids() or ())
+    assert len(discovered) == 192
+    monkeypatch.setattr(suite, "all_case_ids", lambda: discovered)
+    monkeypatch.setenv("ICONBENCH_PROGRAMS", "apply_difusion_to_vn")
+    with pytest.raises(IconbenchError) as refused:
+        suite.case_ids()
+    assert str(refused.value) == (
+        "ICONBENCH_PROGRAMS 'apply_difusion_to_vn' matches none of the 192 cases; nearest "
+        "program names: apply_diffusion_to_vn, apply_diffusion_to_theta_and_exner; "
+        "'iconbench programs' lists them"
+    )
+    assert suite.case_ids("^apply_diffusion_to_vn$") == [
+        "apply_diffusion_to_vn[limited_area=False]",
+        "apply_diffusion_to_vn[limited_area=True]",
+    ]

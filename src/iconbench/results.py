@@ -215,6 +215,30 @@ def result_files(results_dir: str | os.PathLike[str]) -> list[pathlib.Path]:
     )
 
 
+#: iconbench's own JSON files (by their ``schema``) that are given where results belong.
+OTHER_FILES = {
+    "iconbench-gate-summary": "a gate summary (the output of 'iconbench compare', read by "
+    "'iconbench comment' and 'publish --gate')",
+    "iconbench-history-entry": "a history entry (read it with 'iconbench history')",
+    "iconbench.baseline": "an OpenACC baseline (read it with 'iconbench baseline')",
+    "iconbench.granules": "a granule result file (read it with 'iconbench granules report')",
+}
+
+
+def refuse_other_iconbench_file(path: pathlib.Path, data: Any) -> None:
+    """One line naming what ``path`` is when it is one of iconbench's other files.
+
+    Otherwise its first missing key (``commit_hash``) reads as a broken result file.
+    """
+    schema = data.get("schema") if isinstance(data, dict) else None
+    if isinstance(schema, str) and schema.startswith("iconbench"):
+        what = OTHER_FILES.get(schema, f"an iconbench {schema!r} file")
+        raise IconbenchError(
+            f"{path}: this is {what}, not a result set; give asv results or a GPU runner's "
+            "result set (e.g. results/h100)"
+        )
+
+
 def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     """One asv result file as checked JSON.
 
@@ -223,6 +247,7 @@ def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     """
     path = pathlib.Path(path)
     data = decode.load_json(path, hint=HINT)
+    refuse_other_iconbench_file(path, data)
     top = Fields(str(path), data, hint=HINT)
     top.text("commit_hash")
     top.get("env_name", str, optional=True)

@@ -22,7 +22,7 @@ import os
 import pathlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from iconbench.errors import IconbenchError
@@ -102,13 +102,14 @@ def case_ids(
     """
     if one_variant is None:
         one_variant = os.environ.get("ICONBENCH_ONE_VARIANT", "") not in ("", "0")
+    from_environment = pattern is None
     pattern = pattern if pattern is not None else os.environ.get("ICONBENCH_PROGRAMS", "")
     if shard is None and os.environ.get("ICONBENCH_SHARD"):
         shard = parse_shard(os.environ["ICONBENCH_SHARD"])
     everything = list(all_case_ids())
     if one_variant:
         everything = first_variants(everything)
-    selected = [c for c in everything if not pattern or matches(pattern, c)]
+    selected = select(pattern, everything, what="ICONBENCH_PROGRAMS" if from_environment else "")
     cost = None
     if shard is not None and (work := os.environ.get("ICONBENCH_SHARD_LEDGERS")):
         # balanced by the runner's ledgers: every shard (and asv's discovery) reads the same
@@ -132,6 +133,67 @@ def matches(pattern: str, case: str) -> bool:
     False
     """
     return bool(re.search(pattern, case) or re.search(pattern, case.split("[", 1)[0]))
+
+
+def select(pattern: str, cases: Sequence[str], *, what: str = "") -> list[str]:
+    """The ``cases`` the regex ``pattern`` selects (:func:`matches`; ``""``: all of them).
+
+    A selection of no case would measure nothing and pass (a green check of a typo), so it
+    is an error that names the nearest program names. ``what`` names where the pattern came
+    from in that line (default ``--programs``).
+
+    >>> select("tangential", ["compute_tangential_wind[default]", "mo_x[default]"])
+    ['compute_tangential_wind[default]']
+    >>> select("compute_tangentail_wind", ["compute_tangential_wind[default]", "mo_x[a=1]"])
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: --programs 'compute_tangentail_wind' matches none of the \
+2 cases; nearest program names: compute_tangential_wind; 'iconbench programs' lists them
+    """
+    selected = [case for case in cases if not pattern or matches(pattern, case)]
+    if cases and not selected:
+        names = list(dict.fromkeys(split_case(case)[0] for case in cases))
+        near = nearest_names(pattern, names)
+        hint = f"nearest program names: {', '.join(near)}" if near else "no program name is close"
+        raise IconbenchError(
+            f"{what or '--programs'} {pattern!r} matches none of the {len(cases)} cases; "
+            f"{hint}; 'iconbench programs' lists them"
+        )
+    return selected
+
+
+def nearest_names(pattern: str, names: Sequence[str], count: int = 3) -> list[str]:
+    """The ``names`` closest to the words of the regex ``pattern`` (:mod:`difflib`).
+
+    Each alternative of the pattern (``a|b``) without its regex syntax is compared with the
+    whole names; a word of it (``tangentail``) with the words of the names, which then stand
+    for the names that contain them.
+
+    >>> names = ["compute_tangential_wind", "apply_diffusion_to_vn", "apply_diffusion_to_w"]
+    >>> nearest_names("^compute_tangentail_wind$", names)
+    ['compute_tangential_wind']
+    >>> nearest_names("difusion_to_w|tangentail", names)
+    ['apply_diffusion_to_w', 'apply_diffusion_to_vn', 'compute_tangential_wind']
+    >>> nearest_names("xyz", names)
+    []
+    """
+    import difflib
+
+    found: list[str] = []
+    by_word: dict[str, list[str]] = {}
+    for name in names:
+        for word in name.split("_"):
+            by_word.setdefault(word, []).append(name)
+    for alternative in pattern.split("|"):
+        words = re.findall(r"[A-Za-z0-9_]+", re.sub(r"\\.", " ", alternative))
+        whole = "_".join(words)
+        near = difflib.get_close_matches(whole, names, n=count)
+        if not near:
+            for word in (w for part in words for w in part.split("_") if len(w) >= 4):
+                for close in difflib.get_close_matches(word, by_word, n=1, cutoff=0.8):
+                    near += by_word[close][:count]
+        found += near
+    return list(dict.fromkeys(found))[:count]
 
 
 def selected_backends() -> list[str]:

@@ -93,8 +93,9 @@ def test_changed_files_come_from_the_merge_base(tmp_path):
     (tmp_path / "b.py").write_text("2")
     git("add", "-A"), git("commit", "-qm", "b")
     assert plan.changed_files(tmp_path, "main", "pr") == ["b.py"]
-    with pytest.raises(IconbenchError, match="cannot diff"):
+    with pytest.raises(IconbenchError, match="unknown ref 'nosuchbranch'") as missing:
         plan.changed_files(tmp_path, "nosuchbranch", "pr")
+    assert "\n" not in str(missing.value), "git's usage text in the error"
 
 
 def test_cost_table_follows_the_ledgers(index, catalog, shares):

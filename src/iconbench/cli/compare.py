@@ -136,6 +136,8 @@ class Compare(Command):
 
         if not any(select(k) for k in set(base.entries) | set(head.entries)):
             raise IconbenchError(f"no benchmark matches --programs {args.programs!r}")
+        if args.out:
+            options.create_dir(args.out.parent, "--out")
         summary = cls._decide(args, base, head, config, history, select, want)
         if args.out:
             summary.write(args.out)

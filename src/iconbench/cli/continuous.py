@@ -111,6 +111,7 @@ class Continuous(Command):
         from iconbench.stacks import continuous, resolve, stored
 
         # Everything the user named is checked before any environment is built.
+        options.check_environment()  # the suite in each environment reads them
         repo = options.existing_dir(args.repo, "--repo")
         component = args.component or continuous.detect_component(repo, args.base)
         label = component or "iconbench"

@@ -79,9 +79,10 @@ class Demo(Command):
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         # Names are checked (argparse, the case index) before the restart and before gt4py.
+        options.check_environment()
         if args.programs:
             options.select_cases(args.programs)
-        options.writable_dir(args.out, "--out")
+        options.create_dir(args.out, "--out")  # before the work, not after it
         ensure_optimized(sys.argv[1:])
         import warnings
 
@@ -91,7 +92,7 @@ class Demo(Command):
         warnings.filterwarnings("ignore", message="Field View Program")
         # The build cache is keyed by this environment's stack, never a fixed name: a changed
         # gt4py must not load stale builds.
-        stack = os.environ.get("ICONBENCH_STACK") or stack_key()
+        stack = options.from_environment("ICONBENCH_STACK") or stack_key()
         buildcache.configure(stack, jobs=1)
         from iconbench import provenance, suite
         from iconbench.timing import bandwidth, compilation, report, session

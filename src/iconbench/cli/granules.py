@@ -28,16 +28,12 @@ class Granules(Command):
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("action", choices=("measure", "report"), help="what to do")
         parser.add_argument("results", nargs="*", type=Path, help="report: result files")
-        parser.add_argument(
-            "--backends",
-            metavar=options.METAVARS["backends"],
-            action="append",
-            default=[],
-            help="comma list (measure)",
+        options.add_backends(
+            parser,
+            default=("gtfn_cpu",),
+            help="backends, comma list or repeated (measure; default: gtfn_cpu)",
         )
-        parser.add_argument(
-            "--grid", metavar=options.METAVARS["grid"], default="tiny", help="grid preset (measure)"
-        )
+        options.add_grid(parser, help="grid preset (measure; default: tiny)")
         parser.add_argument("--cases", default="", help="regex on case names (default: all)")
         parser.add_argument("--samples", type=int, default=10, help="timed calls per phase")
         options.add_out(parser, help="result directory (measure), report (report)")
@@ -73,24 +69,27 @@ class Granules(Command):
             raise IconbenchError("measure takes no result files; did you mean 'report'?")
         if args.samples < 1:
             raise IconbenchError(f"--samples {args.samples}: give at least 1")
-        backends = [b for item in args.backends or ["gtfn_cpu"] for b in item.split(",") if b]
+        backends = list(args.backends)
+        if "embedded" in backends:
+            raise IconbenchError(
+                "the granules do not run on embedded in icon4py 0.4.1 (concat_where on open "
+                "ranges); use gtfn_cpu or dace_cpu"
+            )
         presets.spec_for(args.grid, None, None)
         chosen = granule_cases.select(args.cases)
         if args.out is None and not args.dry_run:
             raise IconbenchError("give --out DIR for the result files")
+        options.check_environment()
+        if not args.dry_run:
+            options.create_dir(args.out, "--out")  # before the work, not after it
         from iconbench import buildcache
 
         os.environ.setdefault("PYTHONOPTIMIZE", "2")
-        buildcache.configure(os.environ.get("ICONBENCH_STACK") or None)
+        buildcache.configure(options.from_environment("ICONBENCH_STACK"))
         from iconbench.programs import backends as backend_names
 
         for backend in backends:
             backend_names.descriptor(backend)
-            if backend == "embedded":
-                raise IconbenchError(
-                    "the granules do not run on embedded in icon4py 0.4.1 (concat_where on open "
-                    "ranges); use gtfn_cpu or dace_cpu"
-                )
             ok, why = backend_names.available(backend)
             if not ok:
                 raise IconbenchError(f"backend {backend} cannot run here: {why}")

@@ -295,6 +295,32 @@ def writable_dir(text: str | os.PathLike[str], what: str = "directory") -> pathl
     return path
 
 
+def create_dir(path: str | os.PathLike[str], what: str = "--out") -> pathlib.Path:
+    """Create the output directory ``path`` (and its parents) now: one line if that fails.
+
+    :func:`writable_dir` checks without creating anything, and some places pass its check
+    yet refuse a directory (``/proc``, a read-only mount as root): a command calls this
+    after its inputs are checked and before the work whose results go there, so that such a
+    place costs one line, not a traceback after the work.
+
+    >>> create_dir("/proc/iconbench-out")
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: --out /proc/iconbench-out: cannot create it (No such \
+file or directory); give a writable directory
+    """
+    path = pathlib.Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise IconbenchError(
+            f"{what} {path}: cannot create it ({error.strerror}); give a writable directory"
+        ) from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise IconbenchError(f"{what} {path}: not writable; give a writable directory")
+    return path
+
+
 def output_path(text: str) -> pathlib.Path:
     """A file or directory to write: where it would go must be (or become) a directory."""
     path = pathlib.Path(text)
@@ -463,13 +489,20 @@ def select_cases(
     *,
     one_variant: bool = False,
     shard: tuple[int, int] | None = None,
+    experiment: Any = None,
+    what: str = "--programs",
 ) -> list[str] | None:
-    """The case ids ``pattern`` selects, from the case index (no gt4py import).
+    """The case ids ``pattern`` selects, from the case index (no gt4py import, milliseconds).
 
     ``None`` when the installed icon4py has no index yet (a checkout of a branch): the
-    command then checks after discovering the catalog. Zero matches is an error that says
-    how to list the cases.
+    selection is then checked when the catalog is discovered (:func:`iconbench.suite.case_ids`).
+    A selection of no case is an error naming the nearest program names
+    (:func:`iconbench.suite.select`); so is an ``experiment``
+    (:class:`iconbench.baselines.experiments.Experiment`) that runs none of the selected cases.
+    ``what`` names where the pattern came from (an option or a variable). An empty shard
+    (more shards than cases) is not an error: the other shards measure them.
     """
+    from iconbench import suite
     from iconbench.programs import caseindex
     from iconbench.timing.sharding import select_shard
 
@@ -477,15 +510,13 @@ def select_cases(
     if known is None:
         return None
     if one_variant:
-        seen: set[str] = set()
-        known = [c for c in known if not (c.split("[")[0] in seen or seen.add(c.split("[")[0]))]
-    from iconbench.suite import matches
-
-    selected = [c for c in known if not pattern or matches(pattern, c)]
-    if not selected:
+        known = suite.first_variants(known)
+    selected = suite.select(pattern, known, what=what)
+    if experiment is not None and not experiment.case_ids(selected):
         raise IconbenchError(
-            f"--programs {pattern!r} matches none of the {len(known)} cases; "
-            "'iconbench programs --cases' lists them"
+            f"experiment {experiment.name!r} runs none of the {len(selected)} cases that "
+            f"{what} {pattern!r} selects (its static arguments pin other variants); "
+            "widen --programs or leave it out"
         )
     return select_shard(selected, shard)
 
@@ -499,6 +530,72 @@ def check_shard(text: str) -> tuple[int, int] | None:
     from iconbench.timing.sharding import parse_shard
 
     return parse_shard(text) if text else None
+
+
+def check_stack_key(text: str) -> str:
+    """A gt4py build-cache key: ``stack-`` and a name (it names a directory of the cache).
+
+    >>> check_stack_key("stack-cb7850622ccfe736")
+    'stack-cb7850622ccfe736'
+    >>> check_stack_key("garbage")
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: bad stack key 'garbage': expected stack-NAME (letters, \
+digits, '.', '_', '-'), e.g. the key 'iconbench stack show' prints
+    """
+    if not re.fullmatch(r"stack-[A-Za-z0-9._-]+", text) or ".." in text:
+        raise IconbenchError(
+            f"bad stack key {text!r}: expected stack-NAME (letters, digits, '.', '_', '-'), "
+            "e.g. the key 'iconbench stack show' prints"
+        )
+    return text
+
+
+def _programs_variable(text: str) -> str:
+    check_regex(text)
+    select_cases(text, what="the regex")
+    return text
+
+
+#: The ``ICONBENCH_*`` defaults a user may set for the measuring commands and the asv suite
+#: they start (:mod:`iconbench.suite`, ``benchmarks/``), each with its check.
+ENVIRONMENT_DEFAULTS: dict[str, Callable[[str], Any]] = {
+    "ICONBENCH_STACK": check_stack_key,
+    "ICONBENCH_GRID": check_grids,
+    "ICONBENCH_BACKENDS": check_backends,
+    "ICONBENCH_PROGRAMS": _programs_variable,
+    "ICONBENCH_SHARD": check_shard,
+}
+
+
+def from_environment(name: str) -> Any:
+    """The checked value of the ``ICONBENCH_*`` default ``name``; ``None`` if unset or empty.
+
+    A value that fails its check is one line naming the variable, instead of a default
+    silently ignored (or an asv suite that fails to load minutes later).
+
+    >>> import os; os.environ["ICONBENCH_GRID"] = "garbage"
+    >>> from_environment("ICONBENCH_GRID")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: ICONBENCH_GRID='garbage': unknown grid preset 'garbage'; \
+choose one of: tiny, ...; fix or unset ICONBENCH_GRID
+    >>> del os.environ["ICONBENCH_GRID"]; from_environment("ICONBENCH_GRID") is None
+    True
+    """
+    text = os.environ.get(name, "")
+    if not text.strip():
+        return None
+    try:
+        return ENVIRONMENT_DEFAULTS[name](text)
+    except IconbenchError as error:
+        raise IconbenchError(f"{name}={text!r}: {error}; fix or unset {name}") from None
+
+
+def check_environment() -> None:
+    """Check every ``ICONBENCH_*`` default that is set (:data:`ENVIRONMENT_DEFAULTS`)."""
+    for name in ENVIRONMENT_DEFAULTS:
+        from_environment(name)
 
 
 def check_benchmark_kinds(text: str) -> tuple[str, ...]:
@@ -530,4 +627,5 @@ positive_int_type = _type(positive_int)
 grid_type = _type(check_grid)
 output_path_type = _type(output_path)
 regex_type = _type(check_regex)
+stack_key_type = _type(check_stack_key)
 ratio_type = _type(float_above(1.0))

@@ -102,6 +102,8 @@ class Publish(Command):
         if not 0 < args.port < 65536:
             raise IconbenchError(f"--port {args.port}: expected 1-65535")
         if args.results or args.gate:
+            options.writable_dir(args.out, "--out")
+        if args.results or args.gate:
             from iconbench.baselines import experiments
 
             pins = _pins(args.static)
@@ -118,13 +120,17 @@ class Publish(Command):
                 asv=not args.no_asv,
                 repo=args.repo,
             )
+            options.create_dir(args.out, "--out")
             started = time.perf_counter()
-            outcome = publish.publish(
-                inputs,
-                args.out,
-                report=lambda line: print(f"iconbench publish: {line}", file=sys.stderr),
-                rebuild=args.rebuild,
-            )
+            try:
+                outcome = publish.publish(
+                    inputs,
+                    args.out,
+                    report=lambda line: print(f"iconbench publish: {line}", file=sys.stderr),
+                    rebuild=args.rebuild,
+                )
+            except OSError as error:
+                raise _write_error(args.out, error) from None
             seconds = time.perf_counter() - started
             if args.json:
                 import json
@@ -155,6 +161,17 @@ class Publish(Command):
         if args.serve:
             serve(args.out, args.port)
         return 0
+
+
+def _write_error(out: pathlib.Path, error: OSError) -> Exception:
+    """One line for a write into the site that failed (full disk, a read-only file)."""
+    where = pathlib.Path(error.filename or "")
+    if where.is_relative_to(out) or where.resolve().is_relative_to(out.resolve()):
+        return IconbenchError(
+            f"--out {out}: cannot write {where} ({error.strerror}); free space there or "
+            "give a writable directory"
+        )
+    return error
 
 
 def serve(root: pathlib.Path, port: int) -> None:

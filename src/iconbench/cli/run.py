@@ -72,7 +72,7 @@ class Run(Command):
         )
         parser.add_argument(
             "--stack",
-            default=os.environ.get("ICONBENCH_STACK"),
+            type=options.stack_key_type,
             metavar="KEY",
             help="build-cache key (default: $ICONBENCH_STACK, else this environment's stack key "
             "as 'iconbench stack show' prints it)",
@@ -94,9 +94,11 @@ class Run(Command):
         if args.no_precompile and args.precompile_only:
             raise IconbenchError("--no-precompile and --precompile-only exclude each other")
         # Every name is checked before gt4py is imported or anything is compiled or written.
+        options.check_environment()
         options.select_cases(args.programs, one_variant=args.one_variant, shard=args.shard)
         commit = None if args.precompile_only else cls._commit()
-        stack = args.stack or _environment_stack_key()
+        stack = args.stack or options.from_environment("ICONBENCH_STACK")
+        stack = stack or _environment_stack_key()
         os.environ.setdefault("PYTHONOPTIMIZE", "2")
         os.environ["ICONBENCH_BACKENDS"] = ",".join(args.backends)
         os.environ["ICONBENCH_GRID"] = ",".join(args.grid)

@@ -87,7 +87,9 @@ class Select(Command):
             raise IconbenchError("--repo needs --base (the pull request's base ref)")
         files = list(args.changed)
         if args.repo:
-            files += plan.changed_files(pathlib.Path(args.repo), args.base, args.head)
+            files += plan.changed_files(
+                pathlib.Path(args.repo), args.base, args.head, component=args.component
+            )
         shares = cls._openacc_shares(args.baseline)
         if shares is None:
             results = session.SessionLedger(ledgers / "session.jsonl").results()
@@ -129,8 +131,11 @@ class Select(Command):
             full=args.full,
             coverage=args.coverage,
         )
+        cls._check_selects_cases(chosen)
         if args.json:
             print(json.dumps(chosen.as_dict() | {"changed_files": files}, indent=1))
+        elif chosen.scope == "none":
+            print(f"none: {chosen.reason}; nothing to measure")
         else:
             print(f"{chosen.scope}: {chosen.reason}")
             if chosen.programs:
@@ -141,6 +146,24 @@ class Select(Command):
                 handle.write(f"scope={chosen.scope}\nprograms={chosen.programs_regex}\n")
                 handle.write(f"one_variant={'true' if chosen.one_variant else 'false'}\n")
         return 0
+
+    @staticmethod
+    def _check_selects_cases(chosen) -> None:
+        """A selection that is to measure something selects at least one case.
+
+        Scope ``none`` (a change of tests or docs) measures nothing on purpose; a
+        ``programs`` or ``representative`` selection of no case would pass a check having
+        measured nothing.
+        """
+        if chosen.scope in ("none", "full"):
+            return
+        if not chosen.programs:
+            raise IconbenchError(
+                f"the {chosen.scope} selection names no program ({chosen.reason}); give "
+                "--baseline or --ledgers whose times name programs of this icon4py"
+            )
+        options.select_cases(chosen.programs_regex, one_variant=chosen.one_variant,
+                             what=f"the {chosen.scope} selection")  # fmt: skip
 
     @staticmethod
     def _openacc_shares(name: str):

@@ -76,8 +76,8 @@ class Suite(Command):
         parser.add_argument("--shard", default="", help="i/n: this runner's share of the cases")
         parser.add_argument(
             "--stack",
-            default=os.environ.get("ICONBENCH_STACK", ""),
-            help="build-cache key (default: this environment's stack)",
+            type=options.stack_key_type,
+            help="build-cache key (default: $ICONBENCH_STACK, else this environment's stack)",
         )
         options.add_jobs(parser, default_help="cores - 2")
         parser.add_argument("--build-jobs", type=int, default=1, help="GT4PY_BUILD_JOBS each")
@@ -147,6 +147,12 @@ class Suite(Command):
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
+        from iconbench.cli.options import (
+            check_environment,
+            create_dir,
+            from_environment,
+            select_cases,
+        )
         from iconbench.grids.presets import PRESETS
         from iconbench.timing.sharding import parse_shard
 
@@ -170,8 +176,15 @@ class Suite(Command):
                 raise IconbenchError(
                     f"unknown grid preset {grid!r}; choose one of: {', '.join(PRESETS)}"
                 )
-        if args.shard:
-            parse_shard(args.shard)
+        check_environment()
+        args.stack = args.stack or from_environment("ICONBENCH_STACK") or ""
+        # a selection of no case, before the restart, any directory or gt4py (milliseconds)
+        select_cases(
+            args.programs,
+            one_variant=args.one_variant,
+            shard=parse_shard(args.shard) if args.shard else None,
+            experiment=experiment,
+        )
         os.environ["PYTHONOPTIMIZE"] = "" if args.no_optimize else "2"
         if bool(sys.flags.optimize) == args.no_optimize and _launched_as_cli():
             # the flag is fixed at interpreter start; workers inherit it through the environment
@@ -181,7 +194,8 @@ class Suite(Command):
         from iconbench.runner import output
 
         output.require_stack(options.out, options.stack)
-        (options.work).mkdir(parents=True, exist_ok=True)
+        create_dir(options.out, "--out")
+        options.work.mkdir(exist_ok=True)
         cls._environment(options)
         # after the build cache is configured: resolving a backend imports gt4py
         from iconbench.programs import backends as registry

@@ -65,6 +65,9 @@ def read_summary(path: pathlib.Path) -> dict:
         raise IconbenchError(
             f"{path}: not a readable runner summary ({error}); 'iconbench suite asv' writes one"
         ) from None
+    from iconbench.results import refuse_other_iconbench_file
+
+    refuse_other_iconbench_file(path, data)  # a gate summary named summary-*.json
     if not isinstance(data, dict) or "cases" not in data:
         raise IconbenchError(
             f"{path}: not a runner summary (no 'cases'); 'iconbench suite asv' writes one"

@@ -113,19 +113,31 @@ def select(
     )
 
 
-def changed_files(repo: pathlib.Path, base: str, head: str) -> list[str]:
-    """Files changed between the merge base of ``base`` and ``head`` (as GitHub shows a PR)."""
+def changed_files(
+    repo: pathlib.Path, base: str, head: str, *, component: str = "--repo"
+) -> list[str]:
+    """Files changed between the merge base of ``base`` and ``head`` (as GitHub shows a PR).
+
+    Both refs are resolved first (:func:`iconbench.stacks.resolve.commit_of`), so a missing
+    ref or a ``repo`` that is no checkout is one line naming it, not git's usage text.
+    """
     import subprocess
 
+    from iconbench.stacks.resolve import commit_of
+
+    if not repo.is_dir():
+        raise IconbenchError(f"--repo {repo}: no such directory; give a checkout of {component}")
+    commits = [commit_of(component, str(repo), ref) for ref in (base, head)]
     done = subprocess.run(
-        ["git", "-C", str(repo), "diff", "--name-only", f"{base}...{head}"],
+        ["git", "-C", str(repo), "diff", "--name-only", "{}...{}".format(*commits)],
         capture_output=True,
         text=True,
         check=False,
     )
     if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or ["no output"])[0]
         raise IconbenchError(
-            f"{repo}: cannot diff {base}...{head} ({done.stderr.strip()[-200:]}); fetch both "
-            "refs first (git fetch origin BASE HEAD)"
+            f"{repo}: cannot diff {base}...{head} ({reason}); fetch both refs with their "
+            "history (git fetch origin BASE HEAD)"
         )
     return [line for line in done.stdout.splitlines() if line]
