@@ -26,7 +26,7 @@ def test_h100_comment_content():
     site = links.Site.parse("https://c2sm.github.io/iconbench")
     body = publish.body(gate, target.PullRequest.parse("C2SM/icon4py", 321), site)
     lines = body.splitlines()
-    assert lines[0].startswith("<!-- iconbench-pr-summary v1 run=")
+    assert lines[0].startswith("<!-- iconbench-pr-summary v2 context=iconbench/ch1_medium run=")
     assert lines[1] == (
         "### iconbench · ch1_medium · ❌ **58 regressions**, 53 improvements, 105 unchanged, "
         "24 inconclusive results, 19 failed, 327 new"
