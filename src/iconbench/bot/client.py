@@ -309,7 +309,7 @@ class GitHubClient:
                 self.attempts.append(f"{what}: {status} (try {attempt})")
                 if wait is None:
                     raise self._failure(what, error, status, headers, attempt) from None
-                said = f"{status} {self._said(error)}"
+                said = self._said(error, status)
             except (github3.exceptions.TransportError, OSError) as error:
                 cause = getattr(error, "exception", error)
                 tls = _tls_problem(cause)
@@ -341,9 +341,10 @@ class GitHubClient:
             )
             self._sleep(wait)
 
-    def _said(self, error: Any) -> str:
-        """GitHub's message (and its error details) as one short line, token masked."""
+    def _said(self, error: Any, status: int) -> str:
+        """``STATUS message (details)`` as one short line, token masked."""
         message = one_line(self._redaction.redact(one_line(error.msg or "", 10**6))).rstrip(".")
+        message = f"{status} {message.removeprefix(f'{status} ')}"  # a page titled "502 ..."
         details = "; ".join(
             str(e.get("message") or e.get("code") or e)
             for e in (error.errors or [])
@@ -357,7 +358,7 @@ class GitHubClient:
         self, what: str, error: Any, status: int, headers: dict[str, str], attempts: int
     ) -> IconbenchError:
         where = f"{self.pr.repo} pull request #{self.pr.number}"
-        said = f"{status} {self._said(error)}"
+        said = self._said(error, status)
         if status == 401:
             return IconbenchError(
                 f"GitHub refused the token ({said}) for {where} while {what}: set "

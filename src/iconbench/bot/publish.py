@@ -168,15 +168,16 @@ def publish(
     if send_status and top.status is not None and not newer_posted:
         # the comment, when there is one already, else the pull request (the comment's page)
         sent = send(top.status, before.comment.url if before else pr.url)
-    text = render.render(summary, pr, site, marker=top.render(), head_now=head_now)
     outcome = None
     if me and listing is not None:
-        outcome = steps.attempt(
-            "writing the comment",
-            lambda: upsert(
+
+        def write() -> Outcome:
+            text = render.render(summary, pr, site, marker=top.render(), head_now=head_now)
+            return upsert(
                 client, me, top, text, first=listing, known=known, settle_s=settle_s, sleep=sleep
-            ),
-        )
+            )
+
+        outcome = steps.attempt("writing the comment", write)
     restored = None
     if send_status and outcome is not None and top.status is not None:
         final = outcome.newest.status
