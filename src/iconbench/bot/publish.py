@@ -142,7 +142,7 @@ def publish(
     head_now = steps.attempt("reading the pull request", client.head_sha)
     status = commit_status(summary, target_url=_site_target(summary, site), context=context)
     sha = status_commit(summary, pr, head_now)
-    top = header(summary, status, sha)
+    top = header(summary, status, sha if send_status else None)  # the status it really sets
     # the comment only goes on what GitHub confirmed to be a pull request
     me = (login or steps.attempt("finding out who the bot is", client.login)) if head_now else None
     listing = steps.attempt("listing the comments", client.comments) if me else None

@@ -1,4 +1,10 @@
-"""``iconbench comment --repo OWNER/NAME --pr N SUMMARY.json``: the PR comment and commit status."""
+"""``iconbench comment --repo OWNER/NAME --pr N SUMMARY.json``: commit status and PR comment.
+
+Exit status: 0 when the status and the comment are posted (or a newer run's report of the
+context is already there), whatever the verdict (the gate's own exit status says regression);
+2 on any failure, with one line on stderr that says first whether the status was set. Never 1,
+which a pull request check reserves for the gate's regression.
+"""
 
 from __future__ import annotations
 
@@ -21,16 +27,21 @@ if TYPE_CHECKING:
 
 
 class CommentCommand(Command):
-    """Post (or update) the gate summary on a pull request and set the head's commit status."""
+    """Set the commit status from the gate summary and post it as the context's PR comment."""
 
     name = "comment"
-    summary = "post the gate summary on a pull request (one living comment) and a commit status"
+    summary = (
+        "set the commit status from the gate summary and post it on the pull request "
+        "(one living comment per status context)"
+    )
     examples = (
         "iconbench comment --repo GridTools/gt4py --pr 1234 summary.json "
         "--site-url https://c2sm.github.io/iconbench",
         "iconbench comment --repo C2SM/icon4py --pr 567 summary.json --dry-run",
         "GITHUB_TOKEN=... iconbench comment --repo spcl/dace --pr 89 summary.json "
         "--github-url https://github.example.org",
+        "iconbench comment --repo C2SM/icon4py --pr 567 out/gate-summary.json "
+        "--context iconbench/tiny-cpu --bot-login 'github-actions[bot]' --state out/bot-state.json",
     )
 
     @classmethod
@@ -52,7 +63,9 @@ class CommentCommand(Command):
             "(default: $GITHUB_SERVER_URL, else github.com)",
         )
         parser.add_argument(
-            "--context", help="commit status context (default: iconbench/<grid of the summary>)"
+            "--context",
+            help="commit status context, also the comment's: each context has its own status "
+            "and comment (default: iconbench/<grid of the summary>)",
         )
         parser.add_argument(
             "--no-status", action="store_true", help="update the comment only, no commit status"
