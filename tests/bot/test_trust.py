@@ -167,7 +167,7 @@ def test_an_apps_token_needs_bot_login_and_still_sets_the_status(github, tmp_pat
         assert _cli(github, GPU, tmp_path) == 2
         (line,) = _error_lines(capsys.readouterr().err)
         assert "status iconbench/ch1_medium set on 2db0abe231bc: failure" in line
-        assert "pass --bot-login" in line
+        assert line.endswith("or set ICONBENCH_BOT_LOGIN")
         assert not github.state.comments
         assert len(github.state.statuses) == 1
         assert _cli(github, GPU, tmp_path, "--bot-login", "iconbench-app[bot]") == 0
@@ -184,7 +184,9 @@ def test_an_apps_token_needs_bot_login_and_still_sets_the_status(github, tmp_pat
         (403, "Resource not accessible by integration", "the token may not do that"),
     ],
 )
-def test_a_refused_comment_still_sets_the_status(github, tmp_path, capsys, status, message, said):  # noqa: PLR0917
+def test_a_refused_comment_still_sets_the_status(  # noqa: PLR0917
+    github, tmp_path, capsys, status, message, said
+):
     if status == 422:  # what GitHub answers a body over 65 536 characters
         github.fail("POST", r"/issues/1234/comments$", 422, message="x", times=9)
         github.state.failures[-1].body = {
@@ -403,3 +405,20 @@ def test_the_state_file_finds_a_comment_the_listing_does_not_show_yet(github, tm
 
 def _marked(server) -> list[dict]:
     return [c for c in server.state.comments.values() if marker.parse(c["body"])]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [
+        ("--bot-login", "not a login", "--bot-login 'not a login': expected a GitHub login"),
+        ("--settle", "90", "--settle 90.0: seconds between 0 and 60"),
+        ("--context", "a\nb", "--context 'a\\nb': expected a status context"),
+    ],
+)
+def test_bad_options_give_one_line_before_any_request(  # noqa: PLR0917
+    github, tmp_path, capsys, option, value, said
+):
+    assert _cli(github, GPU, tmp_path, option, value) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"iconbench: error: {said}")
+    assert github.state.requests == []

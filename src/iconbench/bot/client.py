@@ -150,11 +150,9 @@ class GitHubClient:
             if "GitHub answered 403" not in str(error):
                 raise
             raise IconbenchError(
-                f"the token may not read its own account (GET /user answered 403) on "
-                f"{self.pr.api_url}, so the bot cannot tell its comments from others': pass "
-                "--bot-login (or ICONBENCH_BOT_LOGIN) with its login, e.g. "
-                "'github-actions[bot]' for Actions' GITHUB_TOKEN or '<app-slug>[bot]' for a "
-                "GitHub App"
+                "GitHub does not say whose token it is (GET /user: 403): pass --bot-login "
+                "'github-actions[bot]' (Actions' GITHUB_TOKEN) or '<app-slug>[bot]' (a GitHub "
+                "App's token), or set ICONBENCH_BOT_LOGIN"
             ) from None
         login = getattr(me, "login", None)
         if not isinstance(login, str) or not login:
