@@ -422,3 +422,15 @@ def test_bad_options_give_one_line_before_any_request(  # noqa: PLR0917
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"iconbench: error: {said}")
     assert github.state.requests == []
+
+
+def test_a_broken_state_file_is_a_warning_not_a_failure(github, tmp_path, capsys):
+    state = tmp_path / "bot-state.json"
+    state.write_text("{")
+    assert _cli(github, GPU, tmp_path, "--state", str(state)) == 0
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"iconbench: warning: {state}: line 1: invalid JSON")
+    (comment,) = _marked(github)
+    assert json.loads(state.read_text())["comments"] == {
+        "GridTools/gt4py#1234": {"iconbench/ch1_medium": comment["id"]}
+    }

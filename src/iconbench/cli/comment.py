@@ -174,7 +174,12 @@ class CommentCommand(Command):
             return 0
         secret = token.from_environment()
         policy = RetryPolicy(attempts=args.retries, base_s=args.backoff)
-        memory = CommentIds.read(args.state) if args.state else CommentIds()
+        memory = CommentIds()
+        if args.state:
+            try:
+                memory = CommentIds.read(args.state)
+            except IconbenchError as error:  # only a help to find the comment: go on without
+                print(_cap(f"iconbench: warning: {error}; going on without it"), file=sys.stderr)
         context = args.context or status.commit_status(gate, None).context
         known = memory.get(context, repr(pr))
         with GitHubClient(pr, secret, policy=policy) as client:
@@ -190,7 +195,13 @@ class CommentCommand(Command):
                 settle_s=args.settle,
             )
         if args.state and posted.comment is not None:
-            memory.remember(context, posted.comment.comment_id, repr(pr)).write(args.state)
+            try:
+                memory.remember(context, posted.comment.comment_id, repr(pr)).write(args.state)
+            except OSError as error:
+                print(
+                    _cap(f"iconbench: warning: cannot write the state file {args.state}: {error}"),
+                    file=sys.stderr,
+                )
         _report(pr, posted, as_json=args.json, send_status=not args.no_status)
         if posted.problems:
             print(
