@@ -434,3 +434,41 @@ def test_a_broken_state_file_is_a_warning_not_a_failure(github, tmp_path, capsys
     assert json.loads(state.read_text())["comments"] == {
         "GridTools/gt4py#1234": {"iconbench/ch1_medium": comment["id"]}
     }
+
+
+@pytest.mark.slow
+def test_three_staggered_runs_end_with_the_newest_report_and_status():
+    """Three runs of one context, started 0-1.5 s apart, listing lag 0.5-2 s, 8 pull requests.
+
+    The newest summary's verdict (error) must be the comment and the last status in each.
+    """
+    import random
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    summaries = [
+        _at(GPU, f"2026-11-24T10:0{i}:00+00:00", verdict=v)
+        for i, v in enumerate(["regression", "pass", "error"])
+    ]
+
+    def trial(seed: int) -> tuple[int, str | None, str]:
+        rnd = random.Random(seed)
+        with FakeGitHub(State(token=TOKEN, list_lag_s=rnd.uniform(0.5, 2.0))) as server:
+            starts = [rnd.uniform(0, 1.5) for _ in summaries]
+
+            def one(i: int) -> publish.Posted:
+                time.sleep(starts[i])
+                with _client(server) as client:
+                    return publish.publish(summaries[i], _pr(server), client, settle_s=2.5)
+
+            with ThreadPoolExecutor(3) as runs:
+                posted = list(runs.map(one, range(3)))
+            assert all(not p.problems for p in posted)
+            left = _marked(server)
+            run = marker.parse(left[0]["body"]).run if left else None
+            last = server.state.latest_status(HEAD, "iconbench/ch1_medium")
+            return len(left), run, last["state"]
+
+    with ThreadPoolExecutor(8) as trials:
+        results = list(trials.map(trial, range(8)))
+    assert results == [(1, summaries[2].created, "error")] * 8
