@@ -1,11 +1,22 @@
 """A small GitHub REST server on 127.0.0.1: the endpoints github3.py calls for the bot.
 
-Endpoints (GitHub Enterprise layout, under ``/api/v3``): the repository, an issue, a pull
-request, the issue's comments (list with ``Link`` pagination, create), one comment (get,
-edit, delete) and commit statuses (create). Every answer carries the rate-limit headers.
+Endpoints (GitHub Enterprise layout, under ``/api/v3``): the token's user (``/user``), the
+repository, an issue, a pull request, the issue's comments (list with ``Link`` pagination,
+at most 30 per page; create), one comment (get, edit, delete) and commit statuses (create).
+Every answer carries the rate-limit headers. Like GitHub it
+
+* knows whose token it is (:attr:`State.accounts`): a comment is written by the token's
+  account (its ``user.login``), and editing or deleting another account's comment is
+  answered 403; an app's token (``reads_user=False``) gets 403 from ``/user``;
+* refuses a comment body over 65 536 characters and a status description over 140 (422);
+* lists a new comment only ``list_lag_s`` seconds after it was created (reading it by id is
+  not late), as GitHub's listing lags behind a create;
+* may hold comments of deleted accounts (``"user": null``).
+
 Requests are recorded (method, path, Authorization header) so tests can assert that every
 request the bot made reached this server and carried the token. ``fail`` queues answers to
-give instead of the real one (status, headers, body) for the next matching requests.
+give instead of the real one (status, headers, JSON message or an HTML page) for the next
+matching requests. ``FakeGitHub(state, tls=context)`` serves HTTPS with that context.
 """
 
 from __future__ import annotations
@@ -13,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import ssl
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,8 +37,21 @@ class Failure:
     path_regex: str
     status: int
     headers: dict[str, str]
-    body: dict[str, Any]
+    body: dict[str, Any] | str
     times: int = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Account:
+    """Whose a token is: a user (reads ``/user``) or a GitHub App's bot account (does not)."""
+
+    login: str
+    reads_user: bool = True
+
+
+#: GitHub's limits
+BODY_LIMIT = 65536
+DESCRIPTION_LIMIT = 140
 
 
 @dataclasses.dataclass
@@ -36,7 +61,11 @@ class State:
     number: int = 1234
     head_sha: str = "2db0abe231bc1d9c38138e7cea1b6198285cce02"
     token: str = ""
+    #: token -> account; the ``token`` above is ``iconbench-bot``'s unless listed here
+    accounts: dict[str, Account] = dataclasses.field(default_factory=dict)
     per_page: int = 30
+    #: seconds after its creation that a new comment shows up in the listing
+    list_lag_s: float = 0.0
     comments: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
     statuses: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     requests: list[tuple[str, str, str]] = dataclasses.field(default_factory=list)
@@ -45,6 +74,33 @@ class State:
     #: seconds a create takes (lets two runs interleave in the race test)
     create_delay_s: float = 0.0
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+
+    def account(self, authorization: str | None) -> Account | None:
+        """The account of an ``Authorization: token …`` header; None: a bad token."""
+        token = (authorization or "").removeprefix("token ")
+        if token in self.accounts:
+            return self.accounts[token]
+        return Account("iconbench-bot") if token and token == self.token else None
+
+    def add_comment(self, body: str, login: str | None, *, listed: bool = True) -> int:
+        """A comment as if ``login`` (None: a deleted account) had written it; its id."""
+        with self.lock:
+            self.next_id += 1
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            self.comments[self.next_id] = {
+                "id": self.next_id,
+                "body": body,
+                "login": login,
+                "created_at": stamp,
+                "updated_at": stamp,
+                "listed_from": time.monotonic() + (0 if listed else self.list_lag_s),
+            }
+            return self.next_id
+
+    def latest_status(self, sha: str, context: str) -> dict[str, Any] | None:
+        """The status GitHub shows for ``context`` on ``sha``: the last one set."""
+        found = [s for s in self.statuses if s["sha"] == sha and s["context"] == context]
+        return found[-1] if found else None
 
 
 def _user(base: str, login: str = "iconbench-bot") -> dict[str, Any]:
@@ -85,9 +141,11 @@ class Handler(BaseHTTPRequestHandler):
         return f"{self.base}/api/v3/repos/{s.owner}/{s.repo}"
 
     def _send(self, status: int, body: Any = None, headers: dict[str, str] | None = None) -> None:
-        data = b"" if body is None else json.dumps(body).encode()
+        page = isinstance(body, str)
+        data = b"" if body is None else body.encode() if page else json.dumps(body).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
+        kind = "text/html" if page else "application/json"
+        self.send_header("Content-Type", f"{kind}; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
         merged = {
             "X-RateLimit-Limit": "5000",
@@ -110,7 +168,7 @@ class Handler(BaseHTTPRequestHandler):
             "body": c["body"],
             "body_html": "",
             "body_text": c["body"],
-            "user": _user(self.base, c.get("login", "iconbench-bot")),
+            "user": None if _author(c) is None else _user(self.base, str(_author(c))),
             "created_at": c["created_at"],
             "updated_at": c["updated_at"],
             "author_association": "NONE",
@@ -246,11 +304,18 @@ class Handler(BaseHTTPRequestHandler):
                     failure.times -= 1
                     self._send(failure.status, failure.body, failure.headers)
                     return
-        if self.headers.get("Authorization") != f"token {s.token}":
+        account = s.account(self.headers.get("Authorization"))
+        if account is None:
             self._send(401, {"message": "Bad credentials"})
             return
         path, _, query = self.path.partition("?")
         params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
+        if method == "GET" and path == "/api/v3/user":
+            if not account.reads_user:
+                self._send(403, {"message": "Resource not accessible by integration"})
+            else:
+                self._send(200, self._me(account.login))
+            return
         prefix = f"/api/v3/repos/{s.owner}/{s.repo}"
         if not path.startswith(prefix):
             self._send(404, {"message": "Not Found"})
@@ -265,13 +330,16 @@ class Handler(BaseHTTPRequestHandler):
         elif rest == f"/issues/{s.number}/comments" and method == "GET":
             self._list(params)
         elif rest == f"/issues/{s.number}/comments" and method == "POST":
-            self._create(json.loads(raw))
+            self._create(json.loads(raw), account)
         elif (m := re.fullmatch(r"/issues/comments/(\d+)", rest)) is not None:
-            self._one(method, int(m.group(1)), json.loads(raw) if raw else {})
+            self._one(method, int(m.group(1)), json.loads(raw) if raw else {}, account)
         elif (m := re.fullmatch(r"/statuses/([0-9a-f]{40})", rest)) and method == "POST":
             data = json.loads(raw)
             if data.get("state") not in {"success", "failure", "error", "pending"}:
                 self._send(422, {"message": "Validation Failed", "errors": [{"field": "state"}]})
+                return
+            if len(data.get("description") or "") > DESCRIPTION_LIMIT:
+                self._send(422, _too_long("Status", "description", DESCRIPTION_LIMIT))
                 return
             with s.lock:
                 status = {**data, "sha": m.group(1), "id": len(s.statuses) + 1}
@@ -297,8 +365,13 @@ class Handler(BaseHTTPRequestHandler):
         s = self.state
         per_page = min(int(params.get("per_page", s.per_page)), s.per_page)
         page = int(params.get("page", 1))
+        now = time.monotonic()
         with s.lock:
-            ordered = [s.comments[k] for k in sorted(s.comments)]
+            ordered = [
+                s.comments[k]
+                for k in sorted(s.comments)
+                if s.comments[k].get("listed_from", 0) <= now
+            ]
         chunk = ordered[(page - 1) * per_page : page * per_page]
         headers = {}
         last = max(1, -(-len(ordered) // per_page))
@@ -307,33 +380,16 @@ class Handler(BaseHTTPRequestHandler):
             headers["Link"] = f'<{url}>; rel="next"'
         self._send(200, [self._comment(c) for c in chunk], headers)
 
-    def _create(self, data: dict[str, Any]) -> None:
+    def _create(self, data: dict[str, Any], account: Account) -> None:
         s = self.state
-        if len(data.get("body", "")) > 65536:
-            self._send(
-                422,
-                {
-                    "message": "Validation Failed",
-                    "errors": [
-                        {
-                            "resource": "IssueComment",
-                            "code": "custom",
-                            "field": "body",
-                            "message": "body is too long (maximum is 65536 characters)",
-                        }
-                    ],
-                },
-            )
+        if len(data.get("body", "")) > BODY_LIMIT:
+            self._send(422, _too_long("IssueComment", "body", BODY_LIMIT))
             return
         time.sleep(s.create_delay_s)
-        with s.lock:
-            s.next_id += 1
-            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-            c = {"id": s.next_id, "body": data["body"], "created_at": stamp, "updated_at": stamp}
-            s.comments[c["id"]] = c
-        self._send(201, self._comment(c))
+        cid = s.add_comment(data["body"], account.login, listed=False)
+        self._send(201, self._comment(s.comments[cid]))
 
-    def _one(self, method: str, cid: int, data: dict[str, Any]) -> None:
+    def _one(self, method: str, cid: int, data: dict[str, Any], account: Account) -> None:
         s = self.state
         with s.lock:
             c = s.comments.get(cid)
@@ -342,7 +398,14 @@ class Handler(BaseHTTPRequestHandler):
                 return
             if method == "GET":
                 self._send(200, self._comment(c))
-            elif method == "PATCH":
+                return
+            if method in {"PATCH", "DELETE"} and _author(c) != account.login:
+                self._send(403, {"message": "Must have admin rights to Repository."})
+                return
+            if method == "PATCH":
+                if len(data.get("body", "")) > BODY_LIMIT:
+                    self._send(422, _too_long("IssueComment", "body", BODY_LIMIT))
+                    return
                 c["body"] = data["body"]
                 c["updated_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
                 self._send(200, self._comment(c))
@@ -353,6 +416,19 @@ class Handler(BaseHTTPRequestHandler):
                 self.end_headers()
             else:
                 self._send(405, {"message": "Method Not Allowed"})
+
+    def _me(self, login: str) -> dict[str, Any]:
+        return {
+            **_user(self.base, login),
+            **dict.fromkeys(("bio", "blog", "company", "email", "hireable", "location"), None),
+            "name": login,
+            "followers": 0,
+            "following": 0,
+            "public_gists": 0,
+            "public_repos": 0,
+            "created_at": "2020-01-01T00:00:00Z",
+            "updated_at": "2020-01-01T00:00:00Z",
+        }
 
     def do_GET(self) -> None:
         self._handle("GET")
@@ -367,15 +443,37 @@ class Handler(BaseHTTPRequestHandler):
         self._handle("DELETE")
 
 
+def _author(comment: dict[str, Any]) -> str | None:
+    """A stored comment's author (None: a deleted account); the bot when not given."""
+    return comment.get("login", "iconbench-bot")
+
+
+def _too_long(resource: str, field: str, limit: int) -> dict[str, Any]:
+    return {
+        "message": "Validation Failed",
+        "errors": [
+            {
+                "resource": resource,
+                "code": "custom",
+                "field": field,
+                "message": f"{field} is too long (maximum is {limit} characters)",
+            }
+        ],
+    }
+
+
 class FakeGitHub(ThreadingHTTPServer):
     """The server; ``with FakeGitHub(state) as gh:`` serves on a free port of 127.0.0.1."""
 
     daemon_threads = True
 
-    def __init__(self, state: State) -> None:
+    def __init__(self, state: State, tls: ssl.SSLContext | None = None) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
+        if tls is not None:
+            self.socket = tls.wrap_socket(self.socket, server_side=True)
         self.state = state
-        self.url = f"http://127.0.0.1:{self.server_address[1]}"
+        scheme = "https" if tls is not None else "http"
+        self.url = f"{scheme}://127.0.0.1:{self.server_address[1]}"
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     def __enter__(self) -> FakeGitHub:
@@ -395,7 +493,8 @@ class FakeGitHub(ThreadingHTTPServer):
         headers: dict[str, str] | None = None,
         message: str = "",
         times: int = 1,
+        page: str | None = None,
     ) -> None:
-        self.state.failures.append(
-            Failure(method, path_regex, status, headers or {}, {"message": message}, times)
-        )
+        """Answer the next ``times`` matching requests so (``page``: an HTML page instead)."""
+        body: dict[str, Any] | str = page if page is not None else {"message": message}
+        self.state.failures.append(Failure(method, path_regex, status, headers or {}, body, times))

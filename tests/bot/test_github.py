@@ -36,7 +36,7 @@ def _client(server, sleeps: list[float] | None = None, attempts: int = 4, **kw) 
     )
 
 
-def _cli(server, *extra: str) -> int:
+def _cli(server, *extra: str, summary: pathlib.Path = H100) -> int:
     return main(
         [
             "comment",
@@ -44,18 +44,24 @@ def _cli(server, *extra: str) -> int:
             "GridTools/gt4py",
             "--pr",
             "1234",
-            str(H100),
+            str(summary),
             "--github-url",
             server.url,
             "--backoff",
             "0.001",
+            "--settle",
+            "0.01",
             *extra,
         ]
     )
 
 
+def _publish(gate: Summary, server, client: GitHubClient, **kw) -> publish.Posted:
+    return publish.publish(gate, _pr(server), client, settle_s=0.01, **kw)
+
+
 def _marked(server) -> list[dict]:
-    return [c for c in server.state.comments.values() if marker.stamp_of(c["body"])]
+    return [c for c in server.state.comments.values() if marker.parse(c["body"])]
 
 
 def test_first_run_creates_second_edits_the_same_comment(github, capsys):
@@ -70,18 +76,13 @@ def test_first_run_creates_second_edits_the_same_comment(github, capsys):
     assert status["state"] == "failure"
     assert status["context"] == "iconbench/ch1_medium"
     assert len(status["description"]) <= 140
-    assert status["target_url"].startswith(f"{github.url}/GridTools/gt4py/pull/1234#issuecomment-")
+    # no site: the status links to the pull request, where the comment is
+    assert status["target_url"] == f"{github.url}/GridTools/gt4py/pull/1234"
     out = capsys.readouterr().out
     assert f"comment {first[0]['id']} created" in out
 
     # a person comments in between, then the next run of a newer summary
-    github.state.comments[5000] = {
-        "id": 5000,
-        "body": "LGTM",
-        "created_at": "2026-11-23T10:00:00Z",
-        "updated_at": "2026-11-23T10:00:00Z",
-        "login": "reviewer",
-    }
+    reviewer = github.state.add_comment("LGTM", "reviewer")
     newer = json.loads(H100.read_text())
     newer["created"] = "2026-11-24T08:00:00+00:00"
     path = DATA.parent / "newer.json"
@@ -99,6 +100,8 @@ def test_first_run_creates_second_edits_the_same_comment(github, capsys):
                 github.url,
                 "--site-url",
                 "https://c2sm.github.io/iconbench",
+                "--settle",
+                "0",
             ]
         )
     finally:
@@ -108,7 +111,7 @@ def test_first_run_creates_second_edits_the_same_comment(github, capsys):
     assert [c["id"] for c in second] == [first[0]["id"]]
     assert "run=2026-11-24T08:00:00+00:00" in second[0]["body"]
     assert "https://c2sm.github.io/iconbench/verdicts.html#" in second[0]["body"]
-    assert github.state.comments[5000]["body"] == "LGTM"
+    assert github.state.comments[reviewer]["body"] == "LGTM"
     assert len(github.state.statuses) == 2
     assert github.state.statuses[1]["target_url"].startswith("https://c2sm.github.io/iconbench/")
     assert "edited" in capsys.readouterr().out
@@ -117,11 +120,11 @@ def test_first_run_creates_second_edits_the_same_comment(github, capsys):
 def test_an_older_summary_does_not_replace_a_newer_report(github):
     gate = Summary.read(H100)
     with _client(github) as client:
-        publish.publish(gate, _pr(github), client)
+        _publish(gate, github, client)
     body = _marked(github)[0]["body"]
     older = Summary.from_json(H100.read_text().replace(gate.created, "2020-01-01T00:00:00+00:00"))
     with _client(github) as client:
-        posted = publish.publish(older, _pr(github), client)
+        posted = _publish(older, github, client)
     assert posted.comment.action == "newer"
     assert not posted.status_sent
     assert _marked(github)[0]["body"] == body
@@ -131,18 +134,12 @@ def test_an_older_summary_does_not_replace_a_newer_report(github):
 def test_comment_found_on_a_later_page(github):
     github.state.per_page = 10
     for i in range(25):
-        github.state.comments[100 + i] = {
-            "id": 100 + i,
-            "body": f"comment {i}",
-            "created_at": "2026-11-23T10:00:00Z",
-            "updated_at": "2026-11-23T10:00:00Z",
-            "login": "someone",
-        }
+        github.state.add_comment(f"comment {i}", "someone")
     gate = Summary.read(H100)
     with _client(github) as client:
-        publish.publish(gate, _pr(github), client)
+        _publish(gate, github, client)
     with _client(github) as client:
-        posted = publish.publish(gate, _pr(github), client)
+        posted = _publish(gate, github, client)
     assert posted.comment.action == "unchanged"
     assert len(_marked(github)) == 1
     pages = [p for m, p, _ in github.state.requests if m == "GET" and "/comments" in p]
@@ -160,7 +157,8 @@ def test_runs_at_once_leave_one_comment(github, runs):
         try:
             with _client(github) as client:
                 barrier.wait()
-                publish.publish(gate, _pr(github), client)
+                posted = _publish(gate, github, client)
+                assert not posted.problems
         except BaseException as error:  # pragma: no cover - reported below
             errors.append(error)
 
@@ -192,8 +190,8 @@ def test_runs_at_once_leave_one_comment(github, runs):
         (404, "GitHub found no GridTools/gt4py pull request #1234"),
         (
             422,
-            "GitHub rejected setting the commit status on 2db0abe231bc on GridTools/gt4py "
-            "pull request #1234 (422 Validation Failed",
+            "GitHub rejected setting the commit status iconbench/ch1_medium on 2db0abe231bc on "
+            "GridTools/gt4py pull request #1234 (422 Validation Failed",
         ),
     ],
 )
@@ -210,7 +208,11 @@ def test_client_errors_give_one_line(github, capsys, status, expected):
     err = capsys.readouterr().err
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
-    assert lines[0].startswith(f"iconbench: error: {expected}")
+    # the status cannot go anywhere: the measured commit is iconbench's, the PR unreadable
+    assert not github.state.statuses
+    assert lines[0].startswith("iconbench: error: status iconbench/ch1_medium NOT set; ")
+    assert expected in lines[0]
+    assert len(lines[0]) <= 300
     assert TOKEN not in err
     retried = [r for r in github.state.requests if r[0] != "GET" or "/pulls/" in r[1]]
     assert len([r for r in retried if "/pulls/" in r[1]]) == 1  # final answers are not retried
@@ -254,7 +256,8 @@ def test_rate_limits_and_5xx_are_retried_with_bounded_backoff(github):
     github.fail("POST", r"/statuses/", 503, message="Service Unavailable")
     sleeps: list[float] = []
     with _client(github, sleeps) as client:
-        posted = publish.publish(Summary.read(H100), _pr(github), client)
+        posted = _publish(Summary.read(H100), github, client, sleep=lambda s: None)
+    assert not posted.problems
     assert posted.comment.action == "created"
     assert len(github.state.statuses) == 1
     assert sleeps[:2] == [0.01, 0.02]  # 502 twice: exponential from the base
@@ -316,7 +319,7 @@ def test_every_request_reached_the_fake_server(github, only_loopback):
     seen: list[str] = []
     with _client(github) as client:
         client._github.session.hooks["response"].append(lambda r, *a, **k: seen.append(r.url))
-        publish.publish(Summary.read(H100), _pr(github), client)
+        _publish(Summary.read(H100), github, client)
     assert seen
     assert len(seen) == len(github.state.requests)
     assert all(url.startswith(github.url + "/api/v3/") for url in seen)
@@ -347,6 +350,6 @@ def test_dry_run_sends_nothing_and_needs_no_token(github, capsys, monkeypatch):
     monkeypatch.delenv("ICONBENCH_GITHUB_TOKEN")
     assert _cli(github, "--dry-run") == 0
     out = capsys.readouterr()
-    assert out.out.startswith("<!-- iconbench-pr-summary v1 run=")
+    assert out.out.startswith("<!-- iconbench-pr-summary v2 context=iconbench/ch1_medium run=")
     assert "dry run: nothing sent to GridTools/gt4py#1234" in out.err
     assert github.state.requests == []

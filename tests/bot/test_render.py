@@ -26,7 +26,7 @@ def test_h100_comment_content():
     site = links.Site.parse("https://c2sm.github.io/iconbench")
     body = publish.body(gate, target.PullRequest.parse("C2SM/icon4py", 321), site)
     lines = body.splitlines()
-    assert lines[0].startswith("<!-- iconbench-pr-summary v1 run=")
+    assert lines[0].startswith("<!-- iconbench-pr-summary v2 context=iconbench/ch1_medium run=")
     assert lines[1] == (
         "### iconbench · ch1_medium · ❌ **58 regressions**, 53 improvements, 105 unchanged, "
         "24 inconclusive results, 19 failed, 327 new"
@@ -143,3 +143,27 @@ def test_other_documents_are_refused_with_one_line(text, message):
         Summary.from_json(text, origin="s.json")
     assert "\n" not in str(info.value)
     assert str(info.value).startswith("s.json: ")
+
+
+@pytest.mark.parametrize(
+    ("component", "repo", "said"),
+    [
+        ("gt4py", "GridTools/gt4py", True),  # both commits are the pull request's
+        ("gt4py", "C2SM/icon4py", False),  # a gt4py commit measured for an icon4py change
+        ("icon4py", "GridTools/gt4py", False),
+        ("iconbench", "GridTools/gt4py", False),  # iconbench's own suite for a gt4py change
+    ],
+)
+def test_head_moved_is_said_only_of_the_pull_requests_own_commits(component, repo, said):
+    data = json.loads(H100.read_text())
+    data["head"]["component"] = component
+    gate = Summary.from_json(json.dumps(data))
+    head_now = "2db0abe231bc1d9c38138e7cea1b6198285cce02"
+    body = render.render(gate, target.PullRequest.parse(repo, 9), head_now=head_now)
+    sentence = "The pull request's head is now [`2db0abe`]"
+    assert (sentence in body) is said
+    if said:
+        assert "these numbers are for `fd920c0`" in body
+    # the measured head itself: nothing to say in any case
+    same = render.render(gate, target.PullRequest.parse(repo, 9), head_now=gate.head.commit)
+    assert sentence not in same

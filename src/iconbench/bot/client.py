@@ -1,21 +1,29 @@
 """The GitHub REST calls the bot makes, over github3.py, with bounded retries and one-line errors.
 
-Six operations, all on one pull request: read the repository and the pull request (its head
-commit), list the issue comments (every page), create, edit and delete a comment, and create
-a commit status. Each goes through :meth:`GitHubClient._call`, which retries rate limits,
-5xx answers and dropped connections as :class:`~iconbench.bot.retry.RetryPolicy` allows and
-turns any final failure into an :class:`~iconbench.errors.IconbenchError` that names the
-repository, the pull request and what the bot was doing, e.g.::
+The operations, all on one pull request: who the token belongs to, read the pull request
+(its head commit), list the issue comments (every page), read, create, edit and delete a
+comment, and create a commit status. Each goes through :meth:`GitHubClient._call`, which
+retries rate limits, 5xx answers and dropped connections as
+:class:`~iconbench.bot.retry.RetryPolicy` allows (each retry is logged as a warning: CI logs
+show it) and turns any final failure into an :class:`~iconbench.errors.IconbenchError` that
+names the repository, the pull request and what the bot was doing, e.g.::
 
     GitHub answered 404 Not Found for GridTools/gt4py#1234 while reading the pull request: ...
 
+What GitHub said is cut to one short line (:func:`one_line`: an HTML error page becomes its
+title). A TLS certificate the runner does not trust is said as such and not retried.
+
+Comments are read as plain JSON, not as github3.py objects: a comment of a deleted account has
+``"user": null``, which is a comment like any other here (it is nobody's, so never the bot's).
 The token is handed to github3.py once and is masked in every message (``token.Redaction``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import html
 import logging
+import re
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -30,6 +38,32 @@ T = TypeVar("T")
 
 #: Loggers that see requests; the token is masked in all of them while a client lives.
 _LOGGERS = ("github3", "urllib3", "requests", "iconbench")
+#: The most characters of what GitHub said that an error line quotes.
+SAID_LIMIT = 120
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_SCRIPTS = re.compile(r"<(script|style)[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def one_line(text: object, limit: int = SAID_LIMIT) -> str:
+    r"""What a server said, as one short line: an HTML page becomes its title (or its text).
+
+    >>> one_line(b"<html><head><title>502 Bad Gateway</title></head><body>...</body></html>")
+    '502 Bad Gateway'
+    >>> one_line("<p>Unicorn!\n  <b>No server</b> is currently available</p>")
+    'Unicorn! No server is currently available'
+    >>> one_line("x" * 200, limit=10)
+    'xxxxxxxxx…'
+    """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    line = str(text)
+    if "<" in line and ">" in line:
+        title = _TITLE.search(line)
+        line = title.group(1) if title else _TAG.sub(" ", _SCRIPTS.sub(" ", line))
+        line = html.unescape(line)
+    line = " ".join(line.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,10 +71,23 @@ class Comment:
     """An issue comment as the bot needs it: id (creation order), author, body."""
 
     id: int
+    #: the author's login; empty for a deleted account (GitHub's ``"user": null``)
     author: str
     body: str
     created_at: str
     url: str
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Comment:
+        """From GitHub's JSON, whatever the author (``user`` may be null)."""
+        user = raw.get("user")
+        return cls(
+            id=int(raw["id"]),
+            author=str(user.get("login") or "") if isinstance(user, dict) else "",
+            body=str(raw.get("body") or ""),
+            created_at=str(raw.get("created_at") or ""),
+            url=str(raw.get("html_url") or ""),
+        )
 
 
 class GitHubClient:
@@ -71,7 +118,7 @@ class GitHubClient:
         session.default_connect_timeout = session.default_read_timeout = timeout_s
         self._repository: Any = None
         self._issue: Any = None
-        self._objects: dict[int, Any] = {}
+        self._raw: dict[int, dict[str, Any]] = {}
         #: Every (method, attempt, outcome) the client made, for the caller's log line.
         self.attempts: list[str] = []
 
@@ -91,6 +138,29 @@ class GitHubClient:
 
     # -- the operations --------------------------------------------------------------------
 
+    def login(self) -> str:
+        """The login of the token's account (``GET /user``), whose comments are the bot's.
+
+        A GitHub App's installation token (also Actions' ``GITHUB_TOKEN``) may not read
+        ``/user``: then the caller has to name the app's account (``--bot-login``).
+        """
+        try:
+            me = self._call("finding out whose token it is (GET /user)", self._github.me)
+        except IconbenchError as error:
+            if "GitHub answered 403" not in str(error):
+                raise
+            raise IconbenchError(
+                "GitHub does not say whose token it is (GET /user: 403): pass --bot-login "
+                "'github-actions[bot]' (Actions' GITHUB_TOKEN) or '<app-slug>[bot]' (a GitHub "
+                "App's token), or set ICONBENCH_BOT_LOGIN"
+            ) from None
+        login = getattr(me, "login", None)
+        if not isinstance(login, str) or not login:
+            raise IconbenchError(
+                f"GET /user on {self.pr.api_url} named no account: pass --bot-login"
+            )
+        return str(login)
+
     def head_sha(self) -> str:
         """The pull request's current head commit (also checks that it is a pull request)."""
         pull = self._call(
@@ -103,20 +173,45 @@ class GitHubClient:
 
     def comments(self) -> list[Comment]:
         """All comments of the pull request, oldest first (every page)."""
+        from github3.structs import GitHubIterator
+
         issue = self._the_issue()
 
-        def listing() -> list[Any]:
-            return list(issue.comments())
+        def listing() -> list[dict[str, Any]]:
+            pages = GitHubIterator(-1, issue.comments_url, dict, issue)
+            return [raw for raw in pages if isinstance(raw, dict) and "id" in raw]
 
         found = self._call("listing the comments", listing)
-        self._objects.update({c.id: c for c in found})
-        return sorted((self._comment(c) for c in found), key=lambda c: c.id)
+        self._raw.update({int(raw["id"]): raw for raw in found})
+        return sorted((Comment.from_json(raw) for raw in found), key=lambda c: c.id)
+
+    def comment(self, comment_id: int) -> Comment | None:
+        """One comment, read directly (GitHub lists a new comment late; this is not late)."""
+        import github3
+
+        repository = self._the_repository()
+        url = f"{repository.url}/issues/comments/{comment_id}"
+        try:
+            raw = self._call(
+                f"reading comment {comment_id}",
+                lambda: repository._json(repository._get(url), 200),
+                raw=True,
+            )
+        except github3.exceptions.NotFoundError:
+            return None
+        if not isinstance(raw, dict) or "id" not in raw:
+            return None
+        self._raw[int(raw["id"])] = raw
+        return Comment.from_json(raw)
 
     def create_comment(self, body: str) -> Comment:
         issue = self._the_issue()
         created = self._call("creating the comment", lambda: issue.create_comment(body))
-        self._objects[created.id] = created
-        return self._comment(created)
+        if created is None:
+            raise IconbenchError(f"GitHub created no comment on {self.pr!r} (empty answer)")
+        raw = created.as_dict()
+        self._raw[int(raw["id"])] = raw
+        return Comment.from_json(raw)
 
     def edit_comment(self, comment_id: int, body: str) -> bool:
         """Replace a comment's body; False when it is gone (deleted since it was listed)."""
@@ -140,7 +235,7 @@ class GitHubClient:
     ) -> None:
         repository = self._the_repository()
         self._call(
-            f"setting the commit status on {sha[:12]}",
+            f"setting the commit status {context} on {sha[:12]}",
             lambda: repository.create_status(
                 sha, state, target_url=target_url, description=description, context=context
             ),
@@ -169,25 +264,15 @@ class GitHubClient:
         return self._issue
 
     def _object(self, comment_id: int) -> Any:
-        if comment_id not in self._objects:
-            repository = self._the_repository()
-            found = self._call(
-                f"reading comment {comment_id}", lambda: repository.issue_comment(comment_id)
-            )
-            if found is None:
-                raise self._not_found(f"reading comment {comment_id}")
-            self._objects[comment_id] = found
-        return self._objects[comment_id]
+        """A github3.py comment to edit or delete (only ever one the bot wrote: it has a user)."""
+        from github3.issues.comment import IssueComment
 
-    @staticmethod
-    def _comment(raw: Any) -> Comment:
-        return Comment(
-            id=int(raw.id),
-            author=str(getattr(raw.user, "login", "") or ""),
-            body=raw.body or "",
-            created_at=str(raw.created_at or ""),
-            url=str(raw.html_url or ""),
-        )
+        if comment_id not in self._raw:
+            self.comment(comment_id)
+        raw = self._raw.get(comment_id)
+        if raw is None:
+            raise IconbenchError(f"comment {comment_id} is not on {self.pr!r} (any more)")
+        return IssueComment(raw, self._github)
 
     def _not_found(self, what: str) -> IconbenchError:
         return IconbenchError(
@@ -222,32 +307,59 @@ class GitHubClient:
                 self.attempts.append(f"{what}: {status} (try {attempt})")
                 if wait is None:
                     raise self._failure(what, error, status, headers, attempt) from None
+                said = self._said(error, status)
             except (github3.exceptions.TransportError, OSError) as error:
+                cause = getattr(error, "exception", error)
+                tls = _tls_problem(cause)
+                if tls is not None:
+                    self.attempts.append(f"{what}: TLS ({tls})")
+                    raise IconbenchError(
+                        f"GitHub at {self.pr.api_url} presented a TLS certificate this runner "
+                        f"does not accept ({tls}) while {what} for {self.pr!r}: not retried; "
+                        "set REQUESTS_CA_BUNDLE to the server's CA bundle (GitHub Enterprise "
+                        "with its own CA) or check --github-url"
+                    ) from None
                 wait = self.policy.wait(599, {}, attempt)
                 self.attempts.append(f"{what}: no answer (try {attempt})")
                 if wait is None:
                     raise IconbenchError(
                         f"cannot reach GitHub at {self.pr.api_url} for {self.pr!r} while {what} "
-                        f"({type(getattr(error, 'exception', error)).__name__}, {attempt} tries): "
+                        f"({type(cause).__name__}, {attempt} tries): "
                         "check --github-url and the runner's network"
                     ) from None
-            LOG.info("%s on %r: waiting %.1f s before try %d", what, self.pr, wait, attempt + 1)
+                said = f"no answer ({type(cause).__name__})"
+            LOG.warning(
+                "GitHub: %s while %s on %r; try %d of %d in %.1f s",
+                said,
+                what,
+                self.pr,
+                attempt + 1,
+                self.policy.attempts,
+                wait,
+            )
             self._sleep(wait)
+
+    def _said(self, error: Any, status: int) -> str:
+        """``STATUS message (details)`` as one short line, token masked."""
+        message = one_line(self._redaction.redact(one_line(error.msg or "", 10**6))).rstrip(".")
+        message = f"{status} {message.removeprefix(f'{status} ')}"  # a page titled "502 ..."
+        details = "; ".join(
+            str(e.get("message") or e.get("code") or e)
+            for e in (error.errors or [])
+            if isinstance(e, dict)
+        )
+        if details:
+            message += f" ({self._redaction.redact(details)})"
+        return one_line(message)
 
     def _failure(
         self, what: str, error: Any, status: int, headers: dict[str, str], attempts: int
     ) -> IconbenchError:
-        message = self._redaction.redact(str(error.msg or "")).strip().rstrip(".")
-        details = "; ".join(
-            self._redaction.redact(str(e.get("message") or e.get("code") or e))
-            for e in (error.errors or [])
-            if isinstance(e, dict)
-        )
         where = f"{self.pr.repo} pull request #{self.pr.number}"
-        said = f"{status} {message}" + (f" ({details})" if details else "")
+        said = self._said(error, status)
         if status == 401:
             return IconbenchError(
-                f"GitHub refused the token (401 {message}) for {where} while {what}: set "
+                f"GitHub refused the token ({said}) for {where} while {what}: set "
                 f"{' or '.join(ENVIRONMENT)} to a valid token"
             )
         if status in {403, 429} and (status == 429 or rate_limited(headers)):
@@ -259,8 +371,8 @@ class GitHubClient:
             )
         if status == 403:
             return IconbenchError(
-                f"GitHub answered {said} for {where} while {what}: the token may not write "
-                "there; give it write access to issues/pull requests and commit statuses"
+                f"GitHub answered {said} for {where} while {what}: the token may not do that; "
+                "give it write access to issues/pull requests and commit statuses"
             )
         if status == 422:
             return IconbenchError(
@@ -273,3 +385,29 @@ class GitHubClient:
                 "GitHub is having trouble; run the command again later"
             )
         return IconbenchError(f"GitHub answered {said} for {where} while {what}")
+
+
+def _tls_problem(error: BaseException) -> str | None:
+    """The reason of a TLS failure (``certificate verify failed: self-signed ...``), else None."""
+    import ssl
+
+    import requests
+
+    seen: set[int] = set()
+    stack: list[object] = [error]
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, BaseException) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, ssl.SSLCertVerificationError):
+            return one_line(f"certificate verify failed: {item.verify_message}", 100)
+        stack.extend([item.__cause__, item.__context__, *item.args])
+        reason = getattr(item, "reason", None)
+        if isinstance(reason, BaseException):
+            stack.append(reason)
+    if isinstance(error, requests.exceptions.SSLError):
+        text = str(error)
+        found = re.search(r"CERTIFICATE_VERIFY_FAILED\]\s*([^(')\"]+)", text)
+        return one_line(found.group(1) if found else "TLS handshake failed", 100)
+    return None

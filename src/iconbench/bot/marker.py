@@ -1,118 +1,124 @@
-r"""One living comment per pull request: find it by its hidden marker, edit it, never duplicate it.
+r"""The hidden header of the bot's comment: which check it reports, from which run, what status.
 
-The comment body starts with an HTML comment GitHub does not show::
+Every comment the bot writes starts with two HTML comments GitHub does not show::
 
-    <!-- iconbench-pr-summary v1 run=2026-11-23T20:00:00+00:00 -->
+    <!-- iconbench-pr-summary v2 context=iconbench/ch1_medium run=2026-11-23T20:24:04+00:00 -->
+    <!-- iconbench-status {"sha": "2db0abe2…", "state": "failure", "description": "…"} -->
 
-``run`` is the gate summary's ``created`` time, so a run that finishes late never replaces a
-newer report with an older one.
+* ``context`` is the commit status context of the check (``iconbench/<grid>``, or
+  ``--context``): each context has its own comment, so a CPU and a GPU runner never replace
+  each other's report.
+* ``run`` is the gate summary's ``created`` time: within one context, a run that finishes late
+  never replaces a newer report (:func:`newer`).
+* the status record is the commit status that run set, so a run that finds a newer report can
+  set that report's status again (see :mod:`iconbench.bot.upsert`).
 
-Two runs that finish at once (a re-run next to a push, two runners of a matrix) may both list
-the comments, both find none and both create one. GitHub has no conditional create, so
-:func:`upsert` *converges* instead of locking: after creating, it lists again; when there is
-more than one marked comment, the oldest (lowest id, which every run agrees on) is kept, it is
-given the body of the newest run, and every other marked comment is deleted. Whichever run
-lists last sees both comments and removes the extra one, so the pull request ends with exactly
-one. (A lock comment would need the same list-after-create check, plus a way to expire the
-lock of a crashed run.)
+The header is only trusted on comments the bot itself wrote (the caller filters by author):
+anyone can type it into a comment of their own.
 
->>> stamp_of(marker("2026-11-23T20:00:00+00:00") + "\\n### iconbench")
-'2026-11-23T20:00:00+00:00'
->>> stamp_of("> <!-- iconbench-pr-summary v1 run=x -->") is None   # quoted by a person: not ours
+>>> head = Header("iconbench/tiny", "2026-11-23T20:00:00+00:00",
+...               StatusRecord("f" * 40, "success", "no change: 3 benchmarks unchanged", None))
+>>> text = head.render() + "\n### iconbench"
+>>> parse(text) == head
 True
+>>> parse("> " + text) is None     # quoted by a person: not a header
+True
+>>> parse("<!-- iconbench-pr-summary v1 run=2026-11-20T10:00:00+00:00 -->").context is None
+True
+>>> newer("2026-11-24T08:00:00+00:00", "2026-11-23T20:00:00Z")
+True
+>>> newer("2026-11-23T21:00:00+01:00", "2026-11-23T20:00:00Z")    # the same instant
+False
 """
 
 from __future__ import annotations
 
 import dataclasses
-import logging
+import datetime
+import json
 import re
-from typing import Protocol
+import urllib.parse
 
-from iconbench.bot.client import Comment
-from iconbench.errors import IconbenchError
-
-LOG = logging.getLogger(__name__)
-PREFIX = "<!-- iconbench-pr-summary v1"
-_MARKER = re.compile(r"\A<!-- iconbench-pr-summary v1 run=(?P<run>\S*) -->")
-
-
-class Comments(Protocol):
-    """The client operations :func:`upsert` needs (the real one: ``GitHubClient``)."""
-
-    def comments(self) -> list[Comment]: ...
-    def create_comment(self, body: str) -> Comment: ...
-    def edit_comment(self, comment_id: int, body: str) -> bool: ...
-    def delete_comment(self, comment_id: int) -> bool: ...
-
-
-def marker(run: str) -> str:
-    """The first line of the bot's comment."""
-    return f"{PREFIX} run={run.replace(' ', 'T') or 'unknown'} -->"
-
-
-def stamp_of(body: str) -> str | None:
-    """The run stamp of a marked body; None for any other comment."""
-    found = _MARKER.match(body)
-    return found.group("run") if found else None
+PREFIX = "<!-- iconbench-pr-summary"
+VERSION = "v2"
+_HEADER = re.compile(
+    r"\A<!-- iconbench-pr-summary v2 context=(?P<context>\S+) run=(?P<run>\S+) -->"
+    r"(?:\r?\n<!-- iconbench-status (?P<status>\{[^\n]*\}) -->)?"
+)
+#: The header of the first version (one comment per pull request, no context, no status).
+_LEGACY = re.compile(r"\A<!-- iconbench-pr-summary v1 run=(?P<run>\S*) -->")
+_EARLIEST = datetime.datetime.min.replace(tzinfo=datetime.UTC)
 
 
 @dataclasses.dataclass(frozen=True)
-class Outcome:
-    """What :func:`upsert` did."""
+class StatusRecord:
+    """A commit status as one run set it (``target_url`` None: the comment itself)."""
 
-    #: "created", "edited", "unchanged" or "newer" (a newer run's report is already there)
-    action: str
-    comment_id: int
-    url: str
-    #: ids of duplicate comments removed
-    removed: tuple[int, ...] = ()
+    sha: str
+    state: str
+    description: str
+    target_url: str | None
 
+    def render(self) -> str:
+        data = json.dumps(dataclasses.asdict(self), ensure_ascii=False)
+        # inside an HTML comment: no "-->" and no line break may appear
+        return data.replace("<", "\\u003c").replace(">", "\\u003e").replace("\n", "\\n")
 
-def _marked(comments: list[Comment]) -> list[Comment]:
-    return sorted((c for c in comments if stamp_of(c.body) is not None), key=lambda c: c.id)
-
-
-def _converge(client: Comments, ours: Comment | None, body: str) -> Outcome | None:
-    """Keep the oldest marked comment with the newest body; delete the others.
-
-    Returns None when the comment to keep vanished meanwhile (deleted by a person): the
-    caller starts over.
-    """
-    found = _marked(client.comments())
-    if ours is not None and all(c.id != ours.id for c in found):
-        found = _marked([*found, ours])  # listing lags behind the create: count ours anyway
-    if not found:
-        return None
-    keep = found[0]
-    candidates = [*found, Comment(-1, "", body, "", "")]
-    # The newest run wins; on a tie this run's body (a re-render of the same summary).
-    newest = max(candidates, key=lambda c: (stamp_of(c.body) or "", c.id == -1))
-    removed = []
-    for other in found[1:]:
-        if client.delete_comment(other.id):
-            removed.append(other.id)
-    if keep.body == newest.body:
-        action = "created" if ours is not None and keep.id == ours.id else "unchanged"
-    elif not client.edit_comment(keep.id, newest.body):
-        return None
-    else:
-        action = "edited" if newest.id == -1 else "newer"
-    if newest.id != -1 and newest.body != body:
-        action = "newer"
-    return Outcome(action=action, comment_id=keep.id, url=keep.url, removed=tuple(removed))
+    @classmethod
+    def parse(cls, text: str) -> StatusRecord | None:
+        try:
+            data = json.loads(text)
+            record = cls(
+                sha=str(data["sha"]),
+                state=str(data["state"]),
+                description=str(data["description"]),
+                target_url=None if data.get("target_url") is None else str(data["target_url"]),
+            )
+        except (ValueError, KeyError, TypeError):
+            return None
+        return record if re.fullmatch(r"[0-9a-f]{40}", record.sha) else None
 
 
-def upsert(client: Comments, body: str, tries: int = 3) -> Outcome:
-    """Create the pull request's comment or edit it in place; see the module docstring."""
-    for _ in range(tries):
-        existing = _marked(client.comments())
-        created = None if existing else client.create_comment(body)
-        outcome = _converge(client, created, body)
-        if outcome is not None:
-            LOG.info("comment %s: %s", outcome.comment_id, outcome.action)
-            return outcome
-    raise IconbenchError(
-        f"the iconbench comment kept disappearing while it was updated ({tries} tries); "
-        "someone deletes it as it is written: run the command again"
-    )
+@dataclasses.dataclass(frozen=True)
+class Header:
+    """What the first lines of a bot comment say (``context`` None: a v1 comment)."""
+
+    context: str | None
+    run: str
+    status: StatusRecord | None = None
+
+    def render(self) -> str:
+        context = urllib.parse.quote(self.context or "", safe="/._-:+@")
+        run = self.run.replace(" ", "T") or "unknown"
+        line = f"{PREFIX} {VERSION} context={context} run={run} -->"
+        if self.status is not None:
+            line += f"\n<!-- iconbench-status {self.status.render()} -->"
+        return line
+
+
+def parse(body: str) -> Header | None:
+    """The header at the very start of ``body``; None for any other comment."""
+    found = _HEADER.match(body)
+    if found:
+        status = found.group("status")
+        return Header(
+            context=urllib.parse.unquote(found.group("context")),
+            run=found.group("run"),
+            status=StatusRecord.parse(status) if status else None,
+        )
+    legacy = _LEGACY.match(body)
+    return Header(context=None, run=legacy.group("run")) if legacy else None
+
+
+def instant(run: str) -> datetime.datetime:
+    """A run stamp as a time (naive: UTC); an unreadable one sorts before every other."""
+    try:
+        moment = datetime.datetime.fromisoformat(run.replace("Z", "+00:00"))
+    except ValueError:
+        return _EARLIEST
+    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.UTC)
+
+
+def newer(run: str, than: str) -> bool:
+    """Whether the report of run ``run`` is strictly newer than that of ``than``."""
+    return instant(run) > instant(than)

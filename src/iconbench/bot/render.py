@@ -348,8 +348,12 @@ def context(
         "components": sorted(
             {k for s in (summary.base, summary.head) for k in s.stack if k not in NOT_PACKAGES}
         ),
+        # only when both are commits of the pull request's repository: "the head is now X;
+        # these numbers are for Y" is false of a gt4py commit measured for an icon4py change
         "head_moved": head_now
-        if head_now and not head_now.startswith(summary.head.commit)
+        if head_now
+        and pr.holds(summary.head.component)
+        and not head_now.startswith(summary.head.commit)
         else None,
         "head_now_url": pr.commit_url(head_now) if head_now else None,
         "head_short": summary.head.short,

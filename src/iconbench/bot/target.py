@@ -9,6 +9,8 @@ Resolved once from the command line (``--repo OWNER/NAME --pr N --github-url URL
 (GridTools/gt4py#1234, 'https://github.com/GridTools/gt4py/pull/1234')
 >>> pr.commit_url("2db0abe"), pr.commit_url("2db0abe", "dace")
 ('https://github.com/GridTools/gt4py/commit/2db0abe', 'https://github.com/spcl/dace/commit/2db0abe')
+>>> pr.holds("gt4py"), pr.holds("icon4py"), pr.holds("")
+(True, False, False)
 >>> PullRequest.parse("C2SM/icon4py", 7, github_url="https://ghe.example.org/").api_url
 'https://ghe.example.org/api/v3'
 >>> PullRequest.parse("gt4py", 1)  # doctest: +ELLIPSIS
@@ -89,12 +91,19 @@ class PullRequest:
     def url(self) -> str:
         return f"{self.web_url}/{self.repo}/pull/{self.number}"
 
+    def holds(self, component: str) -> bool:
+        """Whether ``component``'s commits (gt4py, dace, icon4py, iconbench) are this repository's.
+
+        They are when the repository has the component's name (a fork too).
+        """
+        return bool(component) and component.lower() == self.name.lower()
+
     def commit_url(self, sha: str, component: str | None = None) -> str | None:
         """Link to ``sha``: in this repository when it is the component's, else upstream's.
 
         Returns None for a component with no known repository (iconbench's own commits).
         """
-        if component is None or component.lower() == self.name.lower():
+        if component is None or self.holds(component):
             return f"{self.web_url}/{self.repo}/commit/{sha}"
         upstream = UPSTREAM.get(component.lower())
         return f"{GITHUB_COM}/{upstream}/commit/{sha}" if upstream else None
