@@ -88,11 +88,18 @@ def _number(value: float) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class Line:
-    """One series: a value (or a gap) per commit."""
+    """One series: a value (or a gap) per commit.
+
+    Points are joined only within a run of values; ``breaks`` holds indices whose point
+    must not be joined to the previous one (a change of coverage, stack or clock: not
+    comparable, so no slope); ``labels`` a text per point written beside it.
+    """
 
     name: str
     values: tuple[float | None, ...]
     colour: str
+    breaks: frozenset[int] = frozenset()
+    labels: tuple[str | None, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,6 +119,7 @@ class Marker:
     index: int
     label: str
     colour: str = "#6a3d9a"
+    legend: str = "code changed"
 
 
 def line_chart(
@@ -195,6 +203,8 @@ def line_chart(
             if v is None:
                 segments.append([])
             else:
+                if i in line.breaks:
+                    segments.append([])
                 segments[-1].append((x(i), y(v * scale.factor)))
         for segment in segments:
             if len(segment) > 1:
@@ -206,16 +216,23 @@ def line_chart(
         for (px, py, v), i in zip(
             points, [i for i, v in enumerate(line.values) if v is not None], strict=True
         ):
+            label = line.labels[i] if i < len(line.labels) else None
             parts.append(
                 f"<circle class='point' cx='{px:.1f}' cy='{py:.1f}' r='3.5' "
                 f"fill='{line.colour}'><title>{escape(line.name)} @ {escape(commits[i])}: "
-                f"{_number(round(v * scale.factor, 4))}{escape(unit)}</title></circle>"
+                f"{_number(round(v * scale.factor, 4))}{escape(unit)}"
+                f"{escape(' · ' + label) if label else ''}</title></circle>"
             )
+            if label:
+                parts.append(
+                    f"<text class='point-label' x='{px + 6:.1f}' y='{py - 6:.1f}' "
+                    f"font-size='10' fill='{line.colour}'>{escape(label)}</text>"
+                )
     parts.append(
         _legend(
             [(line.name, line.colour, False) for line in lines]
             + [(r.label, r.colour, r.dashed) for r in references]
-            + ([("code changed", markers[0].colour, True)] if markers else []),
+            + list({(m.legend, m.colour, True): None for m in markers}),
             left,
             30,
         )

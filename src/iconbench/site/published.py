@@ -10,6 +10,7 @@ runs whose source file has since been removed stay on the site (history is appen
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import pathlib
@@ -119,5 +120,13 @@ def open_site(root: pathlib.Path) -> Index:
 
 
 def source_key(path: pathlib.Path) -> str:
-    """How the index names an input file: its absolute, resolved path."""
-    return os.fspath(path.resolve())
+    """How the index names an input file: a digest of its absolute, resolved path.
+
+    The index is published with the site, so it names no path of the publishing machine;
+    the digest is as stable as the path was (the same file is the same key).
+
+    >>> len(source_key(pathlib.Path("/tmp/x"))), source_key(pathlib.Path("/tmp/x"))[:5]
+    (24, 'path-')
+    """
+    digest = hashlib.sha256(os.fsencode(path.resolve())).hexdigest()[:19]
+    return f"path-{digest}"
