@@ -60,7 +60,13 @@ def deployed():
     base.chmod(0o755)  # the test's own directory; everything under it is the builder's
     out = base / "site"
     _, outcome, _ = publish(
-        EXPERIMENT_SET, "--experiment", "mch_icon-ch1_medium", "--gate", REPO / "docs" / "examples", "--out", out
+        EXPERIMENT_SET,
+        "--experiment",
+        "mch_icon-ch1_medium",
+        "--gate",
+        REPO / "docs" / "examples",
+        "--out",
+        out,
     )
     assert outcome["problems"] == []
     yield out
@@ -71,10 +77,22 @@ def deployed():
 def served_as_nobody(deployed):
     prefix = _as_nobody()
     if prefix is None:
-        pytest.skip("serving as another user needs root, setpriv and /usr/bin/python3 (CI runs as root)")
+        pytest.skip(
+            "serving as another user needs root, setpriv and /usr/bin/python3 (CI runs as root)"
+        )
     port = _free_port()
     server = subprocess.Popen(
-        [*prefix, SERVER_PYTHON, "-m", "http.server", "--bind", "127.0.0.1", "--directory", str(deployed), str(port)],
+        [
+            *prefix,
+            SERVER_PYTHON,
+            "-m",
+            "http.server",
+            "--bind",
+            "127.0.0.1",
+            "--directory",
+            str(deployed),
+            str(port),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -123,7 +141,10 @@ def test_served_by_another_user_every_page_loads_with_no_error_and_no_dead_ancho
     deployed, served_as_nobody, browser
 ):
     pages = sorted(p.relative_to(deployed).as_posix() for p in deployed.rglob("*.html"))
-    assert "runs/h100-432aa3c76254-existing-py3-12-3-stack-621397793d91aafb-mch_icon-ch1_medium-mch_icon-ch1_medium.html" in pages
+    assert (
+        "runs/h100-432aa3c76254-existing-py3-12-3-stack-621397793d91aafb-mch_icon-ch1_medium-mch_icon-ch1_medium.html"
+        in pages
+    )
     # every file answers 200 to the server running as nobody
     failed = []
     for path in sorted(p for p in deployed.rglob("*") if p.is_file()):
@@ -173,7 +194,45 @@ def test_asv_pages_list_every_committed_run_with_its_full_hash(deployed):
     index = json.loads(next((deployed / "asv").glob("*/index.json")).read_text())
     listed = sorted(index["revision_to_hash"].values())
     assert listed == sorted(
-        subprocess.run(["git", "rev-parse", c], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+        subprocess.run(
+            ["git", "rev-parse", c], cwd=REPO, capture_output=True, text=True, check=True
+        ).stdout.strip()
         for c in committed
     )
     assert all(len(h) == 40 for h in listed)
+
+
+def test_estimate_breaks_where_its_coverage_changes(deployed, browser):
+    loaded = browser.open(
+        (deployed / "estimate.html").as_uri(),
+        """(() => ({
+          markers: [...document.querySelectorAll('svg.chart g.marker title')].map(t => t.textContent),
+          lines: [...document.querySelectorAll('svg.chart polyline')].length,
+          labels: [...document.querySelectorAll('svg.chart text.point-label')].map(t => t.textContent),
+          rows: [...document.querySelectorAll('table.data tbody tr')].map(r => [...r.cells].map(c => c.textContent)),
+        }))()""",
+    )
+    assert loaded.problems == ()
+    got = loaded.value
+    # gtfn_gpu: 13 cases at 0eb40b3, all 119 at 432aa3c: two quantities, no line between them
+    gtfn = [row for row in got["rows"] if row[2] == "gtfn_gpu"]
+    assert [row[0] for row in gtfn] == ["0eb40b32", "432aa3c7"]
+    first, second = (row[4] for row in gtfn)
+    assert first != second
+    assert got["lines"] == 0
+    assert got["markers"] == [f"gtfn_gpu: coverage {first} → {second}"]
+    # every point says its coverage beside its value
+    assert sorted(got["labels"]) == sorted(f"{row[3]} · covers {row[4]}" for row in got["rows"])
+
+
+def test_every_solver_program_has_a_chart_of_its_measured_variants(deployed, browser):
+    solvers = sorted(p for p in (deployed / "programs").glob("*solver*.html"))
+    assert len(solvers) == 3
+    for page in solvers:
+        loaded = browser.open(
+            page.as_uri(),
+            "[...document.querySelectorAll('svg.chart[id^=\"device_s-\"]')].map(c => c.querySelectorAll('circle.point').length)",
+        )
+        assert loaded.problems == ()
+        assert loaded.value, page.name
+        assert all(points >= 1 for points in loaded.value), page.name

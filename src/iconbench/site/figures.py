@@ -26,8 +26,7 @@ def speedup_chart(section: Mapping[str, Any]) -> str:
             else None
             for b in backends
         )
-        name = row["timer"] if len(row["timer"]) <= 44 else row["timer"][:43] + "…"
-        rows.append(plots.BarRow(f"{name} ({row['share']:.1%})", values))
+        rows.append(plots.BarRow(f"{row['timer']} ({row['share']:.1%})", values))
     return plots.bar_chart(
         rows,
         backends,
@@ -171,7 +170,7 @@ def program_charts(section: Mapping[str, Any], variant: Mapping[str, Any]) -> li
                 references=references,
                 markers=markers,
                 chart_id=f"{metric}-{section['key']}-{variant['key']}",
-                width=640,
+                width=580,
             )
         )
     return charts

@@ -125,7 +125,7 @@ class Stack:
         def with_commit(name: str, version: str | None) -> str:
             commit = self.commits.get(name)
             text = version or "not recorded"
-            return f"{text} (commit {commit[:12]})" if commit else f"{text} (commit not recorded)"
+            return f"{text} (commit {commit[:12]})" if commit else f"{text} (no commit recorded)"
 
         return [
             ("gt4py", with_commit("gt4py", self.gt4py)),

@@ -283,15 +283,21 @@ def bar_chart(
     title: str,
     x_label: str,
     references: Sequence[Reference] = (),
-    width: int = 980,
-    label_width: int = 400,
+    width: int | None = None,
+    label_width: int | None = None,
     chart_id: str = "",
     unit: str = "x",
 ) -> str:
     """Grouped horizontal bars, one row per label, one bar per group (backend).
 
     ``unit`` follows each value in the hover text (``x`` for speed-ups, `` ms`` for times).
+    The label column is as wide as the longest label (ICON timer and program names are
+    long, and a cut name cannot be told from its neighbour); the plot gets 580 px beside it.
     """
+    if label_width is None:
+        label_width = max(160, math.ceil(6.9 * max((len(r.label) for r in rows), default=0)) + 16)
+    if width is None:
+        width = label_width + 580
     bar_h, gap = 9, 8
     row_h = bar_h * max(len(groups), 1) + gap
     top, bottom, right = 50, 40, 20
@@ -318,7 +324,7 @@ def bar_chart(
     )
     for r_index, row in enumerate(rows):
         y0 = top + r_index * row_h
-        label = row.label if len(row.label) <= 56 else row.label[:54] + "…"
+        label = row.label if len(row.label) <= 96 else row.label[:94] + "…"
         parts.append(
             f"<text x='{label_width - 8}' y='{y0 + row_h / 2 + 1:.1f}' text-anchor='end' "
             f"fill='#222'>{escape(label)}<title>{escape(row.label)}</title></text>"
