@@ -59,10 +59,10 @@ def main() -> int:
         target.mkdir(parents=True, exist_ok=True)
         for width in sorted({w for _, _, w in SHOTS}):
             with headless.Browser(width=width, height=900) as browser:
-                for page, name, shot_width in SHOTS:
+                for shot, name, shot_width in SHOTS:
                     if shot_width != width:
                         continue
-                    page = pagedata.run_page(newest) if page == "RUN" else page
+                    page = pagedata.run_page(newest) if shot == "RUN" else shot
                     loaded = browser.open((out / page).as_uri())
                     if loaded.problems:
                         print(f"{page}: {[str(p) for p in loaded.problems]}", file=sys.stderr)
