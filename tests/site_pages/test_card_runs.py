@@ -85,7 +85,7 @@ def test_a_value_carried_forward_is_no_point_and_a_stack_change_breaks_the_line(
     assert device_chart.count("class='point'") == 4
     # joined only d -> e (same stack, consecutive); not across the gap, not across the change
     assert device_chart.count("<polyline") == 1
-    assert "gtfn_gpu: stack-bbbb · clock not recorded" in device_chart
+    assert "gtfn_gpu: stack stack-aaaa → stack-bbbb<" in device_chart
 
 
 def test_measured_variants_and_the_experiments_come_first():

@@ -140,7 +140,7 @@ def program_charts(section: Mapping[str, Any], variant: Mapping[str, Any]) -> li
         references: list[plots.Reference] = []
         markers = [
             plots.Marker(
-                c["index"], f"{c['backend']}: {c['to']}", BREAK_COLOUR, "stack or clock changed"
+                c["index"], f"{c['backend']}: {c['what']}", BREAK_COLOUR, "stack or clock changed"
             )
             for c in changes
         ]

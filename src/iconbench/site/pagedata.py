@@ -687,6 +687,12 @@ def _regime_changes(
             if regime is None:
                 continue
             if previous is not None and regime != previous:
+                (old_stack, old_clock), (new_stack, new_clock) = (
+                    previous.split(" · clock "),
+                    regime.split(" · clock "),
+                )
+                what = [f"stack {old_stack} → {new_stack}"] if old_stack != new_stack else []
+                what += [f"clock {old_clock} → {new_clock}"] if old_clock != new_clock else []
                 changes.append(
                     {
                         "index": index,
@@ -694,6 +700,7 @@ def _regime_changes(
                         "commit": short(history[index].commit),
                         "from": previous,
                         "to": regime,
+                        "what": "; ".join(what),
                     }
                 )
             previous = regime

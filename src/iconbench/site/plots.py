@@ -177,12 +177,15 @@ def line_chart(
             f"font-family='ui-monospace,monospace' font-size='10' "
             f"transform='rotate(-35 {x(index):.1f} {top + plot_h + 14})'>{escape(commit)}</text>"
         )
+    stacked: dict[int, int] = {}  # markers at one commit: labels one under the other
     for marker in markers:
         mx = x(marker.index) - plot_w / n / 2
+        row = stacked[marker.index] = stacked.get(marker.index, -1) + 1
         parts.append(
             f"<g class='marker'><line x1='{mx:.1f}' x2='{mx:.1f}' y1='{top}' "
             f"y2='{top + plot_h}' stroke='{marker.colour}' stroke-dasharray='2,3'/>"
-            f"<text x='{mx + 3:.1f}' y='{top + 11}' fill='{marker.colour}' font-size='10'>"
+            f"<text x='{mx + 3:.1f}' y='{top + 11 + 12 * row}' fill='{marker.colour}' "
+            "font-size='10'>"
             f"{escape(marker.label)}</text><title>{escape(marker.label)}</title></g>"
         )
     for ref in references:
