@@ -116,7 +116,37 @@ def open_site(root: pathlib.Path) -> Index:
     index.runs = data.get("runs", {})
     index.gates = data.get("gates", {})
     index.asv = data.get("asv", {})
+    _forget_local_paths(index)
     return index
+
+
+def _forget_local_paths(index: Index) -> None:
+    """Convert a site published by an older iconbench, which named inputs by absolute path.
+
+    Its input files are read again (their runs are rewritten with relative names), gate
+    summaries and asv sub-sites are keyed by digest, and a stored run whose input is gone
+    keeps only its file name. The next :meth:`Index.save` publishes no local path.
+    """
+    if all(key.startswith("path-") for key in [*index.sources, *index.gates]):
+        return
+    index.sources = {k: v for k, v in index.sources.items() if k.startswith("path-")}
+    index.gates = {
+        (k if k.startswith("path-") else source_key(pathlib.Path(k))): {
+            "name": pathlib.PurePath(k).name,
+            **v,
+        }
+        for k, v in index.gates.items()
+    }
+    index.asv = {
+        name: (key if key.startswith("path-") else source_key(pathlib.Path(key)))
+        for name, key in index.asv.items()
+    }
+    for run_id in index.runs:
+        path = index.run_path(run_id)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if os.path.isabs(data.get("source", "")):
+            data["source"] = pathlib.PurePath(data["source"]).name
+            write_atomic(path, json.dumps(data, separators=(",", ":")))
 
 
 def source_key(path: pathlib.Path) -> str:
