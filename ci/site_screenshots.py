@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Rebuild docs/site/*.png: the overview and one program page, in headless Chromium.
+"""Rebuild docs/site/*.png: the site's main pages in headless Chromium, at 1280 px and a phone's.
 
-Real data only: the committed H100 result sets (results/h100 on ch1_medium, and
-results/h100-mch_icon-ch1_medium on the experiment's grid) compared with the shipped OpenACC
-baseline (baselines/mch-icon-ch1-medium, GH200) under experiment mch_icon-ch1_medium's static
-arguments, and the gate summaries of docs/examples. The same as
+Real data only: the committed H100 result sets (results/h100 and its dace 2.0.0a6 re-run on
+ch1_medium, results/h100-mch_icon-ch1_medium on the experiment's grid) compared with the
+shipped OpenACC baseline (baselines/mch-icon-ch1-medium, GH200) under experiment
+mch_icon-ch1_medium's static arguments, and the gate summaries of docs/examples. The same as
 
-    iconbench publish results/h100 results/h100-mch_icon-ch1_medium \
-        --experiment mch_icon-ch1_medium --gate docs/examples --no-asv --out SITE
+    iconbench publish results/h100 results/h100-ch1_medium-dace-2.0.0a6 \
+        results/h100-mch_icon-ch1_medium --experiment mch_icon-ch1_medium \
+        --gate docs/examples --no-asv --out SITE
 
     python ci/site_screenshots.py
 """
@@ -22,38 +23,52 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src")]
 EXPERIMENT = "mch_icon-ch1_medium"
+RESULT_SETS = ("results/h100", "results/h100-ch1_medium-dace-2.0.0a6", f"results/h100-{EXPERIMENT}")
+#: (page, screenshot, viewport width): full pages.
+SHOTS = (
+    ("index.html", "overview.png", 1280),
+    ("estimate.html", "estimate.png", 1280),
+    ("programs/vertically_implicit_solver_at_predictor_step.html", "solver-program.png", 1280),
+    ("programs/apply_diffusion_to_vn.html", "program.png", 1280),
+    ("RUN", "run.png", 1280),
+    ("index.html", "overview-phone.png", 390),
+)
 
 
 def main() -> int:
-    """Publish into a scratch directory and take the two screenshots."""
+    """Publish into a scratch directory and take the screenshots."""
     from iconbench.baselines import experiments
-    from iconbench.site import headless
+    from iconbench.site import headless, pagedata
     from iconbench.site import publish as site
+    from iconbench.site.published import open_site
 
-    os.chdir(ROOT)  # the pages name their sources relative to the repository
+    os.chdir(ROOT)
     with tempfile.TemporaryDirectory() as scratch:
         out = pathlib.Path(scratch) / "site"
         inputs = site.resolve_inputs(
-            [pathlib.Path("results/h100"), pathlib.Path(f"results/h100-{EXPERIMENT}")],
+            [pathlib.Path(p) for p in RESULT_SETS],
             sorted(pathlib.Path("docs/examples").glob("summary-h100-*.json")),
             baselines_dir=pathlib.Path("baselines"),
             pins=experiments.load(EXPERIMENT).pins,
             asv=False,
         )
         site.publish(inputs, out)
+        runs = open_site(out).load_runs()
+        newest = max((r for r in runs if r.target.grid == EXPERIMENT), key=lambda r: r.date_ms)
         target = ROOT / "docs" / "site"
         target.mkdir(parents=True, exist_ok=True)
-        with headless.Browser(width=1400, height=1750) as browser:
-            for page, name in (
-                ("index.html", "overview.png"),
-                ("programs/apply_diffusion_to_vn.html", "program.png"),
-            ):
-                loaded = browser.open((out / page).as_uri())
-                if loaded.problems:
-                    print(f"{page}: {[str(p) for p in loaded.problems]}", file=sys.stderr)
-                    return 1
-                browser.screenshot(target / name, full_page=True)
-                print(target / name)
+        for width in sorted({w for _, _, w in SHOTS}):
+            with headless.Browser(width=width, height=900) as browser:
+                for shot, name, shot_width in SHOTS:
+                    if shot_width != width:
+                        continue
+                    page = pagedata.run_page(newest) if shot == "RUN" else shot
+                    loaded = browser.open((out / page).as_uri())
+                    if loaded.problems:
+                        print(f"{page}: {[str(p) for p in loaded.problems]}", file=sys.stderr)
+                        return 1
+                    browser.screenshot(target / name, full_page=True)
+                    print(target / name)
     return 0
 
 

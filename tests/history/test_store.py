@@ -4,6 +4,7 @@ import datetime
 import json
 import multiprocessing
 import pathlib
+import subprocess
 import sys
 
 import pytest
@@ -212,3 +213,23 @@ def test_the_site_is_rebuilt_from_the_history_alone(tmp_path, capsys):
         == 0
     )
     assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_export_expands_an_abbreviated_commit_and_keeps_the_stored_bytes(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "one"], check=True)
+    full = subprocess.run(
+        [*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    store = HistoryStore.create(tmp_path / "h")
+    asv = _asv_dir(tmp_path / "run", full[:7], [1.0, 2.0])
+    files = {p.relative_to(asv).as_posix(): ("asv", p) for p in asv.rglob("*.json")}
+    entry = store.append(files, kind="main", component="icon4py", commit=full)
+    export.export(store, tmp_path / "out", repo=repo)
+    (exported,) = (tmp_path / "out" / "asv" / "m").glob("*-*.json")
+    assert json.loads(exported.read_text())["commit_hash"] == full
+    stored = [store.read(ref) for ref in entry.files if ref.path.endswith(exported.name)]
+    assert [json.loads(data)["commit_hash"] for data in stored] == [full[:7]]

@@ -25,9 +25,13 @@ def test_publish_adds_runs_and_rerenders_only_affected_pages(tmp_path, cpu_resul
     bench = json.loads((cpu / "benchmarks.json").read_text())["programs.Programs.time_device"]
     cpu_programs = {case.strip("'").split("[")[0] for case in bench["params"][0]}
     assert "compute_tangential_wind" in cpu_programs
-    assert set(second["pages"]) == {"index.html", "estimate.html", "programs/index.html"} | {
-        f"programs/{program}.html" for program in cpu_programs
-    }
+    run_pages = {page for page in second["pages"] if page.startswith("runs/")}
+    assert len(run_pages) == 3  # one page per new run, none for the H100 runs already there
+    assert set(second["pages"]) - run_pages == {
+        "index.html",
+        "estimate.html",
+        "programs/index.html",
+    } | {f"programs/{program}.html" for program in cpu_programs}
     assert program_page.stat().st_mtime_ns == before
 
     # the history survives its source files: delete one, publish, the run is still there
@@ -94,3 +98,22 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, cpu_results):
     assert code == 2
     assert "is not an iconbench site" in stderr
     assert os.listdir(tmp_path / "other") == ["notes.txt"]
+
+
+def test_a_site_of_an_older_iconbench_stops_publishing_local_paths(tmp_path, cpu_results):
+    cpu = copy_result_set(cpu_results, tmp_path / "cpu")
+    out = tmp_path / "site"
+    publish(cpu, "--out", out, "--no-asv")
+    # as an older iconbench left it: inputs keyed by absolute path, runs naming theirs
+    index_path = out / "data" / "index.json"
+    index = json.loads(index_path.read_text())
+    files = sorted(str(p.resolve()) for p in cpu.glob("*/*-*.json"))
+    index["sources"] = {path: {"stamp": [0, 0], "runs": []} for path in files}
+    index["design"] = "older"
+    index_path.write_text(json.dumps(index))
+    for stored in (out / "data" / "runs").glob("*.json"):
+        run = json.loads(stored.read_text())
+        stored.write_text(json.dumps({**run, "source": files[0]}))
+    publish(cpu, "--out", out, "--no-asv")
+    local = str(tmp_path).encode()
+    assert [str(p) for p in out.rglob("*") if p.is_file() and local in p.read_bytes()] == []

@@ -4,11 +4,17 @@ The site is rebuilt from the history alone: :func:`export` lays out every asv re
 (merged where several entries hold the same commit, machine and environment, e.g. the shards
 of one nightly appended one by one, or a re-run) and every gate summary, and ``iconbench
 history publish`` hands that to ``iconbench publish``.
+
+The export is a copy for readers, so it may differ from the stored bytes where a reader
+needs it: a result file that records an abbreviated commit (``432aa3c``; asv keys runs by
+the full hash and drops such a file without a word) is exported with the full hash, as
+the repository resolves it. The stored entry is not touched (the history is append-only).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import pathlib
 import tempfile
 from collections.abc import Sequence
@@ -29,13 +35,18 @@ class Exported:
 
 
 def export(
-    store: HistoryStore, target: pathlib.Path, entries: Sequence[Entry] | None = None
+    store: HistoryStore,
+    target: pathlib.Path,
+    entries: Sequence[Entry] | None = None,
+    *,
+    repo: pathlib.Path | None = None,
 ) -> Exported:
     """Write ``target/asv`` (an asv results_dir) and ``target/gate/<entry>-<name>.json``.
 
     Entries are merged oldest first, so a newer value of the same benchmark wins and a
     benchmark a newer run left out keeps its older value; ``benchmarks.json`` (the suite's
-    description) is the newest one.
+    description) is the newest one. Abbreviated commits are expanded with ``repo`` (default:
+    this checkout).
     """
     chosen = store.entries() if entries is None else sorted(entries, key=lambda e: e.created)
     asv_dir, gate_dir = target / "asv", target / "gate"
@@ -63,4 +74,26 @@ def export(
         written = results.merge(sources, asv_dir) if sources else 0
     if newest_benchmarks is not None:
         write_atomic(asv_dir / "benchmarks.json", newest_benchmarks.decode())
+    _expand_commits(asv_dir, repo)
     return Exported(asv_dir, gate_dir, written, gate_count)
+
+
+def _expand_commits(asv_dir: pathlib.Path, repo: pathlib.Path | None) -> None:
+    """Rewrite exported result files whose ``commit_hash`` is abbreviated with the full hash."""
+    from iconbench.site.commits import full_hash, is_full
+
+    if repo is None:
+        from iconbench.buildcache import REPO_ROOT
+
+        repo = REPO_ROOT
+    for path in results.result_files(asv_dir):
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            continue  # the site's reader reports it in one line
+        recorded = data.get("commit_hash") if isinstance(data, dict) else None
+        if not isinstance(recorded, str) or is_full(recorded):
+            continue
+        full = full_hash(repo, recorded)
+        if full != recorded:
+            write_atomic(path, json.dumps({**data, "commit_hash": full}))

@@ -9,6 +9,8 @@ load their libraries from CDNs; ``asv_offline`` points them at the copies iconbe
 before they replace the previous ones. asv lists (and its grid requests a summary graph of)
 every benchmark in ``benchmarks.json``, measured or not, so a result set that ran a part of
 the suite (three programs on a CPU) is handed to asv with only its measured benchmarks.
+A result file that records an abbreviated commit (which asv would silently leave out) is
+handed over as a copy with the full hash (:mod:`iconbench.site.commits`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import sys
 import tempfile
 
 from iconbench import results
-from iconbench.site import asv_offline
+from iconbench.site import asv_offline, commits
 from iconbench.site.history import ResultSet, slug
 
 
@@ -53,7 +55,7 @@ def publish(result_set: ResultSet, out: pathlib.Path, repo: pathlib.Path) -> Pub
                     "repo": str(repo),
                     "branches": ["HEAD"],
                     "environment_type": "existing",
-                    "results_dir": str(_measured_only(result_set, pathlib.Path(work))),
+                    "results_dir": str(_measured_only(result_set, pathlib.Path(work), repo)),
                     "html_dir": str(pathlib.Path(work) / "html"),
                 }
             )
@@ -89,19 +91,28 @@ def publish(result_set: ResultSet, out: pathlib.Path, repo: pathlib.Path) -> Pub
     return Published(None, remote)
 
 
-def _measured_only(result_set: ResultSet, work: pathlib.Path) -> pathlib.Path:
+def _measured_only(result_set: ResultSet, work: pathlib.Path, repo: pathlib.Path) -> pathlib.Path:
     """A results dir of links to ``result_set``'s files, ``benchmarks.json`` cut to measured.
 
-    A file asv cannot read is linked as it is: asv skips it with a warning, as it would.
+    A file asv cannot read is linked as it is: asv skips it with a warning, as it would. A
+    file with an abbreviated ``commit_hash`` is copied with the full hash ``repo`` gives.
     """
     source = result_set.asv_dir.resolve()
     staged = work / "results"
     measured: set[str] = set()
     for path in results.result_files(source):
+        data: dict = {}
         with contextlib.suppress(OSError, ValueError, AttributeError):
-            measured |= set(json.loads(path.read_bytes()).get("results", {}))
-        (staged / path.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
-        (staged / path.relative_to(source)).symlink_to(path)
+            data = json.loads(path.read_bytes())
+            measured |= set(data.get("results", {}))
+        target = staged / path.relative_to(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        recorded = data.get("commit_hash") if isinstance(data, dict) else None
+        full = commits.full_hash(repo, recorded) if isinstance(recorded, str) else recorded
+        if full != recorded:
+            target.write_text(json.dumps({**data, "commit_hash": full}))
+        else:
+            target.symlink_to(path)
     for machine in source.glob("*/machine.json"):
         (staged / machine.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
         (staged / machine.relative_to(source)).symlink_to(machine)

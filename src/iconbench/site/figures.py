@@ -26,8 +26,7 @@ def speedup_chart(section: Mapping[str, Any]) -> str:
             else None
             for b in backends
         )
-        name = row["timer"] if len(row["timer"]) <= 44 else row["timer"][:43] + "…"
-        rows.append(plots.BarRow(f"{name} ({row['share']:.1%})", values))
+        rows.append(plots.BarRow(f"{row['timer']} ({row['share']:.1%})", values))
     return plots.bar_chart(
         rows,
         backends,
@@ -63,18 +62,41 @@ def slowest_chart(section: Mapping[str, Any]) -> str:
     )
 
 
+BREAK_COLOUR = "#b26a00"
+
+
 def estimate_chart(section: Mapping[str, Any], goal: float) -> str:
-    """The integrate_nh estimate of each backend over commits, with parity and goal."""
+    """The integrate_nh estimate of each backend over commits, with parity and goal.
+
+    Each point is labelled with its coverage of the OpenACC time; where the coverage or the
+    stack changes, the line breaks and a marker says what changed (not a speed change).
+    """
     commits = section["commits"]
-    index = {c: i for i, c in enumerate(commits)}
     backends = sorted({p["backend"] for p in section["points"]})
+    breaks = section.get("breaks", [])
     lines = []
     for n, backend in enumerate(backends):
         values: list[float | None] = [None] * len(commits)
+        labels: list[str | None] = [None] * len(commits)
         for point in section["points"]:
             if point["backend"] == backend:
-                values[index[point["commit"]]] = point["value"]
-        lines.append(plots.Line(backend, tuple(values), plots.colour(backend, n)))
+                values[point["index"]] = point["value"]
+                labels[point["index"]] = (
+                    f"{point['value']:.2f}x · covers {100 * point['coverage']:.1f} %"
+                )
+        lines.append(
+            plots.Line(
+                backend,
+                tuple(values),
+                plots.colour(backend, n),
+                breaks=frozenset(b["index"] for b in breaks if b["backend"] == backend),
+                labels=tuple(labels),
+            )
+        )
+    markers = [
+        plots.Marker(b["index"], f"{b['backend']}: {b['what']}", BREAK_COLOUR, "not comparable")
+        for b in breaks
+    ]
     return plots.line_chart(
         lines,
         commits,
@@ -84,6 +106,7 @@ def estimate_chart(section: Mapping[str, Any], goal: float) -> str:
             plots.Reference("parity 1x", 1.0, PARITY_COLOUR),
             plots.Reference(f"goal {goal}x", goal, GOAL_COLOUR),
         ),
+        markers=markers,
         chart_id=f"estimate-{section['key']}",
     )
 
@@ -104,11 +127,23 @@ def program_charts(section: Mapping[str, Any], variant: Mapping[str, Any]) -> li
         series = variant["series"][metric]
         if not any(v is not None for values in series.values() for v in values):
             continue
+        changes = variant.get("regime_changes", [])
         lines = [
-            plots.Line(backend, tuple(values), plots.colour(backend, n))
+            plots.Line(
+                backend,
+                tuple(values),
+                plots.colour(backend, n),
+                breaks=frozenset(c["index"] for c in changes if c["backend"] == backend),
+            )
             for n, (backend, values) in enumerate(series.items())
         ]
-        references, markers = [], []
+        references: list[plots.Reference] = []
+        markers = [
+            plots.Marker(
+                c["index"], f"{c['backend']}: {c['what']}", BREAK_COLOUR, "stack or clock changed"
+            )
+            for c in changes
+        ]
         if metric == "device_s":
             if variant["openacc"]:
                 references.append(
@@ -118,7 +153,7 @@ def program_charts(section: Mapping[str, Any], variant: Mapping[str, Any]) -> li
                         OPENACC_COLOUR,
                     )
                 )
-            markers = [
+            markers += [
                 plots.Marker(c["index"], f"{c['backend']} code {c['to'][:6]}")
                 for c in variant["fingerprint_changes"]
             ]
@@ -135,7 +170,7 @@ def program_charts(section: Mapping[str, Any], variant: Mapping[str, Any]) -> li
                 references=references,
                 markers=markers,
                 chart_id=f"{metric}-{section['key']}-{variant['key']}",
-                width=640,
+                width=580,
             )
         )
     return charts

@@ -23,7 +23,7 @@ import math
 import pathlib
 import re
 import statistics
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from iconbench import results
@@ -73,8 +73,10 @@ class Measured:
 
     case: str
     backend: str
-    #: ``ok``, ``compile failed``, ``run failed`` or ``not measured`` (asv stored no value
-    #: and no ledger says why: skipped, timed out, or not selected).
+    #: ``ok``, ``compile failed``, ``run failed``, ``not measured`` (asv stored no value
+    #: and no ledger says why: skipped or timed out) or ``not selected`` (a GPU runner's
+    #: ledgers never saw the case: outside the run's selection, e.g. an experiment's
+    #: variants or ``--programs``; not a warning and not counted against coverage).
     status: str
     device_s: float | None = None
     samples: int = 0
@@ -84,6 +86,9 @@ class Measured:
     bandwidth_fraction: float | None = None
     fingerprint: str | None = None
     error: str | None = None
+    #: The device clock of the measurement (``cuda-events-held``, ``gt4py-compute``, ...) as
+    #: the runner's measure ledger records it; ``None`` where no ledger says.
+    clock: str | None = None
 
     @property
     def program(self) -> str:
@@ -97,6 +102,78 @@ class Measured:
 
 
 @dataclasses.dataclass(frozen=True)
+class Stack:
+    """What a run's code ran on, as the GPU runner's ``summary.json`` records it.
+
+    Versions come from the installed packages (``provenance``); a commit is shown where the
+    provenance records one (``commits``), else the version is all that is known.
+    """
+
+    key: str
+    gt4py: str | None = None
+    dace: str | None = None
+    icon4py: str | None = None
+    commits: dict[str, str] = dataclasses.field(default_factory=dict)
+    python: str | None = None
+    cuda_runtime: str | None = None
+    cuda_driver: str | None = None
+    gpu: str | None = None
+
+    def rows(self) -> list[tuple[str, str]]:
+        """``(component, version and commit)`` for a page's stack table."""
+
+        def with_commit(name: str, version: str | None) -> str:
+            commit = self.commits.get(name)
+            text = version or "not recorded"
+            return f"{text} (commit {commit[:12]})" if commit else f"{text} (no commit recorded)"
+
+        return [
+            ("gt4py", with_commit("gt4py", self.gt4py)),
+            ("dace", with_commit("dace", self.dace)),
+            ("icon4py", with_commit("icon4py", self.icon4py)),
+            ("CUDA runtime / driver", f"{self.cuda_runtime or '–'} / {self.cuda_driver or '–'}"),
+            ("GPU", self.gpu or "none recorded"),
+            ("Python", self.python or "–"),
+            ("stack key", self.key),
+        ]
+
+
+def stacks_of(root: pathlib.Path) -> dict[str, Stack]:
+    """The stacks a GPU runner's result set records (``summary*.json``), keyed by stack key.
+
+    A summary that cannot be read gives no stack (the site then says "not recorded").
+    """
+    found: dict[str, Stack] = {}
+    for path in sorted(root.glob("summary*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            continue
+        provenance = data.get("provenance") if isinstance(data, dict) else None
+        if not isinstance(provenance, dict) or not isinstance(data.get("stack"), str):
+            continue
+        packages = provenance.get("packages") or {}
+        gpu = provenance.get("gpu") or {}
+        commits = provenance.get("commits") or {}
+        icon4py = packages.get("icon4py-atmosphere-dycore") or packages.get("icon4py-common")
+        found.setdefault(
+            data["stack"],
+            Stack(
+                key=data["stack"],
+                gt4py=packages.get("gt4py"),
+                dace=packages.get("dace"),
+                icon4py=icon4py,
+                commits={str(k): str(v) for k, v in commits.items()},
+                python=provenance.get("python"),
+                cuda_runtime=gpu.get("cuda_runtime"),
+                cuda_driver=gpu.get("cuda_driver"),
+                gpu=gpu.get("name"),
+            ),
+        )
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
 class Run:
     """The results of one commit on one target, from one result file."""
 
@@ -107,6 +184,13 @@ class Run:
     env_name: str
     source: str
     measured: tuple[Measured, ...]
+    stack: Stack | None = None
+
+    @property
+    def stack_key(self) -> str:
+        """The stack part of the asv environment name (``stack-<hash>``), or the name."""
+        found = re.search(r"stack-[0-9a-f]+", self.env_name)
+        return found.group(0) if found else self.env_name
 
     @property
     def id(self) -> str:
@@ -127,6 +211,7 @@ class Run:
             "machine": self.machine,
             "env_name": self.env_name,
             "source": self.source,
+            "stack": None if self.stack is None else dataclasses.asdict(self.stack),
             "measured": [
                 {k: v for k, v in dataclasses.asdict(m).items() if v is not None}
                 for m in self.measured
@@ -144,6 +229,7 @@ def run_from_dict(data: dict[str, Any]) -> Run:
         env_name=data["env_name"],
         source=data["source"],
         measured=tuple(Measured(**m) for m in data["measured"]),
+        stack=Stack(**data["stack"]) if data.get("stack") else None,
     )
 
 
@@ -154,10 +240,17 @@ class Failures:
     Each key maps to its outcomes ``(unix time, error or None)`` in ledger order, so that a
     run is explained by what was known when it was written (a case that failed in the run
     of 8c5fb4c and was measured in that of 0e8595e is a run failure of 8c5fb4c's run only).
+    ``clocks`` holds the device clock of every successful measurement, so that a change of
+    clock between two runs is drawn as a break, not as a change of speed. With ledgers
+    (``selected`` not ``None``), a combination they never mention was not selected.
     """
 
     compile: dict[tuple[str, str, str], list[tuple[float, str | None]]]
     run: dict[tuple[str, str, str], list[tuple[float, str | None]]]
+    clocks: dict[tuple[str, str, str], list[tuple[float, str]]] = dataclasses.field(
+        default_factory=dict
+    )
+    selected: frozenset[tuple[str, str, str]] | None = None
 
     def reason(
         self, case: str, backend: str, grid: str, at_s: float = math.inf
@@ -169,7 +262,17 @@ class Failures:
             ]
             if known and known[-1] is not None:
                 return status, known[-1]
+        if self.selected is not None and (case, backend, grid) not in self.selected:
+            return "not selected", None
         return "not measured", None
+
+    def clock(self, case: str, backend: str, grid: str, at_s: float = math.inf) -> str | None:
+        """The device clock of the newest measurement of a combination up to ``at_s``."""
+        known = [c for when, c in self.clocks.get((case, backend, grid), ()) if when <= at_s]
+        if known:
+            return known[-1]
+        later = self.clocks.get((case, backend, grid))
+        return later[0][1] if later else None
 
 
 NO_FAILURES = Failures({}, {})
@@ -206,25 +309,45 @@ def _first_line(text: str) -> str:
 def read_failures(result_set: pathlib.Path) -> Failures:
     """Every outcome of the compile and measure ledgers, per combination, in time order.
 
-    ``work/compile.jsonl`` is timed by ``at``, ``work/session.jsonl`` by ``started_at``.
+    ``work/compile.jsonl`` is timed by ``at``, ``work/session.jsonl`` by ``started_at``; the
+    measure ledger's ``measurement.device_source`` is the clock of each measurement.
     """
     found: list[dict[tuple[str, str, str], list[tuple[float, str | None]]]] = []
+    clocks: dict[tuple[str, str, str], list[tuple[float, str]]] = {}
     for name, clock in (("compile.jsonl", "at"), ("session.jsonl", "started_at")):
         outcomes: dict[tuple[str, str, str], list[tuple[float, str | None]]] = {}
         for entry in _ledger(result_set / "work" / name):
             key = (entry.get("case", ""), entry.get("backend", ""), entry.get("grid", ""))
             error = _first_line(entry["error"]) if entry.get("error") else None
-            outcomes.setdefault(key, []).append((float(entry.get(clock) or 0.0), error))
+            when = float(entry.get(clock) or 0.0)
+            outcomes.setdefault(key, []).append((when, error))
+            measurement = entry.get("measurement")
+            if isinstance(measurement, dict) and measurement.get("device_source"):
+                clocks.setdefault(key, []).append((when, str(measurement["device_source"])))
         found.append({k: sorted(v, key=lambda o: o[0]) for k, v in outcomes.items()})
-    return Failures(*found)
+    return Failures(
+        *found,
+        clocks={k: sorted(v) for k, v in clocks.items()},
+        selected=frozenset(found[0]) | frozenset(found[1]),
+    )
 
 
 def _number(value: float | None) -> float | None:
     return None if value is None or math.isnan(value) else value
 
 
-def runs_of_file(result: results.ResultFile, failures: Failures = NO_FAILURES) -> list[Run]:
-    """One :class:`Run` per grid of an asv result file."""
+def runs_of_file(
+    result: results.ResultFile,
+    failures: Failures = NO_FAILURES,
+    stacks: dict[str, Stack] | None = None,
+    commit: str | None = None,
+    source: str | None = None,
+) -> list[Run]:
+    """One :class:`Run` per grid of an asv result file.
+
+    ``commit``: the file's commit resolved to its full hash (:mod:`iconbench.site.commits`);
+    ``source``: how pages name the file (never an absolute path of the publishing machine).
+    """
     device = result.machine.get("gpu") or result.machine.get("machine") or "unknown machine"
     by_combo: dict[tuple[str, str, str], dict[str, Any]] = {}
     for record in result.records:
@@ -246,21 +369,24 @@ def runs_of_file(result: results.ResultFile, failures: Failures = NO_FAILURES) -
     grids: dict[str, list[Measured]] = {}
     for (grid, case, backend), fields in sorted(by_combo.items()):
         if fields.get("device_s") is not None or fields.get("host_s") is not None:
-            measured = Measured(case, backend, "ok", **fields)
+            clock = failures.clock(case, backend, grid, result.date_ms / 1000)
+            measured = Measured(case, backend, "ok", clock=clock, **fields)
         else:
             status, error = failures.reason(case, backend, grid, result.date_ms / 1000)
             measured = Measured(case, backend, status, error=error, **fields)
         grids.setdefault(grid, []).append(measured)
     machine = result.machine.get("machine", "")
+    stack_key = re.search(r"stack-[0-9a-f]+", result.env_name)
     return [
         Run(
             target=Target(device, grid),
-            commit=result.commit,
+            commit=commit or result.commit,
             date_ms=result.date_ms,
             machine=machine,
             env_name=result.env_name,
-            source=str(result.path),
+            source=source or result.path.name,
             measured=tuple(measured),
+            stack=(stacks or {}).get(stack_key.group(0)) if stack_key else None,
         )
         for grid, measured in sorted(grids.items())
     ]
@@ -277,6 +403,18 @@ class ResultSet:
     def files(self) -> list[pathlib.Path]:
         """The asv result files, sorted."""
         return results.result_files(self.asv_dir)
+
+    def display(self, path: pathlib.Path) -> str:
+        """How pages name one of its files: relative to the set's parent, never absolute.
+
+        >>> s = ResultSet(pathlib.Path("/home/me/results/h100"), pathlib.Path("/x"), ())
+        >>> s.display(pathlib.Path("/home/me/results/h100/asv/h100/abc.json"))
+        'h100/asv/h100/abc.json'
+        """
+        try:
+            return path.relative_to(self.root.parent).as_posix()
+        except ValueError:
+            return path.name
 
 
 def result_set(path: pathlib.Path) -> ResultSet:
@@ -301,11 +439,22 @@ def result_set(path: pathlib.Path) -> ResultSet:
 
 
 def read_runs(
-    result_files: Iterable[pathlib.Path], units: dict[str, str], failures: Failures
+    result_files: Iterable[pathlib.Path],
+    units: dict[str, str],
+    failures: Failures,
+    *,
+    result_set: ResultSet | None = None,
+    full_commit: Callable[[str], str] = lambda commit: commit,
 ) -> Iterator[tuple[pathlib.Path, list[Run] | IconbenchError]]:
-    """Runs of each file, or the one-line error of a file that cannot be read."""
+    """Runs of each file, or the one-line error of a file that cannot be read.
+
+    ``full_commit`` turns a file's recorded commit (possibly abbreviated) into its full hash.
+    """
+    stacks = stacks_of(result_set.root) if result_set is not None else {}
     for path in result_files:
         try:
-            yield path, runs_of_file(results.read_file(path, units, with_stats=False), failures)
+            read = results.read_file(path, units, with_stats=False)
+            source = result_set.display(path) if result_set is not None else path.name
+            yield path, runs_of_file(read, failures, stacks, full_commit(read.commit), source)
         except IconbenchError as error:
             yield path, error

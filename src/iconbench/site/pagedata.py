@@ -28,6 +28,8 @@ from iconbench.site.history import Measured, Run, Target, slug
 #: Backends the overview compares with OpenACC when a run has them (else: all it has).
 GPU_BACKENDS = ("gtfn_gpu", "dace_gpu")
 STATUSES = ("ok", "compile failed", "run failed", "not measured")
+#: Cases outside a run's selection: listed nowhere as a problem, counted in no total.
+NOT_SELECTED = "not selected"
 
 
 def program_page(program: str) -> str:
@@ -65,6 +67,60 @@ def latest_per_target(runs: Sequence[Run]) -> dict[Target, Run]:
     for run in ordered(runs):
         latest[run.target] = run
     return dict(sorted(latest.items()))
+
+
+def complete(run: Run, backend: str) -> bool:
+    """Whether every case of ``backend`` in ``run`` has an outcome (ok or failed).
+
+    A run that selected a part of the suite (``not selected``) or left cases unmeasured is
+    partial: it is listed, but a card shows the newest complete run of each backend.
+    """
+    mine = [m for m in run.measured if m.backend == backend]
+    return bool(mine) and all(m.status in STATUSES[:3] for m in mine)
+
+
+def shown_per_backend(history: Sequence[Run]) -> dict[str, Run]:
+    """Per backend of a target: the run its card shows.
+
+    The newest complete run (:func:`complete`); without one, the run with the most measured
+    cases (the newest of those).
+    """
+    chosen: dict[str, Run] = {}
+    for backend in sorted({m.backend for r in history for m in r.measured}):
+        having = [r for r in ordered(history) if any(m.backend == backend for m in r.measured)]
+        full = [r for r in having if complete(r, backend)]
+        if full:
+            chosen[backend] = full[-1]
+            continue
+        ok = {
+            r.id: sum(m.backend == backend and m.status == "ok" for m in r.measured) for r in having
+        }
+        best = max(ok.values())
+        if best:
+            chosen[backend] = [r for r in having if ok[r.id] == best][-1]
+    return chosen
+
+
+def composite(target: Target, chosen: Mapping[str, Run]) -> Run:
+    """One run of ``target`` made of each backend's cases from its chosen run.
+
+    Its commit and date are those of the newest chosen run; the card names each backend's
+    own run.
+    """
+    newest = max(chosen.values(), key=lambda r: (r.date_ms, r.commit))
+    measured = tuple(
+        m for backend, run in sorted(chosen.items()) for m in run.measured if m.backend == backend
+    )
+    return dataclasses.replace(newest, target=target, measured=measured)
+
+
+def shown_per_target(runs: Sequence[Run]) -> dict[Target, Run]:
+    """Per (device, grid): the run its overview card compares (:func:`composite`)."""
+    shown = {}
+    for target, history in history_per_target(runs).items():
+        chosen = shown_per_backend(history)
+        shown[target] = composite(target, chosen) if chosen else history[-1]
+    return shown
 
 
 def history_per_target(runs: Sequence[Run]) -> dict[Target, list[Run]]:
@@ -216,7 +272,9 @@ def coverage(run: Run) -> list[dict[str, Any]]:
     """Per backend: how many cases ended in each status, and the share measured."""
     rows = []
     for backend in sorted({m.backend for m in run.measured}):
-        mine = [m for m in run.measured if m.backend == backend]
+        mine = [m for m in run.measured if m.backend == backend and m.status != NOT_SELECTED]
+        if not mine:
+            continue
         counts = {s: sum(m.status == s for m in mine) for s in STATUSES}
         rows.append(
             {
@@ -246,6 +304,7 @@ def case_row(run: Run, m: Measured) -> dict[str, Any]:
         "bandwidth_fraction": m.bandwidth_fraction,
         "fingerprint": m.fingerprint,
         "error": m.error,
+        "clock": m.clock,
         "page": program_page(m.program),
     }
 
@@ -280,22 +339,56 @@ def overview(
     baselines: Sequence[Baseline],
     mapping: TimerProgramMapping,
     pins: Mapping[str, Any],
-    chosen: str | None = None,
+    chosen_baseline: str | None = None,
 ) -> list[dict[str, Any]]:
-    """One section per (device, grid): its latest run, coverage, failures and speed-ups."""
+    """One section per (device, grid): per backend its newest complete run, and the rest.
+
+    The speed-ups and the estimate are those of the composite of the chosen runs (each
+    backend's numbers from its own run); newer partial runs are listed with their pages.
+    """
     sections = []
-    for target, run in latest_per_target(runs).items():
-        comparison = compare(run, baselines, mapping, pins, chosen)
+    for target, history in history_per_target(runs).items():
+        chosen = shown_per_backend(history)
+        if not chosen:
+            chosen = {"": history[-1]}
+        run = composite(target, chosen) if "" not in chosen else history[-1]
+        comparison = compare(run, baselines, mapping, pins, chosen_baseline)
         report = comparison.report
         backends = compared_backends(run)
+        shown_ids = {r.id for r in chosen.values()}
+        cover = coverage(run)
+        for row in cover:
+            source = chosen.get(row["backend"], run)
+            row.update(
+                commit=short(source.commit),
+                date=day(source.date_ms),
+                run_page=run_page(source),
+                stack=source.stack_key,
+            )
         sections.append(
             {
                 "target": target,
                 "key": target.key,
                 "run": run,
+                "runs": [
+                    {"backend": b, "run": r, "page": run_page(r), "commit": short(r.commit)}
+                    for b, r in sorted(chosen.items())
+                    if b
+                ],
+                "partial": [
+                    {
+                        "run": r,
+                        "page": run_page(r),
+                        "commit": short(r.commit),
+                        "date": day(r.date_ms),
+                        "coverage": coverage(r),
+                    }
+                    for r in history
+                    if r.id not in shown_ids and r.date_ms > min(x.date_ms for x in chosen.values())
+                ],
                 "commit": short(run.commit),
                 "date": day(run.date_ms),
-                "coverage": coverage(run),
+                "coverage": cover,
                 "failures": [case_row(run, m) for m in run.measured if m.status in STATUSES[1:3]],
                 "not_measured": sum(m.status == "not measured" for m in run.measured),
                 "backends": backends,
@@ -310,10 +403,36 @@ def overview(
                 "unmapped": report.unmapped if report else (),
                 "goal": speedup.GOAL,
                 "slowest": _slowest(run, backends),
-                "cases": [case_row(run, m) for m in run.measured],
+                "cases": [case_row(run, m) for m in run.measured if m.status != NOT_SELECTED],
             }
         )
     return sections
+
+
+def run_page(run: Run) -> str:
+    """The file of a run's page (its stack, grid, coverage and cases), relative to the root.
+
+    >>> import dataclasses as d
+    >>> from iconbench.site.history import Target
+    >>> run_page(Run(Target("H100", "g"), "abc", 0, "h100", "env", "f.json", ()))
+    'runs/h100-abc-env-g.html'
+    """
+    return f"runs/{run.id}.html"
+
+
+def run_details(run: Run) -> dict[str, Any]:
+    """What a run's page shows: target, commit, stack, coverage and every selected case."""
+    return {
+        "run": run,
+        "target": run.target,
+        "commit": run.commit,
+        "date": day(run.date_ms),
+        "stack": run.stack.rows() if run.stack else [("stack key", run.stack_key)],
+        "stack_recorded": run.stack is not None,
+        "coverage": coverage(run),
+        "not_selected": sum(m.status == NOT_SELECTED for m in run.measured),
+        "cases": [case_row(run, m) for m in run.measured if m.status != NOT_SELECTED],
+    }
 
 
 def _slowest(run: Run, backends: Sequence[str], count: int = 15) -> list[dict[str, Any]]:
@@ -334,22 +453,62 @@ def _slowest(run: Run, backends: Sequence[str], count: int = 15) -> list[dict[st
 def estimate_history(
     runs: Sequence[Run], per_run: Mapping[str, dict[str, dict[str, float]]]
 ) -> list[dict[str, Any]]:
-    """Per target: the estimate of every run that has one, per backend, in history order."""
+    """Per target: the estimate of every run that has one, per backend, in history order.
+
+    Two estimates are comparable only when they cover the same part of the OpenACC step
+    and ran on the same stack: each point carries its ``regime`` (stack, coverage to 0.1 %),
+    and the chart breaks its line where the regime changes instead of drawing a slope.
+    """
     result = []
     for target, history in history_per_target(runs).items():
         points = [
             {
+                "index": index,
                 "commit": short(run.commit),
                 "date": day(run.date_ms),
                 "backend": backend,
                 "value": values["value"],
                 "coverage": values["coverage"],
+                "stack": run.stack_key,
+                "regime": f"{run.stack_key} · coverage {100 * values['coverage']:.1f} %",
+                "page": run_page(run),
             }
-            for run in history
+            for index, run in enumerate(history)
             for backend, values in sorted(per_run.get(run.id, {}).items())
         ]
-        result.append(_over_time(target, history, points=points))
+        result.append(_over_time(target, history, points=points, breaks=_breaks(points)))
     return result
+
+
+def _breaks(points: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Where a backend's estimate changes regime: coverage or stack, with what changed.
+
+    >>> _breaks([{"index": 0, "backend": "g", "coverage": 0.102, "stack": "s", "commit": "a"},
+    ...          {"index": 1, "backend": "g", "coverage": 0.346, "stack": "s", "commit": "b"}])
+    [{'index': 1, 'backend': 'g', 'commit': 'b', 'what': 'coverage 10.2 % → 34.6 %'}]
+    """
+    found, previous = [], {}
+    for point in points:
+        last = previous.get(point["backend"])
+        if last is not None:
+            changes = []
+            if round(last["coverage"], 3) != round(point["coverage"], 3):
+                changes.append(
+                    f"coverage {100 * last['coverage']:.1f} % → {100 * point['coverage']:.1f} %"
+                )
+            if last["stack"] != point["stack"]:
+                changes.append(f"stack {last['stack']} → {point['stack']}")
+            if changes:
+                found.append(
+                    {
+                        "index": point["index"],
+                        "backend": point["backend"],
+                        "commit": point["commit"],
+                        "what": "; ".join(changes),
+                    }
+                )
+        previous[point["backend"]] = point
+    return found
 
 
 def _over_time(target: Target, history: Sequence[Run], **series: Any) -> dict[str, Any]:
@@ -380,36 +539,112 @@ def openacc_per_program(comparison: Comparison) -> dict[str, dict[str, Any]]:
     return found
 
 
+def measurements(points: Mapping[int, Measured]) -> dict[int, bool]:
+    """Per run index: whether the value there was measured in that run.
+
+    asv result files written by a runner are snapshots of the suite: a case measured in an
+    earlier run is stored again, unchanged, in the next file. Two measurements never give
+    the same median, host time and sample count to the bit, so a value equal to the
+    previous one of the same case and backend is that earlier measurement carried forward,
+    not a new point.
+
+    >>> a = Measured("p[default]", "g", "ok", device_s=1e-3, samples=50, host_s=2e-3)
+    >>> b = Measured("p[default]", "g", "ok", device_s=1.1e-3, samples=50, host_s=2e-3)
+    >>> measurements({0: a, 1: a, 2: b})
+    {0: True, 1: False, 2: True}
+    """
+    found, last = {}, None
+    for index in sorted(points):
+        m = points[index]
+        if m.status != "ok":
+            found[index] = False
+            continue
+        value = (m.device_s, m.host_s, m.samples)
+        found[index] = value != last
+        last = value
+    return found
+
+
+def variant_order(
+    cases: Mapping[str, Mapping[str, Mapping[int, Measured]]], pins: Mapping[str, Any]
+) -> list[str]:
+    """Cases in chart order: measured first, the experiment's variants (``pins``) first.
+
+    Then by name, ``[default]`` first.
+
+    >>> ok = {"g": {0: Measured("p[a=1]", "g", "ok", device_s=1.0)}}
+    >>> no = {"g": {0: Measured("p[a=2]", "g", "compile failed")}}
+    >>> variant_order({"p[a=2]": ok, "p[a=1]": ok, "p[a=0]": no}, {"a": 2})
+    ['p[a=2]', 'p[a=1]', 'p[a=0]']
+    """
+
+    def key(case: str) -> tuple[int, int, int, str]:
+        measured = any(m.status == "ok" for points in cases[case].values() for m in points.values())
+        static = speedup_static(case)
+        selected = all(static.get(k, v) == v for k, v in pins.items()) if pins else True
+        return (0 if measured else 1, 0 if selected else 1, *_variant_order(case))
+
+    return sorted(cases, key=key)
+
+
+def _variant_order(case: str) -> tuple[int, str]:
+    return (0 if case.endswith("[default]") else 1, case)
+
+
+def speedup_static(case: str) -> dict[str, Any]:
+    """The static arguments of a case id, typed as the speed-up code reads them."""
+    return gt4py_timings.parse_variant(case.partition("[")[2].rstrip("]") or "default")
+
+
 def program_history(
     program: str,
     runs: Sequence[Run],
     openacc: Mapping[Target, Mapping[str, dict[str, Any]]],
+    pins: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Per target and variant of ``program``: the series of every metric over commits."""
+    """Per target and variant of ``program``: the series of every metric over commits.
+
+    Only measurements are points (:func:`measurements`); each point's ``regime`` (stack
+    and device clock) tells the chart where a line must break.
+    """
     sections = []
     for target, history in history_per_target(runs).items():
         cases: dict[str, dict[str, dict[int, Measured]]] = {}
         for index, run in enumerate(history):
             for m in run.measured:
-                if m.program == program:
+                if m.program == program and m.status != NOT_SELECTED:
                     cases.setdefault(m.case, {}).setdefault(m.backend, {})[index] = m
         if not cases:
             continue
         variants = []
-        for case, per_backend in sorted(cases.items(), key=lambda c: _variant_order(c[0])):
+        for case in variant_order(cases, pins or {}):
+            per_backend = cases[case]
             variant = case.partition("[")[2].rstrip("]") or "default"
             reference = openacc.get(target, {})
             acc = reference.get(case) or reference.get(program)
+            real = {b: measurements(points) for b, points in per_backend.items()}
+            regimes = {
+                backend: [
+                    f"{history[i].stack_key} · clock {points[i].clock or 'not recorded'}"
+                    if i in points and real[backend][i]
+                    else None
+                    for i in range(len(history))
+                ]
+                for backend, points in sorted(per_backend.items())
+            }
             variants.append(
                 {
                     "case": case,
                     "variant": variant,
                     "key": slug(case),
                     "backends": sorted(per_backend),
+                    "measured": any(any(r.values()) for r in real.values()),
                     "series": {
                         metric: {
                             backend: [
-                                getattr(points[i], metric) if i in points else None
+                                getattr(points[i], metric)
+                                if i in points and real[backend][i]
+                                else None
                                 for i in range(len(history))
                             ]
                             for backend, points in sorted(per_backend.items())
@@ -421,6 +656,8 @@ def program_history(
                             "bandwidth_fraction",
                         )
                     },
+                    "regimes": regimes,
+                    "regime_changes": _regime_changes(regimes, history),
                     "status": {
                         backend: [
                             points[i].status if i in points else None for i in range(len(history))
@@ -439,8 +676,35 @@ def program_history(
     return sections
 
 
-def _variant_order(case: str) -> tuple[int, str]:
-    return (0 if case.endswith("[default]") else 1, case)
+def _regime_changes(
+    regimes: Mapping[str, Sequence[str | None]], history: Sequence[Run]
+) -> list[dict[str, Any]]:
+    """Where a backend's measurements change stack or clock (drawn as a break, listed)."""
+    changes = []
+    for backend, values in sorted(regimes.items()):
+        previous = None
+        for index, regime in enumerate(values):
+            if regime is None:
+                continue
+            if previous is not None and regime != previous:
+                (old_stack, old_clock), (new_stack, new_clock) = (
+                    previous.split(" · clock "),
+                    regime.split(" · clock "),
+                )
+                what = [f"stack {old_stack} → {new_stack}"] if old_stack != new_stack else []
+                what += [f"clock {old_clock} → {new_clock}"] if old_clock != new_clock else []
+                changes.append(
+                    {
+                        "index": index,
+                        "backend": backend,
+                        "commit": short(history[index].commit),
+                        "from": previous,
+                        "to": regime,
+                        "what": "; ".join(what),
+                    }
+                )
+            previous = regime
+    return changes
 
 
 def _fingerprint_changes(

@@ -88,11 +88,18 @@ def _number(value: float) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class Line:
-    """One series: a value (or a gap) per commit."""
+    """One series: a value (or a gap) per commit.
+
+    Points are joined only within a run of values; ``breaks`` holds indices whose point
+    must not be joined to the previous one (a change of coverage, stack or clock: not
+    comparable, so no slope); ``labels`` a text per point written beside it.
+    """
 
     name: str
     values: tuple[float | None, ...]
     colour: str
+    breaks: frozenset[int] = frozenset()
+    labels: tuple[str | None, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,6 +119,7 @@ class Marker:
     index: int
     label: str
     colour: str = "#6a3d9a"
+    legend: str = "code changed"
 
 
 def line_chart(
@@ -169,12 +177,15 @@ def line_chart(
             f"font-family='ui-monospace,monospace' font-size='10' "
             f"transform='rotate(-35 {x(index):.1f} {top + plot_h + 14})'>{escape(commit)}</text>"
         )
+    stacked: dict[int, int] = {}  # markers at one commit: labels one under the other
     for marker in markers:
         mx = x(marker.index) - plot_w / n / 2
+        row = stacked[marker.index] = stacked.get(marker.index, -1) + 1
         parts.append(
             f"<g class='marker'><line x1='{mx:.1f}' x2='{mx:.1f}' y1='{top}' "
             f"y2='{top + plot_h}' stroke='{marker.colour}' stroke-dasharray='2,3'/>"
-            f"<text x='{mx + 3:.1f}' y='{top + 11}' fill='{marker.colour}' font-size='10'>"
+            f"<text x='{mx + 3:.1f}' y='{top + 11 + 12 * row}' fill='{marker.colour}' "
+            "font-size='10'>"
             f"{escape(marker.label)}</text><title>{escape(marker.label)}</title></g>"
         )
     for ref in references:
@@ -195,6 +206,8 @@ def line_chart(
             if v is None:
                 segments.append([])
             else:
+                if i in line.breaks:
+                    segments.append([])
                 segments[-1].append((x(i), y(v * scale.factor)))
         for segment in segments:
             if len(segment) > 1:
@@ -206,16 +219,23 @@ def line_chart(
         for (px, py, v), i in zip(
             points, [i for i, v in enumerate(line.values) if v is not None], strict=True
         ):
+            label = line.labels[i] if i < len(line.labels) else None
             parts.append(
                 f"<circle class='point' cx='{px:.1f}' cy='{py:.1f}' r='3.5' "
                 f"fill='{line.colour}'><title>{escape(line.name)} @ {escape(commits[i])}: "
-                f"{_number(round(v * scale.factor, 4))}{escape(unit)}</title></circle>"
+                f"{_number(round(v * scale.factor, 4))}{escape(unit)}"
+                f"{escape(' · ' + label) if label else ''}</title></circle>"
             )
+            if label:
+                parts.append(
+                    f"<text class='point-label' x='{px + 6:.1f}' y='{py - 6:.1f}' "
+                    f"font-size='10' fill='{line.colour}'>{escape(label)}</text>"
+                )
     parts.append(
         _legend(
             [(line.name, line.colour, False) for line in lines]
             + [(r.label, r.colour, r.dashed) for r in references]
-            + ([("code changed", markers[0].colour, True)] if markers else []),
+            + list({(m.legend, m.colour, True): None for m in markers}),
             left,
             30,
         )
@@ -266,15 +286,21 @@ def bar_chart(
     title: str,
     x_label: str,
     references: Sequence[Reference] = (),
-    width: int = 980,
-    label_width: int = 400,
+    width: int | None = None,
+    label_width: int | None = None,
     chart_id: str = "",
     unit: str = "x",
 ) -> str:
     """Grouped horizontal bars, one row per label, one bar per group (backend).
 
     ``unit`` follows each value in the hover text (``x`` for speed-ups, `` ms`` for times).
+    The label column is as wide as the longest label (ICON timer and program names are
+    long, and a cut name cannot be told from its neighbour); the plot gets 580 px beside it.
     """
+    if label_width is None:
+        label_width = max(160, math.ceil(6.9 * max((len(r.label) for r in rows), default=0)) + 16)
+    if width is None:
+        width = label_width + 580
     bar_h, gap = 9, 8
     row_h = bar_h * max(len(groups), 1) + gap
     top, bottom, right = 50, 40, 20
@@ -301,7 +327,7 @@ def bar_chart(
     )
     for r_index, row in enumerate(rows):
         y0 = top + r_index * row_h
-        label = row.label if len(row.label) <= 56 else row.label[:54] + "…"
+        label = row.label if len(row.label) <= 96 else row.label[:94] + "…"
         parts.append(
             f"<text x='{label_width - 8}' y='{y0 + row_h / 2 + 1:.1f}' text-anchor='end' "
             f"fill='#222'>{escape(label)}<title>{escape(row.label)}</title></text>"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import hashlib
 import json
 import pathlib
@@ -33,7 +34,7 @@ from iconbench.baselines.format import Baseline
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
 from iconbench.gate.summary import Summary
-from iconbench.site import asv_offline, asv_pages, figures, history, pagedata, render
+from iconbench.site import asv_offline, asv_pages, commits, figures, history, pagedata, render
 from iconbench.site.published import Index, open_site, source_key, stamp
 
 #: Variants per program page that get charts (the rest are in its table).
@@ -147,7 +148,14 @@ def _read_new_runs(
             failures = history.NO_FAILURES
         units = results.units_of(result_set.asv_dir)
         stamps = {path: (key, now) for path, key, now in todo}
-        for path, outcome in history.read_runs([p for p, _, _ in todo], units, failures):
+        repo = inputs.repo or _repo_root()
+        for path, outcome in history.read_runs(
+            [p for p, _, _ in todo],
+            units,
+            failures,
+            result_set=result_set,
+            full_commit=functools.partial(commits.full_hash, repo),
+        ):
             key, now = stamps[path]
             if isinstance(outcome, IconbenchError):
                 problems.append(f"skipped {outcome}")
@@ -178,7 +186,12 @@ def _read_new_gates(
         text = path.read_bytes()
         stored = f"gates/{hashlib.sha256(text).hexdigest()[:16]}.json"
         write_atomic(out / "data" / stored, text)
-        index.gates[key] = {"stamp": now, "stored": stored, "created": summary.created}
+        index.gates[key] = {
+            "stamp": now,
+            "stored": stored,
+            "created": summary.created,
+            "name": path.name,
+        }
         added += 1
     return added, problems
 
@@ -193,9 +206,12 @@ def summary_files(path: pathlib.Path) -> list[pathlib.Path]:
 
 
 def _stored_gates(index: Index, out: pathlib.Path) -> list[tuple[str, Summary]]:
-    """Each published summary (read with the gate's reader) and the input it came from."""
+    """Each published summary (read with the gate's reader) and the name of its input file."""
     return [
-        (key, Summary.read(out / "data" / entry["stored"]))
+        (
+            entry.get("name", pathlib.PurePath(key).name),
+            Summary.read(out / "data" / entry["stored"]),
+        )
         for key, entry in sorted(index.gates.items())
     ]
 
@@ -250,6 +266,17 @@ def publish(
     }
     pages += _render_programs(
         env, out, programs=sorted(programs), runs=runs, inputs=inputs, common=common
+    )
+    new_ids = {r.id for r in new_runs}
+    pages += _render_runs(
+        env,
+        out,
+        [
+            r
+            for r in runs
+            if everything or r.id in new_ids or not (out / pagedata.run_page(r)).exists()
+        ],
+        common,
     )
     if gates_added or everything or not (out / "gates.html").exists():
         pages += _render_gates(env, out, _stored_gates(index, out), inputs, common)
@@ -335,7 +362,7 @@ def _render_overview(env, out, *, runs, inputs, common, asv_sites) -> list[str]:
 def _render_estimates(env, out, *, runs, index, inputs, common) -> list[str]:
     per_run = {run_id: entry.get("estimates", {}) for run_id, entry in index.runs.items()}
     sections = pagedata.estimate_history(runs, per_run)
-    latest = pagedata.latest_per_target(runs)
+    latest = pagedata.shown_per_target(runs)
     notes = {}
     for target, run in latest.items():
         comparison = pagedata.compare(
@@ -394,7 +421,7 @@ def _render_program_list(env, out, runs, common) -> list[str]:
 
 def _openacc_by_target(runs, inputs) -> dict[history.Target, dict[str, dict[str, Any]]]:
     found = {}
-    for target, run in pagedata.latest_per_target(runs).items():
+    for target, run in pagedata.shown_per_target(runs).items():
         comparison = pagedata.compare(
             run, inputs.baselines, inputs.mapping, inputs.pins, inputs.baseline
         )
@@ -413,10 +440,13 @@ def _render_programs(env, out, *, programs, runs, inputs, common) -> list[str]:
             by_program.setdefault(program, []).append(run)
     pages = []
     for program in programs:
-        sections = pagedata.program_history(program, by_program.get(program, []), openacc)
+        sections = pagedata.program_history(
+            program, by_program.get(program, []), openacc, inputs.pins
+        )
         charts = {
             s["key"]: {
-                v["key"]: figures.program_charts(s, v) for v in s["variants"][:CHART_VARIANTS]
+                v["key"]: figures.program_charts(s, v)
+                for v in [v for v in s["variants"] if v["measured"]][:CHART_VARIANTS]
             }
             for s in sections
         }
@@ -433,6 +463,15 @@ def _render_programs(env, out, *, programs, runs, inputs, common) -> list[str]:
             backends=sorted({b for s in sections for v in s["variants"] for b in v["backends"]}),
             **common,
         )
+        pages.append(page)
+    return pages
+
+
+def _render_runs(env, out, runs, common) -> list[str]:
+    pages = []
+    for run in runs:
+        page = pagedata.run_page(run)
+        render.render_page(env, "run.html.j2", out, page, **pagedata.run_details(run), **common)
         pages.append(page)
     return pages
 

@@ -10,6 +10,7 @@ runs whose source file has since been removed stay on the site (history is appen
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import pathlib
@@ -115,9 +116,47 @@ def open_site(root: pathlib.Path) -> Index:
     index.runs = data.get("runs", {})
     index.gates = data.get("gates", {})
     index.asv = data.get("asv", {})
+    _forget_local_paths(index)
     return index
 
 
+def _forget_local_paths(index: Index) -> None:
+    """Convert a site published by an older iconbench, which named inputs by absolute path.
+
+    Its input files are read again (their runs are rewritten with relative names), gate
+    summaries and asv sub-sites are keyed by digest, and a stored run whose input is gone
+    keeps only its file name. The next :meth:`Index.save` publishes no local path.
+    """
+    if all(key.startswith("path-") for key in [*index.sources, *index.gates]):
+        return
+    index.sources = {k: v for k, v in index.sources.items() if k.startswith("path-")}
+    index.gates = {
+        (k if k.startswith("path-") else source_key(pathlib.Path(k))): {
+            "name": pathlib.PurePath(k).name,
+            **v,
+        }
+        for k, v in index.gates.items()
+    }
+    index.asv = {
+        name: (key if key.startswith("path-") else source_key(pathlib.Path(key)))
+        for name, key in index.asv.items()
+    }
+    for run_id in index.runs:
+        path = index.run_path(run_id)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if os.path.isabs(data.get("source", "")):
+            data["source"] = pathlib.PurePath(data["source"]).name
+            write_atomic(path, json.dumps(data, separators=(",", ":")))
+
+
 def source_key(path: pathlib.Path) -> str:
-    """How the index names an input file: its absolute, resolved path."""
-    return os.fspath(path.resolve())
+    """How the index names an input file: a digest of its absolute, resolved path.
+
+    The index is published with the site, so it names no path of the publishing machine;
+    the digest is as stable as the path was (the same file is the same key).
+
+    >>> len(source_key(pathlib.Path("/tmp/x"))), source_key(pathlib.Path("/tmp/x"))[:5]
+    (24, 'path-')
+    """
+    digest = hashlib.sha256(os.fsencode(path.resolve())).hexdigest()[:19]
+    return f"path-{digest}"

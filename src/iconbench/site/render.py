@@ -77,7 +77,11 @@ def copy_static(out: pathlib.Path) -> None:
     """Copy the shipped CSS and JavaScript into ``out/static`` (only files that changed).
 
     ``static/vendor/`` is not copied: those libraries are asv's pages' (``asv_offline``).
+    An empty ``.nojekyll`` tells GitHub Pages to serve the files as they are (no Jekyll
+    build, which would drop files whose names start with ``_``).
     """
+    if not (out / ".nojekyll").exists():
+        write_atomic(out / ".nojekyll", b"")
     for source in sorted(p for p in STATIC.iterdir() if p.is_file()):
         target = out / "static" / source.name
         data = source.read_bytes()

@@ -1,0 +1,50 @@
+"""Full commit hashes for result files that record an abbreviated one.
+
+asv keys its pages by the full 40-digit hash that ``git rev-list`` gives; a result file
+whose ``commit_hash`` is abbreviated (``432aa3c``, written by a runner whose
+``$ICONBENCH_COMMIT`` held a short hash) matches no revision, and asv's pages leave the run
+out without a word. The stored history is append-only, so such files are not rewritten:
+the site resolves the hash when it reads them (``git rev-parse`` in the repository asv
+orders commits by) and hands asv a copy with the full hash.
+"""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+import re
+import subprocess
+
+FULL = re.compile(r"[0-9a-f]{40}")
+ABBREVIATED = re.compile(r"[0-9a-f]{4,39}")
+
+
+def is_full(commit: str) -> bool:
+    """Whether ``commit`` is a full SHA-1 hash.
+
+    >>> is_full("432aa3c"), is_full("432aa3c7625405df7fa462e9720d4825ed111ff0")
+    (False, True)
+    """
+    return FULL.fullmatch(commit) is not None
+
+
+@functools.cache
+def full_hash(repo: pathlib.Path, commit: str) -> str:
+    """``commit`` as a full hash when ``repo`` knows it unambiguously, else unchanged.
+
+    A full hash is returned as it is, without asking git.
+    """
+    if is_full(commit) or not ABBREVIATED.fullmatch(commit):
+        return commit
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return commit
+    found = done.stdout.strip()
+    return found if done.returncode == 0 and is_full(found) else commit
