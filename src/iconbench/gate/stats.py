@@ -290,6 +290,23 @@ def bimodality(samples: Sequence[float]) -> Modes | None:
     )
 
 
+def same_modes(first: Modes, second: Modes, margin: float) -> bool:
+    """Whether two sides split at the same gap: their mode ratios agree within ``margin``.
+
+    Two sides that show the same two code paths have the same ratio of slow to fast mode;
+    a side whose second "mode" is a cluster of outliers (10 % of samples at 2x) has another.
+    Comparing faster modes of different splits would compare different things.
+
+    >>> same_modes(Modes(1.0, 1.2, 0.6, 0.18), Modes(1.05, 1.26, 0.5, 0.18), 0.025)
+    True
+    >>> same_modes(Modes(4.19, 4.38, 0.23, 0.03), Modes(4.38, 8.8, 0.85, 0.7), 0.025)
+    False
+    """
+    gap_first = math.log(first.high_median / first.low_median)
+    gap_second = math.log(second.high_median / second.low_median)
+    return abs(gap_first - gap_second) <= math.log1p(margin)
+
+
 def low_mode(samples: Sequence[float], modes: Modes) -> list[float]:
     """The samples of the faster cluster (what a bimodal case is compared on).
 

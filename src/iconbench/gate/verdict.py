@@ -3,6 +3,8 @@
 Per benchmark (``case|backend|metric``, see :mod:`iconbench.gate.resultset`):
 
 - only on head: **new**; only on base: **gone**;
+- not selected by a side's run, or a metric the backend does not have (``embedded`` has no
+  device time): **not run** (never failed; the note says which side and why);
 - an error on a side (did not compile or run): **failed** (``error`` says which side);
 - not gated (compile time, an override) or fewer than 5 samples: the ratio is reported,
   the verdict is described by the ratio alone and never fails the run;
@@ -19,6 +21,12 @@ mix of modes is not a regression; on one side only: its larger mode is compared,
 change that only moves the mix is inconclusive), ``history is noisy``,
 ``device clock differs``, ``same samples on both sides``.
 
+Machine shift: where both sides record codegen fingerprints, the benchmarks whose code is
+identical estimate the runner's common shift per metric (:mod:`iconbench.gate.shift`);
+every benchmark of that metric is then judged relative to it (head's samples divided by the
+shift), and a shift beyond ``max_machine_shift`` makes the run **not comparable** (exit 2,
+no per-benchmark verdicts fail it). Without enough controls the verdicts are absolute.
+
 The run fails (exit 1) on a gated regression or a benchmark that fails on head but not on
 base.
 """
@@ -32,10 +40,12 @@ import math
 from collections.abc import Callable, Sequence
 
 from iconbench import __version__
+from iconbench.gate import shift as machine_shift
 from iconbench.gate import stats
 from iconbench.gate.config import GateConfig
 from iconbench.gate.resultset import Entry, ResultSet, check_comparable
 from iconbench.gate.summary import (
+    NOT_COMPARABLE,
     VERDICTS,
     BenchmarkResult,
     OpenACC,
@@ -139,6 +149,8 @@ def compare(
     config = config or GateConfig.default()
     check_comparable(base, head)
     keys = sorted(k for k in set(base.entries) | set(head.entries) if select(k))
+    shifts = common_shifts(base, head, keys, config)
+    factor = {s.metric: s.ratio for s in shifts if s.comparable}
     results: list[BenchmarkResult] = []
     pending: list[_Pending] = []
     for key in keys:
@@ -166,6 +178,20 @@ def compare(
                 )
             )
             continue
+        absent = [(name, e.not_run) for name, e in (("base", b), ("head", h)) if e.not_run]
+        if absent and not (h.error and not h.not_run):
+            reason = "; ".join(f"{why} ({name})" for name, why in absent)
+            results.append(
+                BenchmarkResult(
+                    **common,
+                    gated=False,
+                    threshold=threshold,
+                    **empty,
+                    verdict="not run",
+                    notes=(*notes, reason),
+                )
+            )
+            continue
         if b.error or h.error:
             sides = [f"{name}: {e.error}" for name, e in (("base", b), ("head", h)) if e.error]
             if b.error and not h.error:
@@ -189,12 +215,24 @@ def compare(
         if b.samples == h.samples and len(b.samples) > 1:
             notes.append("same samples on both sides (not measured again)")
         base_samples, head_samples = list(b.samples), list(h.samples)
+        machine = factor.get(metric, 1.0)
+        if machine != 1.0:
+            # judged relative to the runner's common shift (gate.shift): what is left is the
+            # change's own effect
+            head_samples = [v / machine for v in head_samples]
+            notes.append(f"relative to the runner's shift x{machine:.3f}")
         modes_b, modes_h = stats.bimodality(base_samples), stats.bimodality(head_samples)
         one_sided_modes = bool(modes_b) != bool(modes_h)
-        if modes_b and modes_h:
+        if modes_b and modes_h and stats.same_modes(modes_b, modes_h, threshold / 2):
             notes.append("timing is bimodal")
             base_samples = stats.low_mode(base_samples, modes_b)
             head_samples = stats.low_mode(head_samples, modes_h)
+        elif modes_b and modes_h:
+            # the sides split at different gaps (a cluster of outliers on one, a second code
+            # path on the other): the larger cluster of each side is its typical time
+            notes.append("timing is bimodal (different modes on the two sides)")
+            base_samples = stats.majority_mode(base_samples, modes_b)
+            head_samples = stats.majority_mode(head_samples, modes_h)
         elif one_sided_modes:
             # one side shows two modes, the other one: the mix moved, or the second mode is
             # rare on one side; a median of a mixture against one mode is not a comparison
@@ -209,7 +247,7 @@ def compare(
         enough = min(len(base_samples), len(head_samples)) >= stats.MIN_SAMPLES
         positive = min(b.median or 0.0, h.median or 0.0) > 0
         if not gated or not enough or not positive:
-            ratio = (h.median / b.median) if positive else None
+            ratio = (h.median / b.median / machine) if positive else None
             if gated and not enough:
                 notes.append(f"fewer than {stats.MIN_SAMPLES} samples: not gated")
             elif gated and not positive:
@@ -251,7 +289,9 @@ def compare(
                 gated=True,
                 threshold=widened,
                 # bimodal: the modes compared give the ratio shown
-                ratio=_round(comparison.ratio if (modes_b or modes_h) else h.median / b.median),
+                ratio=_round(
+                    comparison.ratio if (modes_b or modes_h) else h.median / b.median / machine
+                ),
                 ratio_ci=(_round(comparison.ratio_ci[0]), _round(comparison.ratio_ci[1])),  # type: ignore[arg-type]
                 p_value=comparison.p_value,
                 q_value=None,
@@ -275,7 +315,40 @@ def compare(
                 # modes moved, which is not a change of either mode
                 verdict = "inconclusive"
         results[item.index] = dataclasses.replace(results[item.index], q_value=q, verdict=verdict)
-    return assemble(base, head, config, results, openacc=openacc)
+    return assemble(base, head, config, results, openacc=openacc, shifts=shifts)
+
+
+def common_shifts(
+    base: ResultSet, head: ResultSet, keys: Sequence[str], config: GateConfig
+) -> tuple[machine_shift.MachineShift, ...]:
+    """The runner's shift per gated metric, from the benchmarks with equal fingerprints."""
+    controls: dict[str, dict[str, tuple[float, float]]] = {}
+    changed: dict[str, int] = {}
+    for key in keys:
+        b, h = base.entries.get(key), head.entries.get(key)
+        if b is None or h is None or not b.fingerprint or not h.fingerprint:
+            continue
+        if not b.median or not h.median or b.error or h.error:
+            continue
+        metric = b.metric
+        if not config.gated.get(metric) or len(b.samples) < stats.MIN_SAMPLES:
+            continue
+        if b.fingerprint != h.fingerprint:
+            changed[metric] = changed.get(metric, 0) + 1
+        else:
+            controls.setdefault(metric, {})[key] = (b.median, h.median)
+    found = []
+    for metric in sorted(controls):
+        estimate = machine_shift.estimate(
+            metric,
+            controls[metric],
+            changed.get(metric, 0),
+            limit=config.max_machine_shift,
+            confidence=config.confidence,
+        )
+        if estimate is not None:
+            found.append(estimate)
+    return tuple(found)
 
 
 def _round(value: float | None) -> float | None:
@@ -304,6 +377,7 @@ def assemble(
     *,
     openacc: OpenACC | None = None,
     decides: Callable[[BenchmarkResult], bool] = fails_run,
+    shifts: Sequence[machine_shift.MachineShift] = (),
 ) -> Summary:
     """The summary document: counts over gated benchmarks, run verdict and exit code.
 
@@ -312,11 +386,13 @@ def assemble(
     """
     counts = dict.fromkeys(VERDICTS, 0)
     for r in results:
-        if r.gated or r.verdict in ("failed", "new", "gone"):
+        if r.gated or r.verdict in ("failed", "not run", "new", "gone"):
             counts[r.verdict] += 1
     failing = any(decides(r) for r in results)
     error = run_error(results)
     verdict, exit_code = ("error", 2) if error else ("regression", 1) if failing else ("pass", 0)
+    if not error and any(not s.comparable for s in shifts):
+        verdict, exit_code = NOT_COMPARABLE, 2
     return Summary(
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         verdict=verdict,
@@ -333,6 +409,7 @@ def assemble(
         openacc=openacc,
         error=error,
         generated_by=f"iconbench {__version__} compare",
+        machine_shift=tuple(shifts),
     )
 
 
