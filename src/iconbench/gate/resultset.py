@@ -20,8 +20,8 @@ the host clock), ``compile_time`` (cold compile, one value: reported, never gate
 *Not run* is not *failed* (``Entry.not_run`` says why): asv writes ``null`` both for a
 benchmark that raised and for one the run did not select. Where the GPU runner's
 ``summary*.json`` of the same commit lies next to the asv directory, its cases are the
-selection and its errors the failures; without it, a (case, backend) for which asv recorded
-nothing at all (no time, no fingerprint, no compile time) was not run. A ``time_device``
+selection and its errors the failures; without it, ``null`` keeps asv's meaning (the
+benchmark raised: failed), as a plain ``asv run`` cannot tell a selection from a crash. A ``time_device``
 that is ``null`` while ``time_host`` has a value is a backend without a device clock
 (``embedded``): device time *not measured*.
 """
@@ -259,11 +259,9 @@ def _asv_entries(records: Iterable[Any], selection: Selection | None = None) -> 
         fingerprint = None
         if (fp := kinds.get("track_codegen_fingerprint")) and _finite(fp.value):
             fingerprint = f"{int(fp.value):012x}"
-        nothing = all(r.value is None for r in kinds.values())
-        if (selection is not None and (case, backend) not in selection) or (
-            selection is None and nothing
-        ):
-            for metric in ("device_time", "host_overhead"):
+        if selection is not None and (case, backend) not in selection:
+            metrics = ("device_time",) if backend == "embedded" else METRICS[:2]
+            for metric in metrics:
                 e = Entry(case, backend, metric, (), "s", None, not_run=NOT_SELECTED)
                 entries[e.key] = e
             continue
