@@ -21,9 +21,9 @@ the host clock), ``compile_time`` (cold compile, one value: reported, never gate
 benchmark that raised and for one the run did not select. Where the GPU runner's
 ``summary*.json`` of the same commit lies next to the asv directory, its cases are the
 selection and its errors the failures; without it, ``null`` keeps asv's meaning (the
-benchmark raised: failed), as a plain ``asv run`` cannot tell a selection from a crash. A ``time_device``
-that is ``null`` while ``time_host`` has a value is a backend without a device clock
-(``embedded``): device time *not measured*.
+benchmark raised: failed), as a plain ``asv run`` cannot tell a selection from a crash.
+A ``time_device`` that is ``null`` while ``time_host`` has a value is a backend without a
+device clock (``embedded``): device time *not measured*.
 """
 
 from __future__ import annotations

@@ -291,8 +291,10 @@ def bimodality(samples: Sequence[float]) -> Modes | None:
 
 
 def same_modes(first: Modes, second: Modes, margin: float) -> bool:
-    """Whether two sides split at the same gap: their log mode ratios agree within ``margin``
-    or a quarter of the larger one (modes 17x apart on a loaded CPU vary by ~10 %).
+    """Whether two sides split at the same gap (the log mode ratios agree).
+
+    Agree: within ``margin`` or a quarter of the larger ratio (modes 17x apart on a loaded
+    CPU vary by ~10 % between runs).
 
     Two sides that show the same two code paths have the same ratio of slow to fast mode;
     a side whose second "mode" is a cluster of outliers (10 % of samples at 2x) has another.
