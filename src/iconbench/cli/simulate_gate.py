@@ -47,5 +47,8 @@ class SimulateGate(Command):
         for o in outcomes:
             if o.shift_line:
                 print(f"{o.scenario.name}, first run: {o.shift_line}")
+        for o in outcomes:
+            for flagged in o.flagged:
+                print(f"false alarm in {o.scenario.name}: {flagged}")
         print(f"\n{time.perf_counter() - start:.0f} s")
         return 0

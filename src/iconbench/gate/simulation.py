@@ -62,6 +62,7 @@ class Outcome:
         not_comparable: runs whose shift exceeded the limit.
         shift: the median over runs of the device-time shift the gate estimated (ratio).
         shift_line: the machine-shift line of the first run (``""`` without one).
+        flagged: each false alarm (benchmark, verdict, ratio).
 
     """
 
@@ -75,6 +76,8 @@ class Outcome:
     not_comparable: int
     shift: float | None
     shift_line: str
+    #: each false alarm: benchmark, verdict, ratio
+    flagged: tuple[str, ...] = ()
 
     @property
     def power(self) -> float | None:
@@ -102,14 +105,25 @@ def _draw(
     return tuple(float(v) for v in samples)
 
 
+@dataclasses.dataclass(frozen=True)
+class Trial:
+    """One re-sampled comparison: what the gate flagged and the shift it estimated."""
+
+    false_alarms: tuple[str, ...]
+    caught: int
+    not_comparable: bool
+    shift: float | None
+    shift_line: str
+
+
 def one_run(
     source: ResultSet,
     entries: dict[str, Entry],
     scenario: Scenario,
     seed: int,
     config: GateConfig | None = None,
-) -> tuple[int, int, bool, float | None, str]:
-    """(false alarms, caught, not comparable, device-time shift, shift line) of one trial."""
+) -> Trial:
+    """One trial of ``scenario`` on ``entries`` re-sampled with ``seed``."""
     rng = np.random.default_rng(seed)
     keys = list(entries)
     device = [k for k in keys if entries[k].metric == "device_time"]
@@ -130,8 +144,8 @@ def one_run(
         dataclasses.replace(source, label="head", entries=head),
         config,
     )
-    false = sum(
-        1
+    false = tuple(
+        f"{r.id} {r.verdict} {r.ratio}"
         for r in summary.benchmarks
         if r.verdict in ("regression", "improvement") and r.id not in regressed
     )
@@ -139,7 +153,7 @@ def one_run(
     shifts = {s.metric: s for s in summary.machine_shift}
     device_shift = shifts.get("device_time")
     line = "; ".join(s.line() for s in summary.machine_shift)
-    return (
+    return Trial(
         false,
         caught,
         summary.verdict == "not comparable",
@@ -164,19 +178,20 @@ def simulate(
             one_run(source, entries, scenario, seed + 100_000 * number + i, config)
             for i in range(trials)
         ]
-        ratios = [r[3] for r in runs if r[3] is not None]
+        ratios = [r.shift for r in runs if r.shift is not None]
         outcomes.append(
             Outcome(
                 scenario=scenario,
                 trials=trials,
                 benchmarks=len(entries),
-                false_alarm_runs=sum(1 for r in runs if r[0] > 0),
-                false_alarms=sum(r[0] for r in runs),
-                caught=sum(r[1] for r in runs),
+                false_alarm_runs=sum(1 for r in runs if r.false_alarms),
+                false_alarms=sum(len(r.false_alarms) for r in runs),
+                caught=sum(r.caught for r in runs),
                 planted=scenario.regressed * trials,
-                not_comparable=sum(1 for r in runs if r[2]),
+                not_comparable=sum(1 for r in runs if r.not_comparable),
                 shift=float(np.median(ratios)) if ratios else None,
-                shift_line=runs[0][4] if runs else "",
+                shift_line=runs[0].shift_line if runs else "",
+                flagged=tuple(f for r in runs for f in r.false_alarms),
             )
         )
     return outcomes

@@ -37,6 +37,7 @@ import dataclasses
 import datetime
 import functools
 import math
+import statistics
 from collections.abc import Callable, Sequence
 
 from iconbench import __version__
@@ -64,8 +65,9 @@ class _Pending:
     index: int
     comparison: stats.Comparison
     threshold: float
-    #: one side bimodal: (its faster and slower mode, the other side's median)
-    mix: tuple[float, float, float] | None = None
+    #: a side's typical time sits within the other side's two modes: a change is only a
+    #: moved mix of modes, never a regression or improvement
+    mix_only: bool = False
 
 
 def _numbers(entry: Entry | None, confidence: float) -> SideNumbers | None:
@@ -277,12 +279,16 @@ def compare(
                 f"ratio of medians outside the interval [{low:.3f}, {high:.3f}]: the samples "
                 f"changed shape, typical shift {comparison.shift:.3f} (Hodges-Lehmann)"
             )
-        mix = None
+        mix_only = False
         if one_sided_modes:
             modes = modes_b or modes_h
-            other = h.median if modes_b else b.median
-            mix = (modes.low_median, modes.high_median, other)  # type: ignore[union-attr]
-        pending.append(_Pending(len(results), comparison, widened, mix))
+            other = h.median / machine if modes_b else b.median
+            mix_only = _within(modes, other)  # type: ignore[arg-type]
+        elif modes_b and modes_h and not stats.same_modes(modes_b, modes_h, threshold / 2):
+            mix_only = _within(modes_b, statistics.median(head_samples)) and _within(
+                modes_h, statistics.median(base_samples) * machine
+            )
+        pending.append(_Pending(len(results), comparison, widened, mix_only))
         results.append(
             BenchmarkResult(
                 **common,
@@ -308,12 +314,10 @@ def compare(
             verdict = "unchanged"
         else:
             verdict = "inconclusive"
-        if item.mix and verdict in ("regression", "improvement"):
-            low, high, other = item.mix
-            if low * 0.99 <= other <= high * 1.01:
-                # the single-mode side sits at one of the other side's modes: the mix of
-                # modes moved, which is not a change of either mode
-                verdict = "inconclusive"
+        if item.mix_only and verdict in ("regression", "improvement"):
+            # a side sits at one of the other side's modes: the mix of modes moved, which is
+            # not a change of either mode
+            verdict = "inconclusive"
         results[item.index] = dataclasses.replace(results[item.index], q_value=q, verdict=verdict)
     return assemble(base, head, config, results, openacc=openacc, shifts=shifts)
 
@@ -349,6 +353,11 @@ def common_shifts(
         if estimate is not None:
             found.append(estimate)
     return tuple(found)
+
+
+def _within(modes: stats.Modes, median: float) -> bool:
+    """Whether ``median`` lies within ``modes``' two modes (1 % slack)."""
+    return modes.low_median * 0.99 <= median <= modes.high_median * 1.01
 
 
 def _round(value: float | None) -> float | None:
