@@ -43,3 +43,26 @@ def test_nightly_reports_only_new_change_points():
     commits = [f"c{i}" for i in range(50)]
     assert [p.bad for p in new_change_points(values, commits, known=32)] == ["c30"]
     assert new_change_points(values, commits, known=49) == []
+
+
+def test_program_page_marks_the_change_point():
+    """The site's program history carries the step and its plot draws the marker."""
+    from iconbench.site import figures, pagedata
+    from iconbench.site.history import Measured, Run, Target
+
+    target = Target("NVIDIA H100 80GB HBM3", "ch1_medium")
+    values = _history(30, 18, 5)
+    runs = [
+        Run(target, f"{i:040x}", 1_795_000_000_000 + i * 86_400_000, "h100", "env", "test",
+            (Measured("p[default]", "gtfn_gpu", "ok", device_s=float(v), samples=100),))
+        for i, v in enumerate(values)
+    ]  # fmt: skip
+    (section,) = pagedata.program_history("p", runs, {})
+    (variant,) = section["variants"]
+    (point,) = variant["change_points"]
+    assert point["index"] == 18
+    assert point["backend"] == "gtfn_gpu"
+    assert (point["good"], point["bad"]) == (section["commits"][17], section["commits"][18])
+    svg = figures.program_charts(section, variant)[0]
+    assert f"gtfn_gpu step x{point['magnitude']:.2f}" in svg
+    assert figures.CHANGE_COLOUR in svg

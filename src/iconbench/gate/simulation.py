@@ -11,7 +11,9 @@ compare`` runs) on the pair. The scenarios are the runner's failure modes:
 - ``shift+regressions``: the same shift and +5 % more on 10 benchmarks whose code changed
   (their head fingerprint differs): the 10 must be caught, nothing else;
 - ``outliers``: 10 % of the samples of both sides at 2x (other tenants, clock dips): no
-  false alarm.
+  false alarm;
+- ``outliers+regressions``: the same outliers and +5 % on 10 benchmarks (code changed):
+  the power must hold.
 
 A false alarm is a regression or improvement of a benchmark with no planted effect; a
 catch is a regression of a benchmark with one. ``iconbench simulate-gate`` prints the
@@ -47,6 +49,7 @@ SCENARIOS = (
     Scenario("shift", shift=0.03),
     Scenario("shift+regressions", shift=0.03, regression=0.05, regressed=10),
     Scenario("outliers", outlier_share=0.10),
+    Scenario("outliers+regressions", regression=0.05, regressed=10, outlier_share=0.10),
 )
 
 

@@ -3,25 +3,29 @@ r"""Change points in a benchmark's nightly history: where its level stepped, bet
 The gate compares two runs; a slow drift or a step that slipped through (a regression under
 the threshold, a change merged on a day without a check) shows only in the history. Each
 benchmark's nightly medians :math:`x_1, \dots, x_n` (oldest first, one per commit) are
-split where the level changes, by **binary segmentation with a rank scan statistic and a
-permutation test** -- the scheme of E-divisive (Matteson & James 2014, what apache-otava,
-formerly hunter, runs), with a rank statistic in place of the energy distance:
+split where their distribution changes by **E-divisive** (Matteson & James 2014, the method
+of apache-otava, formerly hunter), implemented here on the log values:
 
-1. On the log values, for each split :math:`k` (at least ``min_size`` on each side) the
-   Mann-Whitney statistic :math:`U_k` of "after :math:`k`" against "before", standardised
-   :math:`Z_k = (U_k - k(n-k)/2) / \sqrt{k(n-k)(n+1)/12}`; the candidate is
-   :math:`\hat k = \arg\max_k |Z_k|`.
+1. For a split :math:`k` (at least ``min_size`` runs on each side) with
+   :math:`X = x_{1..k}`, :math:`Y = x_{k+1..n}`, the energy statistic
+
+   .. math:: \hat Q_k = \frac{k (n-k)}{n} \Big( \frac{2}{k (n-k)} \sum_{i,j} |X_i - Y_j|
+             - \binom{k}{2}^{-1} \sum_{i<i'} |X_i - X_{i'}|
+             - \binom{n-k}{2}^{-1} \sum_{j<j'} |Y_j - Y_{j'}| \Big)
+
+   (E-divisive's :math:`\alpha = 1`: absolute differences, so one odd night weighs as its
+   distance, not its square); the candidate is :math:`\hat k = \arg\max_k \hat Q_k`. All
+   splits come from one matrix of pairwise distances and its 2-D prefix sums,
+   :math:`O(n^2)` per scan.
 2. Its significance: the same maximum over ``permutations`` random orders of the segment
-   (the exchangeable null of "no change"), :math:`p = (1 + \#\{\max|Z^\pi| \ge
-   \max|Z|\}) / (1 + P)`. A change point when :math:`p \le \alpha`.
-3. Recurse on both halves (as E-divisive does), each with its own permutation test.
+   (the exchangeable null of "no change"), :math:`p = (1 + \#\{\max \hat Q^\pi \ge
+   \max \hat Q\}) / (1 + P)`. A change point when :math:`p \le \alpha`.
+3. Recurse on both halves, each with its own permutation test (E-divisive's bisection).
 
-Why not E-divisive itself: otava pulls a service stack (Grafana, Graphite, Postgres
-clients) into the locked environment for a function of 60 lines; ``ruptures`` needs a
-penalty chosen per noise level. Ranks make the test blind to the scale and tail of the
-noise (a nightly median with one odd night does not make a change point) and the
-permutation test needs no distributional assumption; both are what E-divisive's energy
-statistic offers, at the 30-300 nightly points a benchmark has.
+Why not apache-otava itself: ``uv pip install --dry-run apache-otava`` (0.8.0) downgrades
+the locked numpy 2.5 to 2.2 and scipy 1.18 to 1.16 and pulls google-cloud-bigquery, pg8000,
+slack-sdk and grpcio, for a function of 60 lines; ``ruptures`` needs a penalty chosen per
+noise level, which the permutation test does not.
 
 Each change point is typed (:class:`ChangePoint`): the index of the first run at the new
 level, the commit range ``(last good, first bad)`` that ``iconbench bisect`` searches, the
@@ -38,10 +42,10 @@ confidence :math:`1 - p`.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 #: Fewest runs on each side of a change point.
 MIN_SIZE = 5
@@ -49,6 +53,8 @@ MIN_SIZE = 5
 PERMUTATIONS = 199
 #: Significance level of each split.
 ALPHA = 0.01
+#: Permutations scanned at once.
+CHUNK = 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,16 +83,23 @@ class ChangePoint:
 
 
 def _scan(x: np.ndarray, min_size: int) -> np.ndarray:
-    """|Z_k| of every split ``k`` in ``min_size .. n - min_size`` (ranks of ``x`` rows)."""
+    r"""E-divisive's :math:`\hat Q_k` of every split ``k`` in ``min_size .. n - min_size``.
+
+    ``x`` is one series or a stack of them (rows); the result has one column per split.
+    """
     n = x.shape[-1]
-    ranks = scipy_stats.rankdata(x, axis=-1)
+    distance = np.abs(x[..., :, None] - x[..., None, :])
+    prefix = np.zeros((*x.shape[:-1], n + 1, n + 1))
+    prefix[..., 1:, 1:] = distance.cumsum(axis=-1).cumsum(axis=-2)
     k = np.arange(min_size, n - min_size + 1)
-    before = np.cumsum(ranks, axis=-1)[..., k - 1]
-    # U of "after" against "before" = (sum of ranks after) - (n-k)(n-k+1)/2
-    after_sum = ranks.sum(axis=-1, keepdims=True) - before
-    u = after_sum - (n - k) * (n - k + 1) / 2
-    sd = np.sqrt(k * (n - k) * (n + 1) / 12)
-    return np.abs(u - k * (n - k) / 2) / sd
+    left = prefix[..., k, k]  # sum over X x X (ordered pairs, zero diagonal)
+    top = prefix[..., k, n]  # rows of X, all columns
+    cross = top - left  # X x Y
+    right = prefix[..., n, n][..., None] - 2 * top + left  # Y x Y (distance is symmetric)
+    m = n - k
+    between = 2 * cross / (k * m)
+    within = left / (k * (k - 1)) + right / (m * (m - 1))
+    return k * m / n * (between - within)
 
 
 def _split(
@@ -98,8 +111,11 @@ def _split(
     z = _scan(x, min_size)
     best = int(np.argmax(z))
     observed = float(z[best])
-    shuffled = np.array([rng.permutation(x) for _ in range(permutations)])
-    exceed = int(np.sum(_scan(shuffled, min_size).max(axis=-1) >= observed - 1e-12))
+    exceed = 0
+    for start in range(0, permutations, CHUNK):  # a chunk's matrices: CHUNK x n x n floats
+        count = min(CHUNK, permutations - start)
+        shuffled = np.array([rng.permutation(x) for _ in range(count)])
+        exceed += int(np.sum(_scan(shuffled, min_size).max(axis=-1) >= observed * (1 - 1e-9)))
     p = (1 + exceed) / (1 + permutations)
     if p > alpha:
         return []
@@ -111,7 +127,7 @@ def _split(
 
 
 def detect(
-    values: Sequence[float] | np.ndarray,
+    values: Sequence[float | None] | np.ndarray,
     commits: Sequence[str],
     *,
     min_size: int = MIN_SIZE,
@@ -121,15 +137,15 @@ def detect(
 ) -> list[ChangePoint]:
     """The change points of one benchmark's history (``values`` oldest first, one per commit).
 
-    Non-positive or non-finite values (a failed night) are dropped before the scan; the
-    commits keep their positions.
+    Missing (``None``), non-positive or non-finite values (a failed night) are dropped
+    before the scan; the commits keep their positions.
 
     >>> detect([1.0, 1.01, 0.99, 1.0] * 5, [str(i) for i in range(20)])
     []
     """
     if len(values) != len(commits):
         raise ValueError("one commit per value")
-    raw = np.asarray(values, dtype=float)
+    raw = np.asarray([math.nan if v is None else v for v in values], dtype=float)
     keep = np.flatnonzero(np.isfinite(raw) & (raw > 0))
     x = np.log(raw[keep])
     rng = np.random.default_rng(seed)
@@ -153,7 +169,7 @@ def detect(
 
 
 def new_change_points(
-    values: Sequence[float] | np.ndarray,
+    values: Sequence[float | None] | np.ndarray,
     commits: Sequence[str],
     known: int,
     **options: int | float,
