@@ -8,6 +8,9 @@ Per benchmark (``case|backend|metric``, see :mod:`iconbench.gate.resultset`):
 - an error on a side (did not compile or run): **failed** (``error`` says which side);
 - not gated (compile time, an override) or fewer than 5 samples: the ratio is reported,
   the verdict is described by the ratio alone and never fails the run;
+- far-out samples (Tukey's far-out fences on log times, :func:`iconbench.gate.stats.far_out`)
+  are set aside on each side before modes and tests: a cluster of 2x outliers is neither
+  a second code path nor evidence of a change;
 - otherwise the interval test of :mod:`iconbench.gate.stats` against the threshold (widened
   by base's history), Benjamini-Hochberg over all gated benchmarks compared at once:
   **regression** / **improvement** when the change beyond the tolerance margin is a
@@ -134,6 +137,9 @@ def history_medians(history: Sequence[ResultSet], key: str) -> list[float]:
     return medians
 
 
+#: A side with at least this share of its samples set aside as far out gets a note.
+OUTLIER_NOTE_SHARE = 0.05
+
 AsvDecision = Callable[[Sequence[float], Sequence[float]], str]
 
 
@@ -222,7 +228,16 @@ def compare(
             # judged relative to the runner's common shift (gate.shift): what is left is the
             # change's own effect
             head_samples = [v / machine for v in head_samples]
-            notes.append(f"relative to the runner's shift x{machine:.3f}")
+            if round(machine, 3) != 1.0:
+                notes.append(f"relative to the runner's shift x{machine:.3f}")
+        base_samples, set_aside_b = stats.far_out(base_samples, threshold)
+        head_samples, set_aside_h = stats.far_out(head_samples, threshold)
+        for side, count, total in (
+            ("base", set_aside_b, len(b.samples)),
+            ("head", set_aside_h, len(h.samples)),
+        ):
+            if count >= OUTLIER_NOTE_SHARE * total:
+                notes.append(f"{count} of {total} {side} samples far out (set aside)")
         modes_b, modes_h = stats.bimodality(base_samples), stats.bimodality(head_samples)
         one_sided_modes = bool(modes_b) != bool(modes_h)
         if modes_b and modes_h and stats.same_modes(modes_b, modes_h, threshold / 2):
@@ -283,10 +298,10 @@ def compare(
         if one_sided_modes:
             modes = modes_b or modes_h
             other = h.median / machine if modes_b else b.median
-            mix_only = _within(modes, other)  # type: ignore[arg-type]
+            mix_only = _at_mode(modes, other, widened / 2)  # type: ignore[arg-type]
         elif modes_b and modes_h and not stats.same_modes(modes_b, modes_h, threshold / 2):
-            mix_only = _within(modes_b, statistics.median(head_samples)) and _within(
-                modes_h, statistics.median(base_samples) * machine
+            mix_only = _at_mode(modes_b, statistics.median(head_samples), widened / 2) and (
+                _at_mode(modes_h, statistics.median(base_samples) * machine, widened / 2)
             )
         pending.append(_Pending(len(results), comparison, widened, mix_only))
         results.append(
@@ -355,9 +370,17 @@ def common_shifts(
     return tuple(found)
 
 
-def _within(modes: stats.Modes, median: float) -> bool:
-    """Whether ``median`` lies within ``modes``' two modes (1 % slack)."""
-    return modes.low_median * 0.99 <= median <= modes.high_median * 1.01
+def _at_mode(modes: stats.Modes, median: float, margin: float) -> bool:
+    """Whether ``median`` sits at one of ``modes`` (within the tolerance ``margin``).
+
+    Then a change is the mix of the two modes moving, not a change of either. Anywhere
+    between the modes is not enough: a 2x cluster of outliers makes a "mode" above every
+    regression worth catching (+5 % sits between 1x and 2x).
+    """
+    tolerance = math.log1p(margin)
+    return any(
+        abs(math.log(median / m)) <= tolerance for m in (modes.low_median, modes.high_median)
+    )
 
 
 def _round(value: float | None) -> float | None:
