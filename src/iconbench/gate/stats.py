@@ -358,6 +358,35 @@ def low_mode(samples: Sequence[float], modes: Modes) -> list[float]:
     return [s for s in samples if s < cut]
 
 
+def same_cluster(
+    base: Sequence[float], head: Sequence[float], modes: Modes
+) -> tuple[list[float], list[float]] | None:
+    """Both sides cut where one side's modes split, each keeping that side's larger cluster.
+
+    When only one side shows two modes, the other is often the same mixture with a gap the
+    rule did not see (host overhead spreads over tens of percent): its median then lies
+    between the modes, and the larger mode of one side against the whole other side reads
+    as a change of 20-30 %. Cutting both sides at the same place compares like with like.
+    ``None`` when either side keeps fewer than :data:`MIN_SAMPLES` (the other side sits at
+    the other mode: the mix moved).
+
+    >>> m = Modes(0.7, 1.0, 0.33, 0.36)
+    >>> b, h = same_cluster([0.68, 0.7, 0.72, 0.8, 0.9, 0.98, 1.0, 1.02, 1.04, 1.1, 1.2],
+    ...                     [0.7, 0.71, 1.0, 1.01, 1.02, 1.03, 1.05], m)
+    >>> min(b), min(h)
+    (0.9, 1.0)
+    >>> same_cluster([0.7] * 10, [0.7, 0.71, 1.0, 1.01, 1.02, 1.03, 1.05], m) is None
+    True
+    """
+    cut = math.sqrt(modes.low_median * modes.high_median)
+    low = modes.low_share >= 0.5
+    kept_base = [s for s in base if (s < cut) == low]
+    kept_head = [s for s in head if (s < cut) == low]
+    if min(len(kept_base), len(kept_head)) < MIN_SAMPLES:
+        return None
+    return kept_base, kept_head
+
+
 def majority_mode(samples: Sequence[float], modes: Modes) -> list[float]:
     """The samples of the larger cluster (a bimodal side compared with a one-mode side).
 

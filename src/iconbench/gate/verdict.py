@@ -254,7 +254,10 @@ def compare(
             # one side shows two modes, the other one: the mix moved, or the second mode is
             # rare on one side; a median of a mixture against one mode is not a comparison
             notes.append(f"timing is bimodal ({'base' if modes_b else 'head'} only)")
-            if modes_b:
+            cluster = stats.same_cluster(base_samples, head_samples, modes_b or modes_h)  # type: ignore[arg-type]
+            if cluster is not None:
+                base_samples, head_samples = cluster
+            elif modes_b:
                 base_samples = stats.majority_mode(base_samples, modes_b)
             else:
                 head_samples = stats.majority_mode(head_samples, modes_h)  # type: ignore[arg-type]
