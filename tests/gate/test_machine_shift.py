@@ -138,3 +138,19 @@ def test_config_rejects_a_bad_shift_limit():
     with pytest.raises(IconbenchError, match="max_machine_shift must be > 0"):
         GateConfig.from_dict({"max_machine_shift": 0})
     assert np.isclose(GateConfig.default().max_machine_shift, 0.05)
+
+
+def test_bot_comment_shows_the_shift_and_not_run_apart(measured):
+    from iconbench.bot import render, target
+
+    summary = verdict.compare(measured, _scaled(measured, 1.03))
+    asv = f"{RUN}/asv@432aa3c"
+    absent = verdict.compare(resultset.resolve(asv), resultset.resolve(asv))
+    pr = target.PullRequest.parse("GridTools/gt4py", 1)
+    body = render.render(summary, pr)
+    assert "> Machine shift: device_time: the runner was 3.0 % [" in body
+    line = render.verdict_line(absent)
+    assert "292 not run" in line
+    assert "failed" not in line
+    beyond = verdict.compare(measured, _scaled(measured, 1.08))
+    assert render.verdict_line(beyond).startswith("⚠️ **Not comparable** (device_time: the")

@@ -334,6 +334,7 @@ def context(
         "marker": marker,
         "grid": summary.grid_name,
         "verdict_line": verdict_line(summary),
+        "machine_shift": [_escape(m.line()) for m in summary.machine_shift],
         "pr": pr,
         "sides": [
             {
