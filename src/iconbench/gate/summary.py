@@ -25,6 +25,7 @@ from typing import Any
 
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
+from iconbench.gate.kernels import KernelDiff
 from iconbench.gate.shift import MachineShift
 
 SCHEMA = "iconbench-gate-summary"
@@ -251,6 +252,8 @@ class Summary:
     #: the runner's common shift per metric, from the benchmarks whose code did not change
     #: (the ``machine_shift`` key; empty: no control benchmarks, verdicts are absolute)
     machine_shift: tuple[MachineShift, ...] = ()
+    #: per-kernel diffs of flagged benchmarks (``iconbench compare --kernels``)
+    kernels: tuple[KernelDiff, ...] = ()
 
     @property
     def grid_name(self) -> str:
@@ -266,6 +269,7 @@ class Summary:
         body["openacc"] = self.openacc.as_dict() if self.openacc else None
         body["bisect"] = [dataclasses.asdict(b) for b in self.bisect]
         body["machine_shift"] = [dataclasses.asdict(m) for m in self.machine_shift]
+        body["kernels"] = [k.as_dict() for k in self.kernels]
         return {"schema": SCHEMA, "version": VERSION, **body}
 
     def to_json(self) -> str:
@@ -360,6 +364,7 @@ class Summary:
                 MachineShift(**{**_known(MachineShift, m), "ratio_ci": tuple(m["ratio_ci"])})
                 for m in data.get("machine_shift") or ()
             ),
+            kernels=tuple(KernelDiff.from_dict(k) for k in data.get("kernels") or ()),
         )
 
     @classmethod
