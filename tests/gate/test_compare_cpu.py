@@ -173,7 +173,7 @@ def test_summary_json_round_trip(cpu_results, tmp_path):
     assert data["schema"] == "iconbench-gate-summary"
     assert data["version"] == 1
     assert set(data["counts"]) == {"regression", "improvement", "unchanged", "inconclusive",
-                                   "failed", "new", "gone"}  # fmt: skip
+                                   "failed", "not run", "new", "gone"}  # fmt: skip
     assert Summary.from_json(summary.to_json()) == summary
     assert data["openacc"] is None
 

@@ -167,7 +167,7 @@ def _named(benches: Sequence[Benchmark], limit: int, why: bool = False) -> tuple
 
 
 def _counted(n: int, word: str) -> str:
-    plural = "" if n == 1 or word in {"new", "gone", "failed"} else "s"
+    plural = "" if n == 1 or word in {"new", "gone", "failed", "not run"} else "s"
     return f"{n} {word}{plural}"
 
 
@@ -179,7 +179,7 @@ def verdict_line(summary: Summary) -> str:
     unchanged = counts.get("unchanged", 0)
     others = [
         _counted(counts[key], key if key != "inconclusive" else "inconclusive result")
-        for key in ("inconclusive", "failed", "new", "gone")
+        for key in ("inconclusive", "failed", "new", "gone", "not run")
         if counts.get(key)
     ]
     tail = ", ".join([f"{unchanged} unchanged", *others])
@@ -190,6 +190,9 @@ def verdict_line(summary: Summary) -> str:
             else "no results"
         )
         return f"⚠️ **The benchmark run failed** ({_escape(what)[:200]}): no verdict on this change"
+    if summary.verdict == "not comparable":
+        shifts = "; ".join(m.line() for m in summary.machine_shift if not m.comparable)
+        return f"⚠️ **Not comparable** ({_escape(shifts)[:300]}): measure again"
     if summary.verdict == "regression":
         return (
             f"❌ **{_counted(regressions, 'regression')}**, "
@@ -313,7 +316,11 @@ def context(
             notes.append(
                 {"key": key, "title": title, "n": len(benches), "names": names, "more": more}
             )
-    full = [b for b in summary.benchmarks if detail.full_unchanged or b.verdict != "unchanged"]
+    full = [
+        b
+        for b in summary.benchmarks
+        if detail.full_unchanged or b.verdict not in ("unchanged", "not run")
+    ]
     order = {
         v: i
         for i, v in enumerate(
@@ -327,6 +334,7 @@ def context(
         "marker": marker,
         "grid": summary.grid_name,
         "verdict_line": verdict_line(summary),
+        "machine_shift": [_escape(m.line()) for m in summary.machine_shift],
         "pr": pr,
         "sides": [
             {

@@ -99,6 +99,15 @@ class Compare(Command):
         options.add_out(parser, help="write the summary JSON here")
         options.add_json(parser, help="print the summary JSON instead of the table")
         parser.add_argument("--all", action="store_true", help="table: unchanged ones too")
+        parser.add_argument(
+            "--kernels",
+            nargs=3,
+            action="append",
+            default=[],
+            metavar=("BENCHMARK", "BASE_JSON", "HEAD_JSON"),
+            help="per-kernel records of a benchmark (case|backend|metric) on each side: the "
+            "summary gets its per-kernel diff (repeatable; format in docs/gate.md)",
+        )
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
@@ -139,6 +148,23 @@ class Compare(Command):
         if args.out:
             options.create_dir(args.out.parent, "--out")
         summary = cls._decide(args, base, head, config, history, select, want)
+        if args.kernels:
+            import dataclasses
+
+            from iconbench.gate import kernels
+
+            known = {r.id for r in summary.benchmarks}
+            diffs = []
+            for benchmark, base_json, head_json in args.kernels:
+                if benchmark not in known:
+                    raise IconbenchError(
+                        f"--kernels {benchmark}: no such benchmark in the comparison "
+                        "(case|backend|metric, as the table's ids)"
+                    )
+                diffs.append(
+                    kernels.diff(benchmark, kernels.read(base_json), kernels.read(head_json))
+                )
+            summary = dataclasses.replace(summary, kernels=tuple(diffs))
         if args.out:
             summary.write(args.out)
         if args.json:

@@ -3,6 +3,7 @@ r"""The gate's configuration: thresholds per metric, per-benchmark overrides (``
 ```toml
 fdr = 0.05          # false discovery rate over all gated benchmarks of one comparison
 confidence = 0.95   # level of the ratio's confidence interval
+max_machine_shift = 0.05  # larger common shift of unchanged code: run not comparable
 
 [thresholds]        # relative change that must be caught, per metric
 device_time = 0.05
@@ -60,6 +61,9 @@ class GateConfig:
     thresholds: dict[str, float] = dataclasses.field(default_factory=lambda: DEFAULT_THRESHOLDS)
     gated: dict[str, bool] = dataclasses.field(default_factory=lambda: DEFAULT_GATED)
     overrides: tuple[Override, ...] = ()
+    #: The largest common shift of the benchmarks whose code did not change that the gate
+    #: corrects for (:mod:`iconbench.gate.shift`); beyond it the run is not comparable.
+    max_machine_shift: float = 0.05
 
     @classmethod
     def default(cls) -> GateConfig:
@@ -86,7 +90,7 @@ class GateConfig:
         Traceback (most recent call last):
         iconbench.errors.IconbenchError: gate configuration: unknown metric 'device_tme' ...
         """
-        known = {"fdr", "confidence", "thresholds", "gated", "override"}
+        known = {"fdr", "confidence", "thresholds", "gated", "override", "max_machine_shift"}
         if unknown := sorted(set(data) - known):
             raise IconbenchError(f"{origin}: unknown key(s) {unknown}; known: {sorted(known)}")
         thresholds = dict(DEFAULT_THRESHOLDS)
@@ -124,7 +128,8 @@ class GateConfig:
         confidence = _checked(origin, "confidence", data.get("confidence", 0.95), float)
         if not (0 < fdr < 1 and 0 < confidence < 1):
             raise IconbenchError(f"{origin}: fdr and confidence must lie between 0 and 1")
-        return cls(fdr, confidence, thresholds, gated, tuple(overrides))
+        shift = _checked(origin, "max_machine_shift", data.get("max_machine_shift", 0.05), float)
+        return cls(fdr, confidence, thresholds, gated, tuple(overrides), shift)
 
     def rule(self, benchmark_id: str) -> tuple[float, bool, str]:
         """(threshold, gated, reason of an override) for ``case|backend|metric``."""

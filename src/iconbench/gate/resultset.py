@@ -16,6 +16,14 @@ Metrics: ``device_time`` (asv ``time_device`` / the runner's ``device_s``), ``ho
 (the runner's paired ``host_s - device_s``; from asv, ``time_host`` samples minus the
 ``time_device`` median, as asv keeps no pairs; not on ``embedded``, whose device clock is
 the host clock), ``compile_time`` (cold compile, one value: reported, never gated).
+
+*Not run* is not *failed* (``Entry.not_run`` says why): asv writes ``null`` both for a
+benchmark that raised and for one the run did not select. Where the GPU runner's
+``summary*.json`` of the same commit lies next to the asv directory, its cases are the
+selection and its errors the failures; without it, ``null`` keeps asv's meaning (the
+benchmark raised: failed), as a plain ``asv run`` cannot tell a selection from a crash.
+A ``time_device`` that is ``null`` while ``time_host`` has a value is a backend without a
+device clock (``embedded``): device time *not measured*.
 """
 
 from __future__ import annotations
@@ -52,6 +60,9 @@ class Entry:
     #: The samples per measuring process, where an interleaved check measured the side in
     #: several (their concatenation is ``samples``); empty when one process measured it all.
     groups: tuple[tuple[float, ...], ...] = ()
+    #: Why there are no numbers although nothing failed: not selected by the run, or a
+    #: metric the backend does not have (``None``: measured, or failed with ``error``).
+    not_run: str | None = None
 
     @property
     def key(self) -> str:
@@ -193,6 +204,7 @@ def _asv_set(path: pathlib.Path, *, commit: str | None, grid: str | None, label:
     elif len(grids) > 1:
         raise IconbenchError(f"{file}: results on grids {grids}; pick one with --grid")
     records = [r for r in records if not grids or r.grid == grids[0]]
+    selection = _runner_selection(root.parent, data["commit_hash"])
     params = data.get("params", {})
     machine = {k: str(v) for k, v in params.items() if k in ("machine", "cpu", "gpu", "arch")}
     machine["name"] = machine.pop("machine", "")
@@ -207,12 +219,41 @@ def _asv_set(path: pathlib.Path, *, commit: str | None, grid: str | None, label:
         machine=machine,
         grid=_grid_of(grids[0] if grids else "", data.get("grid")),
         source=str(file),
-        entries=_asv_entries(records),
+        entries=_asv_entries(records, selection),
         results_dir=root,
     )
 
 
-def _asv_entries(records: Iterable[Any]) -> dict[str, Entry]:
+#: (case, backend) -> the error of a failed case (``None``: ran) of a runner's summary.
+Selection = dict[tuple[str, str], str | None]
+
+
+def _runner_selection(directory: pathlib.Path, commit: str) -> Selection | None:
+    """The cases the GPU runner selected for ``commit`` (its ``summary*.json``), else ``None``."""
+    if not (directory / "asv").is_dir() or not any(directory.glob("summary*.json")):
+        return None
+    try:
+        runs = runner_runs(directory)
+    except (OSError, ValueError, IconbenchError):
+        return None
+    found = [p for p, c in runs.items() if c and (c.startswith(commit) or commit.startswith(c))]
+    if not found:
+        return None
+    summary = read_summary(found[-1])
+    selected: Selection = {}
+    for record in summary.get("compile", []):
+        if record.get("error"):
+            selected[record["case"], record["backend"]] = str(record["error"]).splitlines()[0]
+    for case in summary.get("cases", []):
+        selected[case["case"], case["backend"]] = case.get("error")
+    return selected
+
+
+NOT_SELECTED = "not selected by this run"
+NO_DEVICE_CLOCK = "no device time on this backend"
+
+
+def _asv_entries(records: Iterable[Any], selection: Selection | None = None) -> dict[str, Entry]:
     by_kind: dict[tuple[str, str], dict[str, Any]] = {}
     for r in records:
         by_kind.setdefault((r.program, r.backend), {})[r.kind] = r
@@ -221,13 +262,25 @@ def _asv_entries(records: Iterable[Any]) -> dict[str, Entry]:
         fingerprint = None
         if (fp := kinds.get("track_codegen_fingerprint")) and _finite(fp.value):
             fingerprint = f"{int(fp.value):012x}"
+        if selection is not None and (case, backend) not in selection:
+            metrics = ("device_time",) if backend == "embedded" else METRICS[:2]
+            for metric in metrics:
+                e = Entry(case, backend, metric, (), "s", None, not_run=NOT_SELECTED)
+                entries[e.key] = e
+            continue
+        failure = selection.get((case, backend)) if selection else None
         # NaN is asv's "skipped" (not run, or a GPU backend without a GPU): no benchmark there
         kinds = {k: r for k, r in kinds.items() if r.value is None or not math.isnan(r.value)}  # noqa: PLW2901
         device = kinds.get("time_device")
-        if device is not None:
-            entry = _asv_entry(case, backend, "device_time", device, fingerprint)
-            entries[entry.key] = entry
         host = kinds.get("time_host")
+        if device is not None and device.value is None and host is not None and host.value:
+            e = Entry(case, backend, "device_time", (), "s", fingerprint, not_run=NO_DEVICE_CLOCK)
+            entries[e.key] = e
+        elif device is not None:
+            entry = _asv_entry(case, backend, "device_time", device, fingerprint)
+            if failure and entry.error:
+                entry = dataclasses.replace(entry, error=failure)
+            entries[entry.key] = entry
         if host is not None and device is not None and backend != "embedded":
             if host.samples and device.samples:
                 shift = statistics.median(device.samples)
@@ -236,6 +289,8 @@ def _asv_entries(records: Iterable[Any]) -> dict[str, Entry]:
             else:
                 entry = _asv_entry(case, backend, "host_overhead", host, fingerprint)
                 entry = dataclasses.replace(entry, samples=())
+                if failure and entry.error:
+                    entry = dataclasses.replace(entry, error=failure)
             entries[entry.key] = entry
         cold = kinds.get("track_compile_cold")
         if cold is not None and _finite(cold.value):
@@ -416,6 +471,10 @@ def _measured_entries(
         error = case.get("error") or row.get("error")
         device = tuple(m.get("device_s") or ())
         source = m.get("device_source")
+        if not error and not device and m.get("host_s"):
+            e = Entry(*key, "device_time", (), "s", fp, None, source, not_run=NO_DEVICE_CLOCK)
+            entries[e.key] = e
+            continue
         if error or not device:
             e = Entry(*key, "device_time", (), "s", fp, error or "no device samples", source)
             entries[e.key] = e

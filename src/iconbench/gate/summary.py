@@ -25,11 +25,25 @@ from typing import Any
 
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
+from iconbench.gate.kernels import KernelDiff
+from iconbench.gate.shift import MachineShift
 
 SCHEMA = "iconbench-gate-summary"
 VERSION = 1
-VERDICTS = ("regression", "improvement", "unchanged", "inconclusive", "failed", "new", "gone")
+VERDICTS = (
+    "regression",
+    "improvement",
+    "unchanged",
+    "inconclusive",
+    "failed",
+    "not run",
+    "new",
+    "gone",
+)
+#: The run's verdict by exit code; ``not comparable`` (exit 2 as well): the runner's common
+#: shift exceeded ``max_machine_shift`` (see :mod:`iconbench.gate.shift`).
 RUN_VERDICTS = {0: "pass", 1: "regression", 2: "error"}
+NOT_COMPARABLE = "not comparable"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -235,6 +249,11 @@ class Summary:
     generated_by: str = ""
     #: first bad commits of regressions, appended by ``iconbench bisect``
     bisect: tuple[Bisection, ...] = ()
+    #: the runner's common shift per metric, from the benchmarks whose code did not change
+    #: (the ``machine_shift`` key; empty: no control benchmarks, verdicts are absolute)
+    machine_shift: tuple[MachineShift, ...] = ()
+    #: per-kernel diffs of flagged benchmarks (``iconbench compare --kernels``)
+    kernels: tuple[KernelDiff, ...] = ()
 
     @property
     def grid_name(self) -> str:
@@ -249,6 +268,8 @@ class Summary:
         body["benchmarks"] = [dataclasses.asdict(b) for b in self.benchmarks]
         body["openacc"] = self.openacc.as_dict() if self.openacc else None
         body["bisect"] = [dataclasses.asdict(b) for b in self.bisect]
+        body["machine_shift"] = [dataclasses.asdict(m) for m in self.machine_shift]
+        body["kernels"] = [k.as_dict() for k in self.kernels]
         return {"schema": SCHEMA, "version": VERSION, **body}
 
     def to_json(self) -> str:
@@ -324,7 +345,7 @@ class Summary:
             known["notes"] = tuple(d.get("notes", ()))
             return BenchmarkResult(**known)
 
-        if data["verdict"] not in RUN_VERDICTS.values():
+        if data["verdict"] not in (*RUN_VERDICTS.values(), NOT_COMPARABLE):
             raise ValueError(f"verdict {data['verdict']!r}")
         return cls(
             created=data["created"],
@@ -339,6 +360,11 @@ class Summary:
             error=data.get("error"),
             generated_by=str(data.get("generated_by") or ""),
             bisect=tuple(Bisection(**_known(Bisection, b)) for b in data.get("bisect") or ()),
+            machine_shift=tuple(
+                MachineShift(**{**_known(MachineShift, m), "ratio_ci": tuple(m["ratio_ci"])})
+                for m in data.get("machine_shift") or ()
+            ),
+            kernels=tuple(KernelDiff.from_dict(k) for k in data.get("kernels") or ()),
         )
 
     @classmethod

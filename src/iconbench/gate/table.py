@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from iconbench.gate.summary import BenchmarkResult, Summary
 
-ORDER = ("regression", "failed", "inconclusive", "improvement", "new", "gone", "unchanged")
+ORDER = (
+    "regression",
+    "failed",
+    "inconclusive",
+    "improvement",
+    "new",
+    "gone",
+    "not run",
+    "unchanged",
+)
 MARKS = {
     "regression": "+",
     "improvement": "-",
     "unchanged": " ",
     "inconclusive": "?",
     "failed": "!",
+    "not run": ".",
     "new": "n",
     "gone": "g",
 }
@@ -64,12 +74,13 @@ def render(summary: Summary, *, everything: bool = False) -> str:
         f"grid {summary.base.grid.name}; thresholds "
         + ", ".join(f"{m} {t:.0%}" for m, t in summary.settings.thresholds.items())
         + f"; FDR {summary.settings.fdr:.0%}",
+        *(f"machine shift: {m.line()}" for m in summary.machine_shift),
         "",
         f"  {'verdict':<12} {'benchmark':<70} {'base':>10} {'head':>10} "
         f"{'ratio [95% CI]':<26} {'q':<9} notes",
     ]
     rows = sorted(summary.benchmarks, key=lambda r: (ORDER.index(r.verdict), r.id))
-    shown = [r for r in rows if everything or r.verdict != "unchanged"]
+    shown = [r for r in rows if everything or r.verdict not in ("unchanged", "not run")]
     known = [r for r in shown if _known_failure(r)]
     if not everything:
         shown = [r for r in shown if r.gated or r.verdict in ("failed", "new", "gone")]
@@ -78,7 +89,16 @@ def render(summary: Summary, *, everything: bool = False) -> str:
     hidden = len(rows) - len(shown)
     if hidden:
         failing = f", {len(known)} failing on both sides" if known and not everything else ""
-        lines.append(f"  ({hidden} not shown: unchanged, not gated{failing}; --all shows them)")
+        absent = summary.counts.get("not run", 0)
+        absent_text = f", {absent} not run" if absent and not everything else ""
+        lines.append(
+            f"  ({hidden} not shown: unchanged, not gated{absent_text}{failing}; --all shows them)"
+        )
+    if summary.kernels:
+        from iconbench.gate import kernels
+
+        for kernel_diff in summary.kernels:
+            lines += ["", kernels.render(kernel_diff)]
     counts = ", ".join(f"{n} {v}" for v, n in summary.counts.items() if n)
     lines += ["", f"{summary.verdict.upper()}: {counts or 'nothing compared'}"]
     return "\n".join(lines)

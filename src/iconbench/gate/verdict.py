@@ -3,9 +3,14 @@
 Per benchmark (``case|backend|metric``, see :mod:`iconbench.gate.resultset`):
 
 - only on head: **new**; only on base: **gone**;
+- not selected by a side's run, or a metric the backend does not have (``embedded`` has no
+  device time): **not run** (never failed; the note says which side and why);
 - an error on a side (did not compile or run): **failed** (``error`` says which side);
 - not gated (compile time, an override) or fewer than 5 samples: the ratio is reported,
   the verdict is described by the ratio alone and never fails the run;
+- far-out samples (Tukey's far-out fences on log times, :func:`iconbench.gate.stats.far_out`)
+  are set aside on each side before modes and tests: a cluster of 2x outliers is neither
+  a second code path nor evidence of a change;
 - otherwise the interval test of :mod:`iconbench.gate.stats` against the threshold (widened
   by base's history), Benjamini-Hochberg over all gated benchmarks compared at once:
   **regression** / **improvement** when the change beyond the tolerance margin is a
@@ -19,6 +24,12 @@ mix of modes is not a regression; on one side only: its larger mode is compared,
 change that only moves the mix is inconclusive), ``history is noisy``,
 ``device clock differs``, ``same samples on both sides``.
 
+Machine shift: where both sides record codegen fingerprints, the benchmarks whose code is
+identical estimate the runner's common shift per metric (:mod:`iconbench.gate.shift`);
+every benchmark of that metric is then judged relative to it (head's samples divided by the
+shift), and a shift beyond ``max_machine_shift`` makes the run **not comparable** (exit 2,
+no per-benchmark verdicts fail it). Without enough controls the verdicts are absolute.
+
 The run fails (exit 1) on a gated regression or a benchmark that fails on head but not on
 base.
 """
@@ -29,13 +40,16 @@ import dataclasses
 import datetime
 import functools
 import math
+import statistics
 from collections.abc import Callable, Sequence
 
 from iconbench import __version__
 from iconbench.gate import processes, stats
+from iconbench.gate import shift as machine_shift
 from iconbench.gate.config import GateConfig
 from iconbench.gate.resultset import Entry, ResultSet, check_comparable
 from iconbench.gate.summary import (
+    NOT_COMPARABLE,
     VERDICTS,
     BenchmarkResult,
     OpenACC,
@@ -54,8 +68,9 @@ class _Pending:
     index: int
     comparison: stats.Comparison
     threshold: float
-    #: one side bimodal: (its faster and slower mode, the other side's median)
-    mix: tuple[float, float, float] | None = None
+    #: a side's typical time sits within the other side's two modes: a change is only a
+    #: moved mix of modes, never a regression or improvement
+    mix_only: bool = False
 
 
 def _numbers(entry: Entry | None, confidence: float) -> SideNumbers | None:
@@ -122,6 +137,9 @@ def history_medians(history: Sequence[ResultSet], key: str) -> list[float]:
     return medians
 
 
+#: A side with at least this share of its samples set aside as far out gets a note.
+OUTLIER_NOTE_SHARE = 0.05
+
 AsvDecision = Callable[[Sequence[float], Sequence[float]], str]
 
 
@@ -139,6 +157,8 @@ def compare(
     config = config or GateConfig.default()
     check_comparable(base, head)
     keys = sorted(k for k in set(base.entries) | set(head.entries) if select(k))
+    shifts = common_shifts(base, head, keys, config)
+    factor = {s.metric: s.ratio for s in shifts if s.comparable}
     results: list[BenchmarkResult] = []
     pending: list[_Pending] = []
     for key in keys:
@@ -166,6 +186,20 @@ def compare(
                 )
             )
             continue
+        absent = [(name, e.not_run) for name, e in (("base", b), ("head", h)) if e.not_run]
+        if absent and not (h.error and not h.not_run):
+            reason = "; ".join(f"{why} ({name})" for name, why in absent)
+            results.append(
+                BenchmarkResult(
+                    **common,
+                    gated=False,
+                    threshold=threshold,
+                    **empty,
+                    verdict="not run",
+                    notes=(*notes, reason),
+                )
+            )
+            continue
         if b.error or h.error:
             sides = [f"{name}: {e.error}" for name, e in (("base", b), ("head", h)) if e.error]
             if b.error and not h.error:
@@ -189,17 +223,41 @@ def compare(
         if b.samples == h.samples and len(b.samples) > 1:
             notes.append("same samples on both sides (not measured again)")
         base_samples, head_samples = list(b.samples), list(h.samples)
+        machine = factor.get(metric, 1.0)
+        if machine != 1.0:
+            # judged relative to the runner's common shift (gate.shift): what is left is the
+            # change's own effect
+            head_samples = [v / machine for v in head_samples]
+            if round(machine, 3) != 1.0:
+                notes.append(f"relative to the runner's shift x{machine:.3f}")
+        base_samples, set_aside_b = stats.far_out(base_samples, threshold)
+        head_samples, set_aside_h = stats.far_out(head_samples, threshold)
+        for side, count, total in (
+            ("base", set_aside_b, len(b.samples)),
+            ("head", set_aside_h, len(h.samples)),
+        ):
+            if count >= OUTLIER_NOTE_SHARE * total:
+                notes.append(f"{count} of {total} {side} samples far out (set aside)")
         modes_b, modes_h = stats.bimodality(base_samples), stats.bimodality(head_samples)
         one_sided_modes = bool(modes_b) != bool(modes_h)
-        if modes_b and modes_h:
+        if modes_b and modes_h and stats.same_modes(modes_b, modes_h, threshold / 2):
             notes.append("timing is bimodal")
             base_samples = stats.low_mode(base_samples, modes_b)
             head_samples = stats.low_mode(head_samples, modes_h)
+        elif modes_b and modes_h:
+            # the sides split at different gaps (a cluster of outliers on one, a second code
+            # path on the other): the larger cluster of each side is its typical time
+            notes.append("timing is bimodal (different modes on the two sides)")
+            base_samples = stats.majority_mode(base_samples, modes_b)
+            head_samples = stats.majority_mode(head_samples, modes_h)
         elif one_sided_modes:
             # one side shows two modes, the other one: the mix moved, or the second mode is
             # rare on one side; a median of a mixture against one mode is not a comparison
             notes.append(f"timing is bimodal ({'base' if modes_b else 'head'} only)")
-            if modes_b:
+            cluster = stats.same_cluster(base_samples, head_samples, modes_b or modes_h)  # type: ignore[arg-type]
+            if cluster is not None:
+                base_samples, head_samples = cluster
+            elif modes_b:
                 base_samples = stats.majority_mode(base_samples, modes_b)
             else:
                 head_samples = stats.majority_mode(head_samples, modes_h)  # type: ignore[arg-type]
@@ -221,7 +279,7 @@ def compare(
             )
         positive = min(b.median or 0.0, h.median or 0.0) > 0
         if not gated or not enough or not positive:
-            ratio = (h.median / b.median) if positive else None
+            ratio = (h.median / b.median / machine) if positive else None
             if gated and not enough and not too_few_processes:
                 notes.append(f"fewer than {stats.MIN_SAMPLES} samples: not gated")
             elif gated and not positive:
@@ -245,8 +303,9 @@ def compare(
             continue
         if processes.usable(b.groups) and processes.usable(h.groups):
             # an interleaved check: each side in several processes, the process the unit
+            head_groups = [tuple(v / machine for v in g) for g in h.groups]
             comparison = processes.compare(
-                b.groups, h.groups, margin=widened / 2, confidence=config.confidence
+                b.groups, head_groups, margin=widened / 2, confidence=config.confidence
             )
             notes.append(
                 f"{len(b.groups)}+{len(h.groups)} processes: the spread between them counts"
@@ -263,19 +322,25 @@ def compare(
                 f"ratio of medians outside the interval [{low:.3f}, {high:.3f}]: the samples "
                 f"changed shape, typical shift {comparison.shift:.3f} (Hodges-Lehmann)"
             )
-        mix = None
+        mix_only = False
         if one_sided_modes:
             modes = modes_b or modes_h
-            other = h.median if modes_b else b.median
-            mix = (modes.low_median, modes.high_median, other)  # type: ignore[union-attr]
-        pending.append(_Pending(len(results), comparison, widened, mix))
+            other = h.median / machine if modes_b else b.median
+            mix_only = _at_mode(modes, other, widened / 2)  # type: ignore[arg-type]
+        elif modes_b and modes_h and not stats.same_modes(modes_b, modes_h, threshold / 2):
+            mix_only = _at_mode(modes_b, statistics.median(head_samples), widened / 2) and (
+                _at_mode(modes_h, statistics.median(base_samples) * machine, widened / 2)
+            )
+        pending.append(_Pending(len(results), comparison, widened, mix_only))
         results.append(
             BenchmarkResult(
                 **common,
                 gated=True,
                 threshold=widened,
                 # bimodal: the modes compared give the ratio shown
-                ratio=_round(comparison.ratio if (modes_b or modes_h) else h.median / b.median),
+                ratio=_round(
+                    comparison.ratio if (modes_b or modes_h) else h.median / b.median / machine
+                ),
                 ratio_ci=(_round(comparison.ratio_ci[0]), _round(comparison.ratio_ci[1])),  # type: ignore[arg-type]
                 p_value=comparison.p_value,
                 q_value=None,
@@ -292,14 +357,58 @@ def compare(
             verdict = "unchanged"
         else:
             verdict = "inconclusive"
-        if item.mix and verdict in ("regression", "improvement"):
-            low, high, other = item.mix
-            if low * 0.99 <= other <= high * 1.01:
-                # the single-mode side sits at one of the other side's modes: the mix of
-                # modes moved, which is not a change of either mode
-                verdict = "inconclusive"
+        if item.mix_only and verdict in ("regression", "improvement"):
+            # a side sits at one of the other side's modes: the mix of modes moved, which is
+            # not a change of either mode
+            verdict = "inconclusive"
         results[item.index] = dataclasses.replace(results[item.index], q_value=q, verdict=verdict)
-    return assemble(base, head, config, results, openacc=openacc)
+    return assemble(base, head, config, results, openacc=openacc, shifts=shifts)
+
+
+def common_shifts(
+    base: ResultSet, head: ResultSet, keys: Sequence[str], config: GateConfig
+) -> tuple[machine_shift.MachineShift, ...]:
+    """The runner's shift per gated metric, from the benchmarks with equal fingerprints."""
+    controls: dict[str, dict[str, tuple[float, float]]] = {}
+    changed: dict[str, int] = {}
+    for key in keys:
+        b, h = base.entries.get(key), head.entries.get(key)
+        if b is None or h is None or not b.fingerprint or not h.fingerprint:
+            continue
+        if not b.median or not h.median or b.error or h.error:
+            continue
+        metric = b.metric
+        if not config.gated.get(metric) or len(b.samples) < stats.MIN_SAMPLES:
+            continue
+        if b.fingerprint != h.fingerprint:
+            changed[metric] = changed.get(metric, 0) + 1
+        else:
+            controls.setdefault(metric, {})[key] = (b.median, h.median)
+    found = []
+    for metric in sorted(controls):
+        estimate = machine_shift.estimate(
+            metric,
+            controls[metric],
+            changed.get(metric, 0),
+            limit=config.max_machine_shift,
+            confidence=config.confidence,
+        )
+        if estimate is not None:
+            found.append(estimate)
+    return tuple(found)
+
+
+def _at_mode(modes: stats.Modes, median: float, margin: float) -> bool:
+    """Whether ``median`` sits at one of ``modes`` (within the tolerance ``margin``).
+
+    Then a change is the mix of the two modes moving, not a change of either. Anywhere
+    between the modes is not enough: a 2x cluster of outliers makes a "mode" above every
+    regression worth catching (+5 % sits between 1x and 2x).
+    """
+    tolerance = math.log1p(margin)
+    return any(
+        abs(math.log(median / m)) <= tolerance for m in (modes.low_median, modes.high_median)
+    )
 
 
 def _round(value: float | None) -> float | None:
@@ -328,6 +437,7 @@ def assemble(
     *,
     openacc: OpenACC | None = None,
     decides: Callable[[BenchmarkResult], bool] = fails_run,
+    shifts: Sequence[machine_shift.MachineShift] = (),
 ) -> Summary:
     """The summary document: counts over gated benchmarks, run verdict and exit code.
 
@@ -336,11 +446,13 @@ def assemble(
     """
     counts = dict.fromkeys(VERDICTS, 0)
     for r in results:
-        if r.gated or r.verdict in ("failed", "new", "gone"):
+        if r.gated or r.verdict in ("failed", "not run", "new", "gone"):
             counts[r.verdict] += 1
     failing = any(decides(r) for r in results)
     error = run_error(results)
     verdict, exit_code = ("error", 2) if error else ("regression", 1) if failing else ("pass", 0)
+    if not error and any(not s.comparable for s in shifts):
+        verdict, exit_code = NOT_COMPARABLE, 2
     return Summary(
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         verdict=verdict,
@@ -357,6 +469,7 @@ def assemble(
         openacc=openacc,
         error=error,
         generated_by=f"iconbench {__version__} compare",
+        machine_shift=tuple(shifts),
     )
 
 

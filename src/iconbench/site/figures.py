@@ -8,6 +8,8 @@ from typing import Any
 from iconbench.site import plots
 
 GOAL_COLOUR, PARITY_COLOUR, OPENACC_COLOUR = "#1a7f37", "#555555", "#c62828"
+#: Marker of a change point of the device-time history (iconbench.history.changepoints).
+CHANGE_COLOUR = "#e65100"
 
 
 def speedup_chart(section: Mapping[str, Any]) -> str:
@@ -156,6 +158,11 @@ def program_charts(section: Mapping[str, Any], variant: Mapping[str, Any]) -> li
             markers += [
                 plots.Marker(c["index"], f"{c['backend']} code {c['to'][:6]}")
                 for c in variant["fingerprint_changes"]
+            ] + [
+                plots.Marker(
+                    c["index"], f"{c['backend']} step x{c['magnitude']:.2f}", CHANGE_COLOUR
+                )
+                for c in variant.get("change_points", ())
             ]
         values = [v for values in series.values() for v in values]
         values += [r.value for r in references]

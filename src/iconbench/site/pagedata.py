@@ -23,6 +23,7 @@ from iconbench.baselines import gt4py_timings, speedup
 from iconbench.baselines.format import Baseline
 from iconbench.baselines.mapping import TimerProgramMapping
 from iconbench.errors import IconbenchError
+from iconbench.history import changepoints
 from iconbench.site.history import Measured, Run, Target, slug
 
 #: Backends the overview compares with OpenACC when a run has them (else: all it has).
@@ -665,6 +666,7 @@ def program_history(
                         for backend, points in sorted(per_backend.items())
                     },
                     "fingerprint_changes": _fingerprint_changes(per_backend, history),
+                    "change_points": _change_points(per_backend, history),
                     "openacc": acc,
                     "latest": [
                         case_row(history[max(points)], points[max(points)])
@@ -705,6 +707,19 @@ def _regime_changes(
                 )
             previous = regime
     return changes
+
+
+def _change_points(
+    per_backend: Mapping[str, Mapping[int, Measured]], history: Sequence[Run]
+) -> list[dict[str, Any]]:
+    """Steps in each backend's device time (iconbench.history.changepoints), oldest first."""
+    found = []
+    commits = [short(r.commit) for r in history]
+    for backend, points in sorted(per_backend.items()):
+        values = [points[i].device_s if i in points else None for i in range(len(history))]
+        for point in changepoints.detect(values, commits):
+            found.append({"backend": backend, **dataclasses.asdict(point)})
+    return found
 
 
 def _fingerprint_changes(

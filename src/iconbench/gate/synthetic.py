@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""Simulation study of the regression gate: false alarms and power, against asv and Bencher.
+"""Simulation study of the gate on a synthetic noise model, against asv and Bencher.
 
 Synthetic result sets with known effects, noise shaped like the measured H100 samples of
 ``results/h100/work/session.jsonl`` (the held CUDA-event clock):
@@ -7,40 +6,34 @@ Synthetic result sets with known effects, noise shaped like the measured H100 sa
 - within a run: the pooled standardised log residuals of every measured case (their heavy
   right tail holds the real outliers, 1.2-2.4x the median), scaled per benchmark by a
   robust spread drawn from the measured cases (median ~0.06 %), or fixed at 2 %;
-- between runs: a per-run offset with the spread of the medians of the 19 cases measured
-  twice (result sets fd920c0 and 412cde3);
+- between runs: a per-run offset with the spread of the medians of the cases measured
+  twice;
 - one bimodal program, shaped like the measured ``calculate_divdamp_fields`` on gtfn_gpu
   (two modes, the share of the slow mode changing from run to run).
 
-Each run compares a base and a head result set of 400 benchmarks (50 samples each, as
-``ci/gpu_suite.py measure`` takes 100 and asv 10-200) with three decisions on the same
-data: this gate (:func:`iconbench.gate.verdict.compare`, the code ``iconbench compare``
-runs), asv's (``asv continuous``: factor 1.1 and Mann-Whitney p < 0.002, asv's own
-functions) and Bencher's percentage threshold (+10 % over the mean of up to 64 earlier medians,
-as icon4py's CI uses it). Prints a Markdown table (docs/gate.md holds its output).
-
-    python ci/gate_simulation.py              # ~5 minutes on 2 busy cores
-    python ci/gate_simulation.py --runs 50    # quicker, wider uncertainty
+Each run compares a base and a head result set of 400 benchmarks (50 samples each) with
+three decisions on the same data: this gate (:func:`iconbench.gate.verdict.compare`, the
+code ``iconbench compare`` runs), asv's (``asv continuous``: factor 1.1 and Mann-Whitney
+p < 0.002, asv's own functions) and Bencher's percentage threshold (+10 % over the mean of
+up to 64 earlier medians, as icon4py's CI uses it). ``iconbench simulate-gate --synthetic``
+prints the Markdown table (docs/gate.md holds its output); the study on re-sampled real
+samples is :mod:`iconbench.gate.simulation`.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import multiprocessing
 import pathlib
-import sys
-import time
+from collections.abc import Callable
 
 import numpy as np
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-
-from iconbench.gate import asv_decision, stats, verdict  # noqa: E402
-from iconbench.gate.resultset import Entry, ResultSet  # noqa: E402
-from iconbench.gate.summary import Grid  # noqa: E402
+from iconbench.gate import asv_decision, stats, verdict
+from iconbench.gate.resultset import Entry, ResultSet
+from iconbench.gate.simulation import upper95
+from iconbench.gate.summary import Grid
 
 BENCHMARKS = 400
 SAMPLES = 50
@@ -163,60 +156,45 @@ SCENARIOS = {
 }
 
 
-def upper95(k: int, n: int) -> float:
-    """One-sided 95 % Clopper-Pearson upper bound of a rate of k in n."""
-    from scipy import stats as scipy_stats
-
-    return 1.0 if k == n else float(scipy_stats.beta.ppf(0.95, k + 1, n - k))
-
-
-def main() -> int:
-    """Fit the noise model, run every scenario, print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=300, help="runs per no-change scenario")
-    parser.add_argument("--power-runs", type=int, default=30, help="runs per regression scenario")
-    parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument(
-        "--session", type=pathlib.Path, default=ROOT / "results/h100/work/session.jsonl"
-    )
-    args = parser.parse_args()
-    start = time.perf_counter()
-    model = noise_model(args.session)
-    print(
-        f"noise model from {args.session.relative_to(ROOT)}: {model['cases']} cases "
+def study(
+    session: pathlib.Path,
+    *,
+    runs: int = 300,
+    power_runs: int = 30,
+    processes: int = 2,
+    emit: Callable[[str], None] = print,
+) -> None:
+    """Fit the noise model from ``session``, run every scenario, emit the table line by line."""
+    model = noise_model(session)
+    emit(
+        f"noise model from {session}: {model['cases']} cases "
         f"(held clock), {len(model['residuals'])} residuals; robust spread median "
         f"{np.median(model['spreads']):.3%}, 95th percentile "
         f"{np.percentile(model['spreads'], 95):.3%}; run-to-run spread {model['run_sd']:.3%} "
         f"({model['repeats']} cases measured twice); bimodal shape {model['bimodal']}\n"
     )
-    print("| scenario | runs | gate | asv continuous | Bencher +10 % |")
-    print("| --- | --- | --- | --- | --- |")
-    with multiprocessing.Pool(args.processes) as pool:
+    emit("| scenario | runs | gate | asv continuous | Bencher +10 % |")
+    emit("| --- | --- | --- | --- | --- |")
+    with multiprocessing.get_context("spawn").Pool(processes) as pool:
         for number, (name, scenario) in enumerate(SCENARIOS.items()):
-            runs = args.runs if scenario["regressed"] == 0 else args.power_runs
-            tasks = [(1000 * number + i, scenario, model) for i in range(runs)]
+            count = runs if scenario["regressed"] == 0 else power_runs
+            tasks = [(1000 * number + i, scenario, model) for i in range(count)]
             results = pool.map(one_run, tasks)
             if scenario["regressed"] == 0:
                 cells = []
                 for who in ("gate", "asv", "bencher"):
                     alarms = sum(1 for r in results if r[f"{who}_false"] > 0)
                     cells.append(
-                        f"false alarm in {alarms}/{runs} runs "
-                        f"({alarms / runs:.1%}, ≤ {upper95(alarms, runs):.1%})"
+                        f"false alarm in {alarms}/{count} runs "
+                        f"({alarms / count:.1%}, ≤ {upper95(alarms, count):.1%})"
                     )
                 noted = sum(r["bimodal_noted"] for r in results)
-                cells[0] += f"; bimodal noted {noted}/{runs}"
+                cells[0] += f"; bimodal noted {noted}/{count}"
             else:
-                total = runs * scenario["regressed"]
+                total = count * scenario["regressed"]
                 cells = []
                 for who in ("gate", "asv", "bencher"):
                     caught = sum(r[f"{who}_caught"] for r in results)
                     false = sum(r[f"{who}_false"] for r in results)
-                    cells.append(f"caught {caught / total:.1%}, {false} false in {runs} runs")
-            print(f"| {name} | {runs} | " + " | ".join(cells) + " |", flush=True)
-    print(f"\n{time.perf_counter() - start:.0f} s")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+                    cells.append(f"caught {caught / total:.1%}, {false} false in {count} runs")
+            emit(f"| {name} | {count} | " + " | ".join(cells) + " |")
