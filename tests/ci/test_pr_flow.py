@@ -126,3 +126,26 @@ def test_the_gate_the_bot_and_the_site_follow(pr_check):
     expected = {"pass": "success", "regression": "failure"}[summary["verdict"]]
     assert state.statuses[-1]["state"] == expected
     assert (out / "site" / "index.html").exists()
+
+
+def test_the_check_measures_no_granule(pr_check):
+    """``--programs`` names programs: the check measures those cases and nothing else."""
+    _, out, _, _, _ = pr_check
+    for side in ("base", "head"):
+        rows = [json.loads(line) for line in (out / side / "work" / "session.jsonl").open()]
+        assert {row["case"] for row in rows} == {"compute_tangential_wind[default]"}
+
+
+@pytest.mark.parametrize(("asked", "defined"), [("", False), ("1", True)])
+def test_asv_defines_the_granules_only_when_asked(asked, defined):
+    """``asv continuous main HEAD`` never starts the granules unless ICONBENCH_GRANULES=1."""
+    probe = (
+        "import runpy, sys; module = runpy.run_path(sys.argv[1]); "
+        "print('Granules' in module)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(REPO / "benchmarks" / "granules.py")],
+        env=dict(os.environ, ICONBENCH_GRANULES=asked, ICONBENCH_CATALOG="0"),
+        check=True, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.stdout.strip().splitlines()[-1] == str(defined)
