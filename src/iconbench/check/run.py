@@ -36,6 +36,8 @@ class Request:
     pr: int = 0
     comment_args: tuple[str, ...] = ()
     site: bool = False
+    #: a JSON-lines file to append this check's facts and phases to (a record of many checks)
+    record: pathlib.Path | None = None
 
 
 def _iconbench(*args: str, env: dict[str, str] | None = None) -> list[str]:
@@ -124,7 +126,12 @@ def run(request: Request) -> int:
             _run(_iconbench("publish", str(base.out / "asv"), str(head.out / "asv"),
                             "--gate", str(out / "gate-summary.json"), "--out",
                             str(out / "site")), "site")  # fmt: skip
+    timeline.facts["exit"] = status
     timeline.write()
+    if request.record is not None:
+        request.record.parent.mkdir(parents=True, exist_ok=True)
+        with request.record.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(timeline.as_dict(), sort_keys=True) + "\n")
     return status
 
 

@@ -64,6 +64,11 @@ class Check(Command):
             help="passed to 'iconbench comment' (repeat), e.g. --comment-arg=--dry-run",
         )
         parser.add_argument("--site", action="store_true", help="build OUT/site (the artifact)")
+        parser.add_argument(
+            "--record",
+            type=pathlib.Path,
+            help="append the check's facts and phase times as one JSON line to this file",
+        )
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
@@ -107,5 +112,6 @@ class Check(Command):
             pr=args.pr,
             comment_args=tuple(args.comment_arg),
             site=args.site,
+            record=args.record,
         )
         return run(request)
