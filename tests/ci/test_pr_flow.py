@@ -149,3 +149,59 @@ def test_asv_defines_the_granules_only_when_asked(asked, defined):
         check=True, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.stdout.strip().splitlines()[-1] == str(defined)
+
+
+@pytest.mark.slow
+def test_a_regression_with_a_failing_bot_exits_1_and_builds_the_site(tmp_path, git):
+    """The gate's exit status survives a bot that cannot post, and the site is built anyway.
+
+    A gt4py pull request adds 200 µs of host work to every program call (about 7x the host
+    overhead of compute_tangential_wind on gtfn_cpu); the bot's token is refused (401).
+    """
+    import gt4py
+    from tests.bot.fake_github import FakeGitHub, State
+
+    repo = tmp_path / "gt4py"
+    shutil.copytree(pathlib.Path(gt4py.__file__).parent, repo / "src" / "gt4py",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    (repo / "pyproject.toml").write_text('[project]\nname = "gt4py"\nversion = "1.2.1"\n')
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "slow")
+    decorator = repo / "src/gt4py/next/ffront/decorator.py"
+    text = decorator.read_text()
+    # the top of Program.__call__ (the one whose enable_jit falls back to the options)
+    anchor = (
+        "        if offset_provider is None:\n            offset_provider = {}\n        enable_jit"
+        " = self.compilation_options.enable_jit if enable_jit is None else enable_jit\n"
+    )
+    assert text.count(anchor) == 1
+    decorator.write_text(text.replace(
+        anchor,
+        "        import time as _t\n        _end = _t.perf_counter() + 200e-6\n"
+        "        while _t.perf_counter() < _end:\n            pass\n" + anchor,
+    ))  # fmt: skip
+    git(repo, "commit", "-qam", "200 us more host work per call")
+    head = git(repo, "rev-parse", "slow")
+    state = State(owner="GridTools", repo="gt4py", number=9, head_sha=head, token=TOKEN)
+    out = tmp_path / "check"
+    with FakeGitHub(state) as github:
+        env = dict(os.environ, ICONBENCH_PYTHON=sys.executable, ICONBENCH_GITHUB_URL=github.url,
+                   ICONBENCH_GITHUB_TOKEN="ghp_refused0123456789")  # fmt: skip
+        env.pop("GITHUB_TOKEN", None)
+        done = subprocess.run(
+            ["bash", str(REPO / "ci" / "pr-check"), "--component", "gt4py", "--repo", str(repo),
+             "--base", "main", "--head", "slow", "--out", str(out), "--repository",
+             "GridTools/gt4py", "--pr", "9", "--dry-run",
+             "--programs", r"^compute_tangential_wind\["],
+            env=env, check=False, capture_output=True, text=True, timeout=1200,
+        )  # fmt: skip
+    assert done.returncode == 1, done.stderr[-3000:]
+    summary = json.loads((out / "gate-summary.json").read_text())
+    assert summary["verdict"] == "regression"
+    check = json.loads((out / "check.json").read_text())
+    assert check["comment_exit"] == 2
+    assert "the bot could not post" in done.stderr
+    assert (out / "site" / "index.html").exists()
+    assert state.comments == {}

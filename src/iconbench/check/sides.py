@@ -35,9 +35,11 @@ class Side:
         """The environment of this side's processes: its sources first, then iconbench's.
 
         A fixed hash seed: dict and set iteration order (and with it gt4py's host path) is the
-        same in every process of the check.
+        same in every process of the check. The check chooses the build cache (``--stack``),
+        so a cache directory set for the whole runner does not apply to it.
         """
         env = dict(os.environ if base is None else base)
+        env.pop("GT4PY_BUILD_CACHE_DIR", None)
         paths = [str(p) for p in self.sources] + [str(REPO_ROOT / "src")]
         if env.get("PYTHONPATH"):
             paths.append(env["PYTHONPATH"])
