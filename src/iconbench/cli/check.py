@@ -38,9 +38,7 @@ class Check(Command):
         parser.add_argument("--one-variant", action="store_true", help="first variant only")
         parser.add_argument("--full", action="store_true", help="select everything")
         options.add_jobs(parser, default_help="cores")
-        parser.add_argument("--samples", type=int, default=50, help="timed calls per round")
-        parser.add_argument("--max-s", type=float, default=0.5, help="max sampling s per case")
-        parser.add_argument("--warmup-s", type=float, default=0.1, help="warm-up s per case")
+        options.add_sampling(parser, samples=50, max_s=0.5, warmup_s=0.1)
         parser.add_argument(
             "--min-blocks", type=int, default=2, help="blocks of 4 rounds at least (ABBA BAAB)"
         )

@@ -459,6 +459,17 @@ def add_jobs(parser: argparse.ArgumentParser, *, default_help: str) -> None:
     )
 
 
+def add_sampling(
+    parser: argparse.ArgumentParser, *, samples: int, max_s: float, warmup_s: float
+) -> None:
+    """``--samples``, ``--max-s``, ``--warmup-s``: how long each case is measured (per process)."""
+    parser.add_argument("--samples", type=int, default=samples, help="timed calls per case")
+    parser.add_argument("--max-s", type=float, default=max_s, help="max sampling s per case")
+    parser.add_argument(
+        "--warmup-s", type=float, default=warmup_s, help="synchronised warm-up seconds per case"
+    )
+
+
 def add_out(
     parser: argparse.ArgumentParser,
     *,

@@ -84,11 +84,7 @@ class Suite(Command):
         parser.add_argument(
             "--budget", type=float, help="seconds after which no compile or case starts"
         )
-        parser.add_argument("--samples", type=int, default=100, help="timed calls per case")
-        parser.add_argument("--max-s", type=float, default=5.0, help="max sampling s per case")
-        parser.add_argument(
-            "--warmup-s", type=float, default=0.5, help="synchronised warm-up seconds per case"
-        )
+        options.add_sampling(parser, samples=100, max_s=5.0, warmup_s=0.5)
         parser.add_argument(
             "--crosscheck", type=int, default=3, help="cases per backend cross-checked"
         )

@@ -389,13 +389,18 @@ def _session_rows(root: pathlib.Path, until: float) -> dict[tuple[str, str], dic
     return rows
 
 
+#: The reference work's time on the CPU host overhead is scaled to (about an H100 host's).
+REFERENCE_S = 30e-6
+
+
 def _joined(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     """One row of a check's rounds: samples joined, each process's kept in ``groups``.
 
-    A process's host overhead is scaled by how fast its CPU ran Python meanwhile (the median
-    of its :func:`~iconbench.timing.measurement.reference_work` times, relative to that of all
-    rounds): a shared host's CPU that ran every process of one block 1.7x slower is then not
-    a change of the code's host overhead, while a change of gt4py's call path, which the
+    A process's host overhead is scaled by how fast its CPU ran Python meanwhile: to what it
+    would be where :func:`~iconbench.timing.measurement.reference_work` takes
+    :data:`REFERENCE_S` (the median of the process's own reference times against that). Base
+    and head are scaled alike, so a shared host's CPU that ran some processes 1.7x slower is
+    not a change of the code's host overhead, while a change of gt4py's call path, which the
     reference work does not run, still is.
     """
     device = [tuple(r["measurement"].get("device_s") or ()) for r in rounds]
@@ -403,8 +408,7 @@ def _joined(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     references = [r["measurement"].get("reference_s") or () for r in rounds]
     speed = [1.0] * len(rounds)
     if all(references):
-        typical = statistics.median(t for ref in references for t in ref)
-        speed = [typical / statistics.median(ref) for ref in references]
+        speed = [REFERENCE_S / statistics.median(ref) for ref in references]
     overhead = [
         tuple((h - d) * scale for h, d in zip(hs, ds, strict=True))
         for hs, ds, scale in zip(host, device, speed, strict=True)

@@ -1,0 +1,93 @@
+"""The gate with the process as the unit (an interleaved check's rounds)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from iconbench.gate import processes, resultset, stats, verdict
+
+
+def _side(rng, scale, *, processes_per_side=8, spread=0.10, noise=0.02, samples=50):
+    """Per-process samples: each process off by ``spread`` (log-normal), tight inside."""
+    return [
+        tuple(scale * np.exp(rng.normal(0, spread)) * np.exp(rng.normal(0, noise, samples)))
+        for _ in range(processes_per_side)
+    ]
+
+
+def test_unchanged_code_with_process_spread_is_no_regression_where_samples_would_say_so():
+    rng = np.random.default_rng(7)
+    by_process = by_sample = 0
+    for _ in range(200):
+        base, head = _side(rng, 1.0), _side(rng, 1.0)
+        if processes.compare(base, head, margin=0.05).p_regression < 0.05:
+            by_process += 1
+        pooled = stats.compare(list(base[0]), list(head[0]), margin=0.05)  # one process each
+        if pooled.p_regression < 0.05:
+            by_sample += 1
+    assert by_process <= 10  # at most the test's 5 %
+    assert by_sample >= 60  # one process a side: a process's offset reads as a change
+
+
+def test_a_change_beyond_the_process_spread_is_caught():
+    rng = np.random.default_rng(11)
+    caught = sum(
+        processes.compare(_side(rng, 1.0), _side(rng, 1.4), margin=0.05).p_regression < 0.01
+        for _ in range(100)
+    )
+    assert caught >= 95
+
+
+def test_one_disturbed_process_is_trimmed():
+    rng = np.random.default_rng(3)
+    base = _side(rng, 1.0, spread=0.01)
+    head = _side(rng, 1.0, spread=0.01)
+    head[3] = tuple(np.asarray(head[3]) * 3.0)  # a neighbour's burst in one process
+    comparison = processes.compare(base, head, margin=0.05)
+    assert comparison.ratio_ci[1] < 1.05
+    assert comparison.p_regression > 0.5
+
+
+def test_fewer_than_three_processes_a_side_are_refused():
+    with pytest.raises(ValueError, match="at least 3 processes"):
+        processes.compare([(1.0, 1.1)] * 2, [(1.0, 1.1)] * 3, margin=0.05)
+
+
+def _ledger(path, side, cpu_speed, overhead_s):
+    """A check's session ledger: 4 rounds, host overhead and reference work scaled by the CPU."""
+    rng = np.random.default_rng(len(side))
+    lines = []
+    for number, slow in enumerate(cpu_speed, start=1):
+        device = list(1e-4 * np.exp(rng.normal(0, 0.002, 50)))
+        overhead = overhead_s * slow * np.exp(rng.normal(0, 0.02, 50))
+        lines.append({
+            "case": "p[default]", "backend": "gtfn_gpu", "grid": "tiny", "worker": f"r{number:02d}",
+            "started_at": float(number), "duration_s": 1.0, "fingerprint": "ab",
+            "measurement": {
+                "host_s": [d + o for d, o in zip(device, overhead, strict=True)],
+                "device_s": device, "device_source": "cuda-events-held",
+                "reference_s": list(30e-6 * slow * np.exp(rng.normal(0, 0.01, 50))),
+            },
+        })  # fmt: skip
+    work = path / side / "work"
+    work.mkdir(parents=True)
+    (work / "session.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return resultset.ledger_set(path / side, label=side, commit=side, grid="tiny")
+
+
+def test_a_slower_cpu_in_some_processes_is_not_a_change_of_host_overhead(tmp_path):
+    # head's processes ran on a CPU 1.7x slower (another tenant): the reference work says so
+    base = _ledger(tmp_path, "base", [1.0, 1.0, 1.0, 1.0], 60e-6)
+    head = _ledger(tmp_path, "head", [1.7, 1.7, 1.0, 1.7], 60e-6)
+    (row,) = [r for r in verdict.compare(base, head).benchmarks if r.metric == "host_overhead"]
+    assert row.verdict == "unchanged", row
+    assert row.head.median > 1.5 * row.base.median  # the raw medians do differ
+
+
+def test_more_host_work_per_call_is_a_regression_whatever_the_cpu(tmp_path):
+    base = _ledger(tmp_path, "base", [1.0, 1.3, 1.0, 1.3], 60e-6)
+    head = _ledger(tmp_path, "head", [1.3, 1.0, 1.3, 1.0], 80e-6)  # +20 µs per call
+    (row,) = [r for r in verdict.compare(base, head).benchmarks if r.metric == "host_overhead"]
+    assert row.verdict == "regression", row
+    assert row.notes[-1].startswith("4+4 processes")
