@@ -2,8 +2,9 @@
 
 The templates keep their GPU settings; the test overrides them with sbatch options
 (``--gpus-per-task=0 --cpus-per-task=1``) through ``ICONBENCH_SBATCH_ARGS``, runs gtfn_cpu
-(the CPU path that has a compute time to gate) on the tiny grid, and checks the merged result set against one unsharded run of the
-same selection, the history append of the merge job, and a failed shard blocking the merge.
+(the CPU path that has a compute time to gate) on the tiny grid, and checks the merged result
+set against one unsharded run of the same selection, the history append of the merge job,
+and a failed shard blocking the merge.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import sys
 import time
 
 import pytest
+from tests.ci import slurm_cluster
 
 from iconbench.history.store import HistoryStore
-from tests.ci import slurm_cluster
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 PROGRAMS = "^(compute_tangential_wind|mo_intp_rbf_rbf_vec_interpol_vertex|compute_airmass)$"
@@ -147,7 +148,8 @@ def test_array_and_merge_equal_one_unsharded_run(cluster, tmp_path):
     assert compared.returncode == 0, compared.stdout[-2000:] + compared.stderr[-2000:]
     verdicts = json.loads(compared.stdout)
     counted = [b["verdict"] for b in verdicts["benchmarks"]]
-    assert counted.count("regression") == 0 and counted.count("failed") == 0, counted
+    assert counted.count("regression") == 0, counted
+    assert counted.count("failed") == 0, counted
     assert len(counted) >= 9  # 3 cases x device_time, host_overhead, compile_time
     print("compare verdicts:", sorted(counted))
 
@@ -168,7 +170,8 @@ def test_a_failed_shard_blocks_the_merge_and_inspect_names_it(cluster, tmp_path)
         if merge.get("Reason") == "DependencyNeverSatisfied":
             break
         time.sleep(2)
-    assert merge["JobState"] == "PENDING" and merge["Reason"] == "DependencyNeverSatisfied", merge
+    assert merge["JobState"] == "PENDING", merge
+    assert merge["Reason"] == "DependencyNeverSatisfied", merge
     assert not (tmp_path / "slurm" / "merged").exists()
     # shard 1 still finishes on its own
     _wait(cluster, f"{array_id}_1", {"COMPLETED", "FAILED"})
