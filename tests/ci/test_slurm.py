@@ -86,6 +86,11 @@ def _cases(out: pathlib.Path) -> list[tuple[str, str]]:
     return sorted((case["case"], case["backend"]) for case in summary["cases"])
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="inside the Slurm jobs every gtfn_cpu call takes about 7.8 ms (9-15 us outside), so "
+    "merged vs unsharded compares as regressions; cause open (docs/ci.md, SLURM)",
+)
 def test_array_and_merge_equal_one_unsharded_run(cluster, tmp_path):
     env = _suite_env(cluster, tmp_path)
     # first, so that the array finds the programs compiled: its compile times are no slower
