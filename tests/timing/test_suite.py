@@ -9,8 +9,9 @@ REFERENCE = "compute_tangential_wind[default]"
 def test_reference_case_is_listed_and_selectable(monkeypatch):
     monkeypatch.setenv("ICONBENCH_PROGRAMS", "tangential")
     assert suite.case_ids() == [REFERENCE]
-    assert suite.case_ids("nothing-matches") == []
-    assert suite.case_ids("", (2, 2)) == []
+    with pytest.raises(IconbenchError, match="'nothing-matches' matches none of the 1 cases"):
+        suite.case_ids("nothing-matches")
+    assert suite.case_ids("", (2, 2)) == []  # an empty shard is no typo
 
 
 def test_unknown_backend_is_a_user_error():
