@@ -205,3 +205,27 @@ def test_a_regression_with_a_failing_bot_exits_1_and_builds_the_site(tmp_path, g
     assert "the bot could not post" in done.stderr
     assert (out / "site" / "index.html").exists()
     assert state.comments == {}
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"--programs": "compute_tangentail_wind"}, "nearest program names: compute_tangential"),
+        ({"--base": "nosuchref"}, "'nosuchref' is no commit of"),
+        ({"--repo": "/"}, "not a git repository"),
+    ],
+)
+def test_bad_check_input_is_one_line(fake_icon4py, tmp_path, change, says):
+    repo, _, _ = fake_icon4py
+    args = {"--component": "icon4py", "--repo": str(repo), "--base": "main", "--head": "pr",
+            "--out": str(tmp_path / "check"), "--backends": "gtfn_cpu", "--grid": "tiny",
+            "--programs": "compute_tangential_wind"} | change  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "iconbench", "check", *(x for kv in args.items() for x in kv)],
+        check=False, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()[-1:]
+    assert says in line
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "check" / "trees").exists()

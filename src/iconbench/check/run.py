@@ -90,6 +90,7 @@ def run(request: Request) -> int:
     with timeline.phase("environments"):
         from iconbench.stacks.identity import stack_key
 
+        jobs = _jobs(programs, one_variant, request.backends)  # a typo: one line, nothing made
         base, head = sides.resolve(
             request.component,
             request.repo,
@@ -97,7 +98,6 @@ def run(request: Request) -> int:
             out=out,
             stack=stack_key(),
         )
-        jobs = _jobs(programs, one_variant, request.backends)
     timeline.facts |= {"base": base.commit, "head": head.commit, "cases": len(jobs)}
     selection = ["--backends", ",".join(request.backends), "--grid", request.grid,
                  "--programs", programs] + (["--one-variant"] if one_variant else [])  # fmt: skip
@@ -140,9 +140,7 @@ def _jobs(programs: str, one_variant: bool, backends: tuple[str, ...]) -> list[t
     from iconbench import suite
     from iconbench.timing.compilation import jobs_for
 
-    cases = suite.case_ids(programs, None, one_variant=one_variant)
-    if not cases:
-        raise IconbenchError(f"--programs {programs!r} matches no case; see iconbench programs")
+    cases = suite.case_ids(programs, None, one_variant=one_variant)  # none: names the nearest
     firsts = set(suite.first_variants(cases))
     ordered = sorted(cases, key=lambda case: case not in firsts)
     return [pair for case in ordered for pair in jobs_for([case], backends)]
