@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -40,13 +39,14 @@ class Request:
     record: pathlib.Path | None = None
 
 
-def _iconbench(*args: str, env: dict[str, str] | None = None) -> list[str]:
+def _iconbench(*args: str) -> list[str]:
+    """The command line of an iconbench command run with this Python."""
     return [sys.executable, "-m", "iconbench", *args]
 
 
-def _run(command: list[str], what: str, env: dict[str, str] | None = None) -> str:
+def _run(command: list[str], what: str) -> str:
     """Run one iconbench step; its own one-line error becomes this check's."""
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
     sys.stderr.write(done.stderr)
     if done.returncode != 0:
         lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
@@ -223,7 +223,7 @@ def _comment(request: Request, out: pathlib.Path) -> int:
     command = _iconbench("comment", str(out / "gate-summary.json"), "--repo",
                          request.repository, "--pr", str(request.pr),
                          *request.comment_args)  # fmt: skip
-    done = subprocess.run(command, check=False, env=os.environ.copy())
+    done = subprocess.run(command, check=False)
     if done.returncode != 0:
         log(f"check: the bot could not post (exit {done.returncode}); the verdict stands")
     return done.returncode
