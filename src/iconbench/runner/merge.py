@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from iconbench import results
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
-from iconbench.runner.output import newest_summary, write_new_or_suffixed
+from iconbench.runner.resultdir import newest_summary, read_summary, write_new_or_suffixed
 
 LEDGERS = ("compile.jsonl", "session.jsonl", "phases.jsonl", "copy-peak.jsonl")
 
@@ -69,10 +69,7 @@ def merge_runs(sources: Sequence[pathlib.Path], out: pathlib.Path) -> Merged:
     for source in sources:
         path = newest_summary(source)
         if path is not None:
-            try:
-                summaries.append((path, json.loads(path.read_text(encoding="utf-8"))))
-            except ValueError as error:
-                raise IconbenchError(f"{path}: not JSON ({error}); rerun that shard") from None
+            summaries.append((path, read_summary(path)))
     _same(summaries, "grid", lambda s: s.get("grid"))
     _same(summaries, "stack", lambda s: s.get("stack"))
     _same(summaries, "GPU", lambda s: (s.get("provenance", {}).get("gpu") or {}).get("name"))

@@ -1,11 +1,16 @@
-"""``asv``: the result set from the ledgers, in asv's format and as the runner's summary.
+"""A result directory: the one place that writes it and the one that reads it.
 
-``OUT/asv`` is an asv results directory (``benchmarks.json``, ``<machine>/machine.json`` and
-one result file per run, written with asv's own ``Results``), what ``asv publish``,
-``iconbench compare`` (the gate) and the site read as they are; ``OUT/summary.json`` adds
-what asv has no place for (per-case errors, CVs, bandwidth fractions, compile records,
-provenance). Both are append-only: an existing file is never replaced
-(``summary.1.json`` … follow).
+Layout (every runner, workstation to GPU runner, writes the same):
+
+- ``OUT/asv/``: an asv results directory (``benchmarks.json``, ``<machine>/machine.json``
+  and one result file per run, written with asv's own ``Results``): what ``asv publish``,
+  ``iconbench compare`` (the gate) and the site read as they are;
+- ``OUT/summary.json``: what asv has no place for (the commit, stack, grid, per-case errors,
+  CVs, bandwidth fractions, compile records, provenance);
+- ``OUT/work/*.jsonl``: the ledgers the steps append to (``compile``, ``session``,
+  ``phases``, ``copy-peak``), from which :func:`write` makes the two above.
+
+Both are append-only: an existing file is never replaced (``summary.1.json`` … follow).
 """
 
 from __future__ import annotations
@@ -17,18 +22,143 @@ import pathlib
 from iconbench.buildcache import REPO_ROOT
 from iconbench.errors import IconbenchError
 from iconbench.runner.options import RunOptions
-from iconbench.runner.output import write_new_or_suffixed
 from iconbench.runner.progress import log
+
+
+def write_new_or_suffixed(path: pathlib.Path, text: str) -> pathlib.Path:
+    """Write ``text`` to ``path``, or to ``path.N`` if it exists (results are append-only).
+
+    >>> import tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> [write_new_or_suffixed(root / "summary.json", "{}").name for _ in range(3)]
+    ['summary.json', 'summary.1.json', 'summary.2.json']
+    """
+    target, number = path, 1
+    while target.exists():
+        target = path.with_name(f"{path.stem}.{number}{path.suffix}")
+        number += 1
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, target)
+    return target
+
+
+def newest_summary(out: pathlib.Path) -> pathlib.Path | None:
+    """The last ``summary[.N].json`` a runner wrote into ``out`` (``None``: none yet).
+
+    >>> import tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for _ in range(11):
+    ...     _ = write_new_or_suffixed(root / "summary.json", "{}")
+    >>> newest_summary(root).name
+    'summary.10.json'
+    """
+
+    def number(path: pathlib.Path) -> int:
+        middle = path.name.removeprefix("summary").removesuffix(".json").strip(".")
+        return int(middle) if middle.isdigit() else 0
+
+    found = sorted(out.glob("summary*.json"), key=number)
+    return found[-1] if found else None
+
+
+def read_summary(path: pathlib.Path) -> dict:
+    """A runner's ``summary*.json`` (``iconbench suite asv``), or one line naming the file.
+
+    >>> import tempfile
+    >>> bad = pathlib.Path(tempfile.mkdtemp()) / "summary.json"
+    >>> _ = bad.write_text("{}")
+    >>> try:
+    ...     read_summary(bad)
+    ... except IconbenchError as error:
+    ...     print(str(error).removeprefix(str(bad)))
+    : not a runner summary (no 'cases'); 'iconbench suite asv' writes one
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise IconbenchError(
+            f"{path}: not a readable runner summary ({error}); 'iconbench suite asv' writes one"
+        ) from None
+    from iconbench.results import refuse_other_iconbench_file
+
+    refuse_other_iconbench_file(path, data)  # a gate summary named summary-*.json
+    if not isinstance(data, dict) or "cases" not in data:
+        raise IconbenchError(
+            f"{path}: not a runner summary (no 'cases'); 'iconbench suite asv' writes one"
+        )
+    return data
+
+
+def recorded_stack(out: pathlib.Path) -> str | None:
+    """The stack whose results ``out`` holds: its newest summary's, else its first compile's.
+
+    >>> import tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> recorded_stack(root) is None
+    True
+    >>> _ = write_new_or_suffixed(root / "summary.json", '{"stack": "stack-a", "cases": []}')
+    >>> recorded_stack(root)
+    'stack-a'
+    >>> from iconbench.timing.compilation import CompileLedger, CompileRecord
+    >>> fresh = pathlib.Path(tempfile.mkdtemp())
+    >>> (fresh / "work").mkdir()
+    >>> CompileLedger(fresh / "work" / "compile.jsonl").append(
+    ...     CompileRecord("a[default]", "gtfn_gpu", "tiny", "stack-b", 1.0))
+    >>> recorded_stack(fresh)
+    'stack-b'
+    """
+    summary = newest_summary(out)
+    if summary is not None:
+        return read_summary(summary).get("stack")
+    from iconbench.timing.compilation import CompileLedger
+
+    records = CompileLedger(out / "work" / "compile.jsonl").records()
+    return records[0].stack if records else None
+
+
+def require_stack(out: pathlib.Path, stack: str) -> None:
+    """Refuse to add results of ``stack`` to a directory that holds another stack's.
+
+    Its measurement ledger does not tell stacks apart, so the result files written from it
+    would give the earlier stack's cases the new stack's name.
+    """
+    recorded = recorded_stack(out)
+    if recorded is not None and recorded != stack:
+        raise IconbenchError(
+            f"--out {out} holds results of {recorded}, this run is {stack}: "
+            "a result directory keeps one stack; give a new --out"
+        )
+
+
+def new_directory(root: pathlib.Path, prefix: str, stack: str) -> pathlib.Path:
+    """A new result directory ``root/PREFIX-<UTC time>``, its compile ledger continued.
+
+    For commands that measure afresh on every call (``iconbench run``, ``demo``): the newest
+    earlier directory of the same prefix and ``stack`` lends its compile ledger, so the new
+    one knows which builds the persistent cache holds (nothing is compiled again, no compile
+    process starts) and keeps the first, cold compile times.
+    """
+    import datetime
+    import shutil
+
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
+    out = root / f"{prefix}-{stamp}"
+    for earlier in sorted(root.glob(f"{prefix}-*/work/compile.jsonl"), reverse=True):
+        if earlier.parents[1] != out and recorded_stack(earlier.parents[1]) == stack:
+            (out / "work").mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(earlier, out / "work" / "compile.jsonl")
+            break
+    return out
 
 
 def _recorded_provenance(path: pathlib.Path) -> dict:
     """The summary (``provenance``, ``environment``) that the measuring machine wrote.
 
-    Read by :func:`iconbench.runner.output.read_summary`, so a broken file gets the same one
-    line as everywhere else; a summary without the stack it ran on cannot lend it.
+    Read by :func:`read_summary`, so a broken file gets the same one line as everywhere
+    else; a summary without the stack it ran on cannot lend it.
     """
-    from iconbench.runner.output import read_summary
-
     recorded = read_summary(path)
     missing = [key for key in ("provenance", "environment") if key not in recorded]
     if missing:
@@ -39,8 +169,8 @@ def _recorded_provenance(path: pathlib.Path) -> dict:
     return recorded
 
 
-def run(options: RunOptions) -> None:
-    """Write asv-format results and summary.json from the ledgers."""
+def write(options: RunOptions) -> None:
+    """Write ``OUT/asv`` and ``OUT/summary.json`` from the ledgers (``iconbench suite asv``)."""
     import dataclasses
 
     from iconbench import provenance, results, suite
@@ -75,12 +205,15 @@ def run(options: RunOptions) -> None:
         values["track_compile_cached"][key] = (r.load_s, None)
         if r.fingerprint:
             values["track_codegen_fingerprint"][key] = (int(r.fingerprint[:12], 16), None)
-    # the suite's parameters cover the whole ledger, not only this run's --programs and
-    # --backends (a later job may measure fewer backends into the same directory)
-    os.environ.pop("ICONBENCH_PROGRAMS", None)
+    # the suite's parameters cover the whole catalog and ledger, not only this run's
+    # --programs and --backends (a later job may measure fewer backends into the directory)
     others = sorted({r.backend for r in records} - set(options.backends))
-    os.environ["ICONBENCH_BACKENDS"] = ",".join([*options.backends, *others])
-    benchmarks = results.discover_benchmarks(REPO_ROOT / "benchmarks")
+    benchmarks = results.program_benchmarks(
+        REPO_ROOT / "benchmarks",
+        cases=suite.all_case_ids(),
+        backends=(*options.backends, *others),
+        grids=(options.grid,),
+    )
     recorded = _recorded_provenance(options.provenance) if options.provenance else None
     info = (
         provenance.StackInfo.from_dict(recorded["provenance"]) if recorded else provenance.collect()
