@@ -609,28 +609,8 @@ def check_environment() -> None:
         from_environment(name)
 
 
-def check_benchmark_kinds(text: str) -> tuple[str, ...]:
-    """Benchmark methods of the suite (``time_device,track_bandwidth``); ``""``: all.
-
-    >>> check_benchmark_kinds("time_device")
-    ('time_device',)
-    >>> check_benchmark_kinds("time_gpu")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    iconbench.errors.IconbenchError: unknown benchmark kind 'time_gpu'; choose one of: ...
-    """
-    from iconbench.results import TIME_KINDS, TRACK_KINDS
-
-    known = (*TIME_KINDS, *TRACK_KINDS)
-    kinds = tuple(k.strip() for k in text.split(",") if k.strip())
-    for kind in kinds:
-        check_known("benchmark kind", kind, known)
-    return kinds
-
-
 #: argparse types of the checks above (their errors become one argparse line).
 shard = _type(check_shard)
-benchmark_kinds = _type(check_benchmark_kinds)
 existing_file_type = _type(existing_file)
 existing_dir_type = _type(existing_dir)
 existing_path_type = _type(existing_path)
