@@ -14,6 +14,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 @pytest.mark.slow
 def test_iconbench_run_quick_then_asv_publish(tmp_path):
     env = {**os.environ, "ICONBENCH_CATALOG": "0", "GT4PY_BUILD_JOBS": "1"}
+    asv_env = {**os.environ, "HOME": str(tmp_path)}  # asv's machine file: ~/.asv-machine.json
     run = subprocess.run(
         [sys.executable, "-m", "iconbench", "run", "--quick", "--programs", "tangential",
          "--backends", "embedded,gtfn_cpu", "--machine", "iconbench-ci-test",
@@ -44,7 +45,8 @@ def test_iconbench_run_quick_then_asv_publish(tmp_path):
     config.write_text(json.dumps(conf))
     asv = pathlib.Path(sys.executable).parent / "asv"
     publish = subprocess.run(
-        [str(asv), "publish", "--config", str(config)], capture_output=True, text=True, check=False
-    )
+        [str(asv), "publish", "--config", str(config)],
+        env=asv_env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
     assert publish.returncode == 0, publish.stdout + publish.stderr
     assert (tmp_path / "html" / "index.json").exists()

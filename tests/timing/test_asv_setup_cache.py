@@ -26,8 +26,10 @@ def test_setup_cache_compiles_in_parallel_before_the_timing(tmp_path):
     }  # fmt: skip
     (tmp_path / "asv.conf.json").write_text(json.dumps(conf))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ICONBENCH_", "GT4PY_"))}
+    # HOME: asv's machine file (~/.asv-machine.json) is the test's own
     env |= {"ICONBENCH_CACHE_DIR": str(tmp_path / "cache"), "ICONBENCH_BACKENDS": "gtfn_cpu",
-            "ICONBENCH_PROGRAMS": PROGRAMS, "GT4PY_BUILD_JOBS": "1"}  # fmt: skip
+            "ICONBENCH_PROGRAMS": PROGRAMS, "GT4PY_BUILD_JOBS": "1",
+            "HOME": str(tmp_path)}  # fmt: skip
     asv = [sys.executable, "-m", "asv"]
     subprocess.run([*asv, "machine", "--yes", "--machine", "ci"], cwd=tmp_path, env=env,
                    check=True, capture_output=True)  # fmt: skip
