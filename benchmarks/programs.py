@@ -104,13 +104,18 @@ class Programs:
     # at least 10 and at most 200 samples, stopping after 10 s.
     repeat = (10, 200, 10.0)
 
-    def setup_cache(self):
-        return precompile(*self.params)
+    if any(not backends.backend(name).is_embedded for name in params[1]):
+        # asv passes what setup_cache returns as the first argument of every method (hence
+        # ``*args``); with embedded alone there is nothing to compile and no setup_cache
+        def setup_cache(self):
+            return precompile(*self.params)
 
-    # every compile of the parameter space (the solver's variants take minutes each)
-    setup_cache.timeout = 4 * 3600
+        # every compile of the parameter space (the solver's variants take minutes each)
+        setup_cache.timeout = 4 * 3600
 
-    def setup(self, compiled, program, backend, grid):
+    def setup(self, *args):
+        self.compiled = args[0] if len(args) == 4 else {}
+        program, backend, grid = args[-3:]
         resolved = backends.backend(backend)
         if resolved.on_gpu:
             try:
@@ -123,10 +128,10 @@ class Programs:
         self.clock = _CLOCKS[backend]
         self.call = self.case.call_and_sync()
 
-    def time_host(self, compiled, program, backend, grid):
+    def time_host(self, *_):
         self.call()
 
-    def time_device(self, compiled, program, backend, grid):
+    def time_device(self, *_):
         level = 10 if self.clock.device_source == "gt4py-compute" else 0
         with clocks.gt4py_metrics_level(level):
             timing = self.clock.time_call(self.case)
@@ -134,38 +139,39 @@ class Programs:
 
     time_device.timer = device_timer
 
-    def track_call_overhead(self, compiled, program, backend, grid):
+    def track_call_overhead(self, *_):
         overhead = _quick_measurement(self.case).overhead_median
         return math.nan if overhead is None else overhead
 
     track_call_overhead.unit = "seconds"
 
-    def track_bandwidth(self, compiled, program, backend, grid):
+    def track_bandwidth(self, *_):
         m = _quick_measurement(self.case)
         seconds = m.device_median or m.host_median
         return bandwidth.achieved_bandwidth(self.case.bytes_moved, seconds) / 1e9
 
     track_bandwidth.unit = "GB/s"
 
-    def track_bandwidth_fraction(self, compiled, program, backend, grid):
+    def track_bandwidth_fraction(self, *_):
         on_gpu = self.case.on_gpu
         if on_gpu not in _COPY_PEAK:
             _COPY_PEAK[on_gpu] = bandwidth.measure_copy_peak(on_gpu=on_gpu).bytes_per_s
-        return self.track_bandwidth(compiled, program, backend, grid) * 1e9 / _COPY_PEAK[on_gpu]
+        return self.track_bandwidth() * 1e9 / _COPY_PEAK[on_gpu]
 
     track_bandwidth_fraction.unit = "fraction of copy peak"
 
-    def track_compile_cold(self, compiled, program, backend, grid):
-        return compiled.get(f"{program}|{backend}", math.nan)
+    def track_compile_cold(self, *args):
+        program, backend, _ = args[-3:]
+        return self.compiled.get(f"{program}|{backend}", math.nan)
 
     track_compile_cold.unit = "seconds"
 
-    def track_compile_cached(self, compiled, program, backend, grid):
+    def track_compile_cached(self, *_):
         return self.case.load_s
 
     track_compile_cached.unit = "seconds"
 
-    def track_codegen_fingerprint(self, compiled, program, backend, grid):
+    def track_codegen_fingerprint(self, *_):
         fingerprint = self.case.fingerprint
         return math.nan if fingerprint is None else int(fingerprint[:12], 16)
 
