@@ -107,7 +107,6 @@ class Demo(Command):
         from iconbench import suite
         from iconbench.runner.options import RunOptions
         from iconbench.runner.resultdir import new_directory
-        from iconbench.stacks.identity import stack_key
 
         if args.programs:
             cases = suite.case_ids(args.programs)
@@ -115,9 +114,7 @@ class Demo(Command):
             available = set(suite.case_ids(""))
             cases = [c for c in DEMO_CASES if c in available] or sorted(available)[:1]
         compiled = sum(1 for b in args.backends if b != "embedded") * len(cases)
-        # the build cache is keyed by this environment's stack, never a fixed name: a changed
-        # gt4py must not load stale builds
-        stack = options.from_environment("ICONBENCH_STACK") or stack_key()
+        stack = options.resolve_stack()
         return RunOptions(
             out=new_directory(args.out, "demo", stack),
             backends=tuple(args.backends),

@@ -95,7 +95,7 @@ class Granules(Command):
         from iconbench import buildcache
 
         os.environ.setdefault("PYTHONOPTIMIZE", "2")
-        buildcache.configure(options.from_environment("ICONBENCH_STACK"))
+        buildcache.configure(options.resolve_stack())
         from iconbench.programs import backends as backend_names
 
         for backend in backends:

@@ -609,6 +609,21 @@ def check_environment() -> None:
         from_environment(name)
 
 
+def resolve_stack(given: str | None = None) -> str:
+    """The build-cache key a command measures with, resolved once at its command line.
+
+    ``--stack`` (``given``), else ``$ICONBENCH_STACK``, else the stack of this environment
+    (:func:`iconbench.stacks.identity.stack_key`: gt4py, dace and icon4py commits or
+    versions, Python); the build cache is never keyed by a fixed name, so a changed gt4py
+    does not load stale builds.
+    """
+    if given:
+        return given
+    from iconbench.stacks.identity import stack_key
+
+    return from_environment("ICONBENCH_STACK") or stack_key()
+
+
 #: argparse types of the checks above (their errors become one argparse line).
 shard = _type(check_shard)
 existing_file_type = _type(existing_file)

@@ -82,10 +82,9 @@ class Run(Command):
         from iconbench.runner import pipeline
         from iconbench.runner.options import RunOptions
         from iconbench.runner.resultdir import new_directory
-        from iconbench.stacks.identity import stack_key
 
         pipeline.optimized()
-        stack = args.stack or options.from_environment("ICONBENCH_STACK") or stack_key()
+        stack = options.resolve_stack(args.stack)
         run = RunOptions(
             out=new_directory(args.out, "run", stack),
             backends=tuple(args.backends),

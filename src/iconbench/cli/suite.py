@@ -158,8 +158,12 @@ class Suite(Command):
     @staticmethod
     def options(args: argparse.Namespace):
         """The run's options, every name checked (milliseconds: no gt4py, nothing written)."""
-        from iconbench.cli.options import check_environment, from_environment, select_cases
-        from iconbench.grids.presets import PRESETS
+        from iconbench.cli.options import (
+            check_environment,
+            check_grid,
+            resolve_stack,
+            select_cases,
+        )
         from iconbench.runner import pipeline
         from iconbench.runner.options import RunOptions
         from iconbench.timing.sharding import parse_shard
@@ -174,14 +178,9 @@ class Suite(Command):
                 raise IconbenchError(f"--experiment: {error}") from None
             if args.one_variant:
                 raise IconbenchError("--experiment chooses the variants; leave out --one-variant")
-        grid = args.grid or (experiment.grid if experiment else "tiny")
-        for name in {grid, args.compile_grid or grid}:
-            if name not in PRESETS:
-                raise IconbenchError(
-                    f"unknown grid preset {name!r}; choose one of: {', '.join(PRESETS)}"
-                )
+        grid = check_grid(args.grid or (experiment.grid if experiment else "tiny"))
+        check_grid(args.compile_grid or grid)
         check_environment()
-        stack = args.stack or from_environment("ICONBENCH_STACK")
         # a selection of no case, before the restart, any directory or gt4py (milliseconds)
         select_cases(
             args.programs,
@@ -189,10 +188,6 @@ class Suite(Command):
             shard=parse_shard(args.shard) if args.shard else None,
             experiment=experiment,
         )
-        if not stack:
-            from iconbench.stacks.identity import stack_key
-
-            stack = stack_key()
         shard_ledgers = args.shard_ledgers or os.environ.get("ICONBENCH_SHARD_LEDGERS") or None
         return RunOptions(
             out=args.out,
@@ -201,7 +196,7 @@ class Suite(Command):
             compile_grid=args.compile_grid,
             programs=args.programs,
             shard=args.shard,
-            stack=stack,
+            stack=resolve_stack(args.stack),
             processes=args.jobs or max(1, (os.cpu_count() or 2) - 2),
             build_jobs=args.build_jobs,
             budget=args.budget,

@@ -67,11 +67,12 @@ class Verify(Command):
 
         options.require_backends(args.backends, "iconbench verify --backends gtfn_cpu")
         options.select_cases(args.programs or "", one_variant=args.one_variant, shard=args.shard)
-        buildcache.configure()
+        stack = options.resolve_stack()
+        buildcache.configure(stack)
         from iconbench import verification
 
         if not args.no_precompile:
-            _precompile(args, verification)
+            _precompile(args, verification, stack)
         report = verification.verify(
             list(args.backends),
             args.grid,
@@ -93,7 +94,7 @@ class Verify(Command):
         return 0 if report.ok else 1
 
 
-def _precompile(args: argparse.Namespace, verification: object) -> None:
+def _precompile(args: argparse.Namespace, verification: object, stack: str) -> None:
     """Compile every selected case (and needed references) with the runner's precompile driver.
 
     Its compile ledger lies beside the table (``PATH.compiles.jsonl``); without ``--out``
@@ -103,7 +104,6 @@ def _precompile(args: argparse.Namespace, verification: object) -> None:
 
     from iconbench import suite
     from iconbench.runner.precompile import compile_pairs
-    from iconbench.stacks.identity import stack_key
     from iconbench.timing.compilation import CompileLedger
 
     jobs = verification.precompile_jobs(  # type: ignore[attr-defined]
@@ -118,7 +118,7 @@ def _precompile(args: argparse.Namespace, verification: object) -> None:
         compile_pairs(
             jobs,
             grid=args.grid,
-            stack=stack_key(),
+            stack=stack,
             ledger=CompileLedger(path if args.out else path / "compile.jsonl"),
             processes=_processes(args),
             cache_dir=suite.build_cache_dir(),

@@ -290,12 +290,8 @@ def write(options: RunOptions) -> None:
                 "host_cv": host.cv,
                 "device_source": m.device_source,
                 "python_optimize": m.python_optimize,
-                "gt4py_compute_median_s": summarize(m.gt4py_compute_s).median
-                if m.gt4py_compute_s
-                else None,
-                "gt4py_total_median_s": summarize(m.gt4py_total_s).median
-                if m.gt4py_total_s
-                else None,
+                "gt4py_compute_median_s": _median(m.gt4py_compute_s),
+                "gt4py_total_median_s": _median(m.gt4py_total_s),
             }
             if m.device_s:
                 device = summarize(m.device_s)
@@ -321,3 +317,10 @@ def write(options: RunOptions) -> None:
             entry.pop("error", None) if entry.get("error") is None else None
     target = write_new_or_suffixed(options.out / "summary.json", json.dumps(summary, indent=1))
     log(f"summary: wrote {target} ({len(summary['cases'])} cases)")
+
+
+def _median(samples) -> float | None:
+    """The median of ``samples`` (``None`` without any)."""
+    from iconbench.timing.statistics import summarize
+
+    return summarize(samples).median if samples else None
