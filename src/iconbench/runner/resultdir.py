@@ -144,9 +144,16 @@ def new_directory(root: pathlib.Path, prefix: str, stack: str) -> pathlib.Path:
     import shutil
 
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
-    out = root / f"{prefix}-{stamp}"
-    for earlier in sorted(root.glob(f"{prefix}-*/work/compile.jsonl"), reverse=True):
-        if earlier.parents[1] != out and recorded_stack(earlier.parents[1]) == stack:
+    out, number = root / f"{prefix}-{stamp}", 1
+    while out.exists():  # a second call within the same second
+        out, number = root / f"{prefix}-{stamp}.{number}", number + 1
+
+    def made(ledger: pathlib.Path) -> tuple[str, int]:  # stamp, then the same second's number
+        stamp, _, number = ledger.parents[1].name.partition(".")
+        return stamp, int(number) if number.isdigit() else 0
+
+    for earlier in sorted(root.glob(f"{prefix}-*/work/compile.jsonl"), key=made, reverse=True):
+        if recorded_stack(earlier.parents[1]) == stack:
             (out / "work").mkdir(parents=True, exist_ok=True)
             shutil.copyfile(earlier, out / "work" / "compile.jsonl")
             break
