@@ -143,20 +143,20 @@ class Suite(Command):
     def run(cls, args: argparse.Namespace) -> int:
         if args.out is None:
             raise IconbenchError(f"suite {args.step}: give --out DIR (results and ledgers)")
-        options = cls.options(args)
+        run = cls.run_options(args)
         from iconbench.runner import pipeline
 
         pipeline.optimized(args.no_optimize)
         if args.dry_run:
-            pipeline.run(options, ["plan"])
+            pipeline.run(run, ["plan"])
         elif args.step == "all" and args.no_precompile:  # each program compiles on first call
-            pipeline.run(options, ["measure", "asv"])
+            pipeline.run(run, ["measure", "asv"])
         else:
-            pipeline.run(options, [args.step])
+            pipeline.run(run, [args.step])
         return 0
 
     @staticmethod
-    def options(args: argparse.Namespace):
+    def run_options(args: argparse.Namespace):
         """The run's options, every name checked (milliseconds: no gt4py, nothing written)."""
         from iconbench.cli.options import (
             check_environment,
