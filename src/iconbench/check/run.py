@@ -110,9 +110,13 @@ def run(request: Request) -> int:
             selection,
             plan=request.plan,
             scratch=out / "rounds",
-            decided=lambda: _undecided(base, head, request.grid) == 0,
+            decided=lambda processes: _reason_to_stop(
+                base, head, request.grid, processes, 2 * request.plan.max_blocks
+            ),
         )
-    timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped}
+    timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped,
+                       "measure_split": {"startup": done.startup_s, "measuring": done.measuring_s,
+                                         "deciding": done.deciding_s}}  # fmt: skip
     log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
     with timeline.phase("gate"):
         summary = _gate(base, head, selection, out)
@@ -187,15 +191,18 @@ def _wait(started: list) -> None:
             )
 
 
-def _undecided(base: sides.Side, head: sides.Side, grid: str) -> int:
-    """Gated benchmarks the gate cannot decide yet on what the ledgers hold now."""
+def _reason_to_stop(
+    base: sides.Side, head: sides.Side, grid: str, processes: int, most: int
+) -> str | None:
+    """Why to stop measuring, judged by the gate on what the ledgers hold now (or ``None``)."""
+    from iconbench.check import stopping
     from iconbench.gate import resultset, verdict
 
     summary = verdict.compare(
         resultset.ledger_set(base.out, label="base", commit=base.commit, grid=grid),
         resultset.ledger_set(head.out, label="head", commit=head.commit, grid=grid),
     )
-    return sum(1 for r in summary.benchmarks if r.gated and r.verdict == "inconclusive")
+    return stopping.reason_to_stop(summary.benchmarks, processes, most)
 
 
 def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib.Path):
