@@ -280,6 +280,8 @@ class PreparedCase:
     load_s: float
     #: The compiled variant in gt4py's build cache (``None`` for embedded)
     build: codegen.Build | None = None
+    #: The model that counted ``bytes_moved`` (``None``: the reference call's own count)
+    bytes_model: int | None = None
 
     @property
     def fingerprint(self) -> str | None:
@@ -447,9 +449,19 @@ def prepare(case: str, backend: str, grid: str) -> PreparedCase:
             build = _compile(program, static, offsets, backend)
             load_s = time.perf_counter() - start
         _PREPARED[key] = PreparedCase(
-            case, backend, grid, program, kwargs, offsets, nbytes, load_s, build
-        )
+            case, backend, grid, program, kwargs, offsets, nbytes, load_s, build,
+            _bytes_model(),
+        )  # fmt: skip
     return _PREPARED[key]
+
+
+def _bytes_model() -> int | None:
+    """The version of the byte count :func:`_build` used (the catalog's model, if present)."""
+    if not _has_catalog():
+        return None
+    from iconbench.programs.inputs import MINIMUM_BYTES_MODEL
+
+    return MINIMUM_BYTES_MODEL
 
 
 def forget(case: str, backend: str, grid: str) -> None:

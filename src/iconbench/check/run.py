@@ -183,11 +183,29 @@ def _start_precompile(side: sides.Side, selection: list[str], jobs: int):
 
 
 def _wait(started: list) -> None:
+    """Wait for the precompiles; a case that did not compile ends the check (one line).
+
+    A compile that fails on head only is the pull request's doing, one that fails on both
+    the runner's: either way there is nothing to compare, and measuring would fail later
+    with a less telling message.
+    """
+    from iconbench.timing.compilation import CompileLedger
+
     for side, process, log_path in started:
         if process.wait() != 0:
             raise IconbenchError(
                 f"precompile of {side.name} ({side.commit[:12]}) failed (exit "
                 f"{process.returncode}); its log: {log_path}"
+            )
+    for side, _process, log_path in started:
+        ledger = CompileLedger(side.out / "work" / "compile.jsonl")
+        failed = [r for r in ledger.records() if r.stack == side.stack and r.error]
+        if failed:
+            first = failed[-1]
+            reason = (first.error or "").strip().splitlines()[-1:] or ["no message"]
+            raise IconbenchError(
+                f"{len(failed)} case(s) of {side.name} ({side.commit[:12]}) did not compile, "
+                f"e.g. {first.case} on {first.backend}: {reason[0][:300]}; its log: {log_path}"
             )
 
 
