@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 
 from iconbench import results
+from iconbench.bot import render, target
 from iconbench.cli import main
 from iconbench.gate.summary import Summary
 from iconbench.gate.why import FileChange
@@ -46,6 +47,7 @@ MEDIANS = {
     (NABLA, "gtfn_gpu"): (80.0e-6, 72.0e-6),  # improvement, same code
     (TANGENTIAL, "dace_gpu"): (50.0e-6, 50.0e-6),  # unchanged: not explained
     (NABLA, "gtfn_cpu"): (900.0e-6, 1100.0e-6),  # a CPU regression: not explained
+    (TANGENTIAL, "gtfn_cpu"): (400.0e-6, 400.0e-6),
 }
 #: codegen fingerprints per (case, backend): base, head
 PRINTS = {
@@ -54,6 +56,7 @@ PRINTS = {
     (NABLA, "gtfn_gpu"): ("e5e5e5e5e5e5", "e5e5e5e5e5e5"),
     (TANGENTIAL, "dace_gpu"): ("f6f6f6f6f6f6", "f6f6f6f6f6f6"),
     (NABLA, "gtfn_cpu"): ("070707070707", "070707070707"),
+    (TANGENTIAL, "gtfn_cpu"): ("080808080808", "080808080808"),
 }
 #: the CSV the fake ncu writes per (case, backend, side)
 PROFILES = {
@@ -258,6 +261,13 @@ def test_the_comment_names_the_slower_kernels_and_folds_the_code_diff(explained,
     assert "```diff\n--- base/compute_tangential_wind.hpp" in why
     assert "Generated code identical on both sides (`e5e5e5e5e5e5`)" in why
     assert why.count("<details>") == why.count("</details>")
+    # a comment near GitHub's limit keeps the kernels of the first two and drops the code
+    summary = Summary.read(tmp_path / "gate-summary.why.json")
+    small = render.render(summary, target.PullRequest.parse("GridTools/gt4py", 7), limit=4500)
+    assert "| `kernel#1` | 1 | 71.4 µs | 86.8 µs | **+21.6 %** |" in small
+    assert "```diff" not in small
+    assert "Generated code: 1 file changed, +1 −1 lines (`compute_tangential_wind.hpp`" in small
+    assert "… and 1 more explained benchmarks (in the gate summary's `why`)" in small
 
 
 def test_the_program_page_shows_the_why(explained):
