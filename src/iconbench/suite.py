@@ -405,6 +405,13 @@ def _compile(program: Any, static: dict, offsets: dict, backend: str) -> codegen
     """Compile (or load from the persistent cache) ``program``'s one variant; return its build."""
     if resolved_backend(backend).is_embedded:
         return None
+    artifacts = _artifacts(program, static, offsets)
+    builds = [codegen.of_artifact(artifact, build_cache_dir()) for artifact in artifacts]
+    return builds[-1] if builds else None
+
+
+def _artifacts(program: Any, static: dict, offsets: dict) -> list[Any]:
+    """gt4py's compilation artifacts of ``program``'s one variant (compiled or loaded)."""
     import gt4py.next as gtx
 
     with codegen.recording() as artifacts:
@@ -412,8 +419,21 @@ def _compile(program: Any, static: dict, offsets: dict, backend: str) -> codegen
         # gt4py 1.2 compiles asynchronously (a process pool): wait, or the time measured here
         # is only the submission and the first timed call would pay for the compilation.
         gtx.wait_for_compilation()
-    builds = [codegen.of_artifact(artifact, build_cache_dir()) for artifact in artifacts]
-    return builds[-1] if builds else None
+    return artifacts
+
+
+def compilation_artifact(case: str, backend: str, grid: str) -> Any:
+    """The compilation artifact of ``case`` on ``backend`` (from the cache, else compiled)."""
+    if resolved_backend(backend).is_embedded:
+        raise IconbenchError(f"{backend} generates no code: nothing to compare")
+    program, _kwargs, static, offsets, _ = _build(case, backend, grid, fields=False)
+    artifacts = _artifacts(program, static, offsets)
+    if not artifacts:
+        raise IconbenchError(
+            f"{case} on {backend}: gt4py reported no compilation (this gt4py has no "
+            "compilation-runner seam)"
+        )
+    return artifacts[-1]
 
 
 _PREPARED: dict[tuple[str, str, str], PreparedCase] = {}

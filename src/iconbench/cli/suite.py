@@ -16,7 +16,7 @@ from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
 STEPS = ("plan", "precompile", "verify", "measure", "crosscheck", "ncu", "asv", "all",
-         "ncu-target")  # fmt: skip
+         "ncu-target", "sources")  # fmt: skip
 
 
 def _launched_as_cli() -> bool:
@@ -52,7 +52,7 @@ class Suite(Command):
             choices=STEPS,
             help="plan | precompile | verify (iconbench verify on the tiny_lam grid) | measure | "
             "crosscheck (cupyx) | ncu (Nsight Compute) | asv (asv result files and summary.json "
-            "from the ledgers) | all (precompile, measure, asv) | ncu-target (internal)",
+            "from the ledgers) | all (precompile, measure, asv) | ncu-target, sources (internal)",
         )
         options.add_out(parser, help="output directory, required (ledgers in OUT/work)")
         options.add_backends(parser)
@@ -119,7 +119,12 @@ class Suite(Command):
             type=pathlib.Path,
             help="asv: take stack and GPU from this summary.json written on the GPU machine",
         )
-        parser.add_argument("--case", default="", help="ncu-target: the case id")
+        parser.add_argument("--case", default="", help="ncu-target, sources: the case id")
+        parser.add_argument(
+            "--sources-dir",
+            type=pathlib.Path,
+            help="sources: where the case's generated code is written",
+        )
         parser.add_argument("--ncu-calls", type=int, default=3, help="calls profiled by ncu")
         parser.add_argument(
             "--no-optimize",
@@ -201,7 +206,15 @@ class Suite(Command):
                 registry.resolve(backend)
             except IconbenchError as error:
                 raise IconbenchError(f"--backends: {error}") from None
-        from iconbench.runner import crosscheck, measure, plan, precompile, resultset, verify
+        from iconbench.runner import (
+            crosscheck,
+            measure,
+            plan,
+            precompile,
+            resultset,
+            sources,
+            verify,
+        )
 
         steps = {
             "plan": plan.run,
@@ -212,6 +225,7 @@ class Suite(Command):
             "ncu": crosscheck.ncu,
             "asv": resultset.run,
             "ncu-target": crosscheck.ncu_target,
+            "sources": sources.run,
         }
         if args.dry_run:
             plan.run(options)
@@ -281,6 +295,7 @@ class Suite(Command):
             measure_cores=tuple(int(c) for c in args.measure_cores.split(",") if c),
             commit=args.commit,
             gt4py_calls=args.gt4py_calls,
+            sources_dir=args.sources_dir,
         )
 
     @staticmethod

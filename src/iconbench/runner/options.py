@@ -49,6 +49,8 @@ class RunOptions:
     gt4py_calls: int = 10
     #: the commit the asv results are for ("": iconbench's own checkout)
     commit: str = ""
+    #: ``sources``: where the generated code of ``case`` is written
+    sources_dir: pathlib.Path | None = None
 
     @property
     def work(self) -> pathlib.Path:
