@@ -120,6 +120,14 @@ def run(request: Request) -> int:
     log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
     with timeline.phase("gate"):
         summary = _gate(base, head, selection, out)
+    from iconbench.explain.run import flagged
+
+    if flagged(summary, 1):  # a GPU regression or improvement: what changed in its kernels
+        from iconbench.explain.run import explain
+
+        with timeline.phase("why"):
+            summary = explain(summary, base, head, work=out / "why", grid=request.grid)
+            summary.write(out / "gate-summary.json")
     timeline.facts |= {"verdict": summary.verdict, "counts": dict(summary.counts)}
     status = summary.exit_code
     if request.repository:
