@@ -132,9 +132,8 @@ def adopt(
     or ``None`` when gt4py has to fill it itself.
     """
     parts = folder.name.split("_")
-    fingerprint_at = next(
-        (i for i in range(len(parts) - 1, -1, -1) if len(parts[i]) == 16 and _hex(parts[i])),
-        None,
+    fingerprint_at = next(  # the first 16-digit part: the build context's is one too
+        (i for i in range(1, len(parts) - 1) if len(parts[i]) == 16 and _hex(parts[i])), None
     )
     if fingerprint_at is None:
         return None
