@@ -163,19 +163,19 @@ def _precompile(
 ) -> None:
     """Both sides' builds, each built once where the generated code is the same.
 
-    The base compiles first with every core; the head's precompile then finds each build of
-    unchanged code in its cache and compiles only what changed. Where base and head share the
-    build cache (an icon4py change) that is the same cache; otherwise the head's cache gets
-    the base's build folders first (:func:`iconbench.check.sides.link_builds`, and DaCe's by
-    the identity of their SDFG, :mod:`iconbench.timing.sdfg_identity`). Side by side, the two
-    pools took the same programs in the same order and waited on each other's locks: on an
-    H100 host 88 s for 18 builds that were all in the cache, against ~20 s for one side.
+    Where base and head share the build cache (an icon4py change) their pools run side by
+    side: the head's finds every unchanged program built by the base's (gt4py locks a build
+    folder while it builds). Otherwise the base compiles first, and the head's cache then gets
+    the base's build folders (:func:`iconbench.check.sides.link_builds`; DaCe's by the
+    identity of their SDFG, :mod:`iconbench.timing.sdfg_identity`).
     """
     base, head = both
+    if component in sides.SHARES_BUILD_CACHE:
+        _wait([_start_precompile(side, selection, max(1, jobs // 2)) for side in both])
+        return
     _wait([_start_precompile(base, selection, jobs)])
-    if component not in sides.SHARES_BUILD_CACHE:
-        linked = sides.link_builds(base, head)
-        log(f"check: head's build cache has base's {linked} build folders")
+    linked = sides.link_builds(base, head)
+    log(f"check: head's build cache has base's {linked} build folders")
     _wait([_start_precompile(head, selection, jobs)])
 
 
