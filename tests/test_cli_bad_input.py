@@ -188,7 +188,6 @@ ROWS: list[Row] = [
     ),
     Row("run-jobs-negative", ("run", "--jobs", "-1"), ("--jobs", "'-1'")),
     Row("run-bad-shard", ("run", "--shard", "5/4"), ("bad shard '5/4'",)),
-    Row("run-bad-kind", ("run", "--kinds", "time_gpu"), ("unknown benchmark kind 'time_gpu'",)),
     # demo
     Row(
         "demo-unknown-backend",

@@ -9,10 +9,9 @@
 #   bash ci/gpu/job.sh wait [WAIT_S]
 # Environment: ICONBENCH_EXPERIMENT (e.g. mch_icon-ch1_medium: every program in the variants
 # the experiment runs, on its grid), ICONBENCH_GPU_GRID (default: the experiment's grid, else
-# ch1_medium), ICONBENCH_RESULTS (the committed result directory the job continues: default
-# results/h100, with an experiment results/h100-EXPERIMENT; a result directory keeps one stack:
-# results/h100 holds dace 2.0.0b1's, the pinned stack's ch1_medium results continue in
-# results/h100-ch1_medium-dace-2.0.0a6), ICONBENCH_VARIANTS=all (default:
+# ch1_medium), ICONBENCH_RESULTS (a committed result directory of this stack whose ledgers the
+# job continues, e.g. results/h100-ch1_medium-dace-2.0.0a6; default: none, the job starts
+# afresh; a result directory keeps one stack), ICONBENCH_VARIANTS=all (default:
 # the first variant of each program), ICONBENCH_CHECKS (programs per backend cross-checked, 5;
 # 0 skips the cupyx and ncu checks), ICONBENCH_VERIFY (backends to verify, default all; none
 # skips verification), ICONBENCH_MEASURE_S (seconds kept after compiling for measuring and
@@ -27,10 +26,10 @@ action="${1:-wait}"
 
 pipeline() {
     local backends="$1" grid="${ICONBENCH_GPU_GRID:-}"
-    # the committed result directory this job continues (its ledgers) and the copy it writes
-    local results="${ICONBENCH_RESULTS:-results/h100}"
-    [ -n "${ICONBENCH_EXPERIMENT:-}" ] && results="${ICONBENCH_RESULTS:-results/h100-$ICONBENCH_EXPERIMENT}"
+    # the committed result directory this job continues (its ledgers), if any, and the one it writes
+    local results="${ICONBENCH_RESULTS:-}"
     local out="$run/${results##*/}"
+    [ -n "$results" ] || out="$run/gpu-${ICONBENCH_EXPERIMENT:-${grid:-ch1_medium}}"
     local variants=(--one-variant) checks="${ICONBENCH_CHECKS:-5}"
     local deadline=$((SECONDS + ${ICONBENCH_DEADLINE_S:-100000}))
     [ "${ICONBENCH_VARIANTS:-}" = all ] && variants=()
@@ -41,6 +40,8 @@ pipeline() {
         selection=(--experiment "$ICONBENCH_EXPERIMENT")
         [ -n "$grid" ] && selection+=(--grid "$grid")
     fi
+    local granules=(--grid "${grid:-ch1_medium}")
+    [ -n "${ICONBENCH_EXPERIMENT:-}" ] && granules=("${selection[@]}")
     cd "$root" || exit 1
     # shellcheck source=/dev/null
     source ci/gpu-env.sh || exit 1
@@ -48,20 +49,16 @@ pipeline() {
     mkdir -p "$out/work"
     # ledgers of earlier jobs continue (measured cases are not redone; results append-only);
     # `start` has set aside whatever an earlier job left on this machine
-    if compgen -G "$results/work/*.jsonl" >/dev/null; then
+    if [ -n "$results" ] && compgen -G "$results/work/*.jsonl" >/dev/null; then
         cp "$results"/work/*.jsonl "$out/work/"
     fi
     nvidia-smi >"$run/nvidia-smi.txt" 2>&1
     local suite=(python3 -m iconbench suite --out "$out" --backends "$backends" "${selection[@]}")
     "${suite[@]}" plan "${variants[@]}"
-    local granules_grid="" granules_pid=""
+    local granules_pid=""
     if [ "${ICONBENCH_GRANULES:-0}" = 1 ]; then
-        granules_grid="${grid:-ch1_medium}"
-        [ -n "${ICONBENCH_EXPERIMENT:-}" ] && [ -z "$grid" ] && granules_grid="$(python3 -c \
-            "import sys; from iconbench.baselines import experiments as e; print(e.from_file(e.root() / (sys.argv[1] + '.toml')).grid)" \
-            "$ICONBENCH_EXPERIMENT")"
         # one call of each case builds the granules' programs into the persistent cache
-        python3 -m iconbench granules measure --backends "$backends" --grid "$granules_grid" \
+        python3 -m iconbench granules measure --backends "$backends" "${granules[@]}" \
             --samples 1 --out "$run/granules-build" >"$run/granules-build.log" 2>&1 &
         granules_pid=$!
     fi
@@ -91,8 +88,8 @@ pipeline() {
     fi
     "${suite[@]}" measure "${variants[@]}" --compiled-only --retry-failed --remeasure-cv-above 0.01 \
         --budget $((deadline - SECONDS - after))
-    if [ -n "$granules_grid" ]; then
-        python3 -m iconbench granules measure --backends "$backends" --grid "$granules_grid" \
+    if [ "${ICONBENCH_GRANULES:-0}" = 1 ]; then
+        python3 -m iconbench granules measure --backends "$backends" "${granules[@]}" \
             --out "$out/granules" >"$run/granules.log" 2>&1
         echo "granules measure: $?"
         tail -n 20 "$run/granules.log"

@@ -457,6 +457,28 @@ def discover_benchmarks(benchmark_dir: str | os.PathLike[str]) -> list[dict[str,
     return json.loads(buffer.getvalue())
 
 
+def program_benchmarks(
+    benchmark_dir: str | os.PathLike[str],
+    *,
+    cases: Sequence[str],
+    backends: Sequence[str],
+    grids: Sequence[str],
+) -> list[dict[str, Any]]:
+    """The suite's benchmark descriptions with the program suite's parameters given here.
+
+    asv's suite takes its parameter space from the environment it is imported in; a runner
+    writing a result directory knows its own (cases, backends, grids) and states them, so
+    what the directory holds does not depend on which ``ICONBENCH_*`` variables are set.
+    Parameters are stored as asv stores them, as ``repr`` strings.
+    """
+    params = [[repr(value) for value in values] for values in (cases, backends, grids)]
+    described = discover_benchmarks(benchmark_dir)
+    return [
+        {**bench, "params": params} if bench["name"].startswith(SUITE + ".") else bench
+        for bench in described
+    ]
+
+
 def write_asv(
     results_dir: str | os.PathLike[str],
     benchmarks: list[dict[str, Any]],

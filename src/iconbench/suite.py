@@ -93,29 +93,37 @@ def case_ids(
     shard: tuple[int, int] | None = None,
     *,
     one_variant: bool | None = None,
+    cost: Callable[[str], float] | None = None,
 ) -> list[str]:
     """Case ids matching ``pattern`` (regex search), restricted to ``shard``.
 
-    Defaults come from ``ICONBENCH_PROGRAMS``, ``ICONBENCH_SHARD`` and
-    ``ICONBENCH_ONE_VARIANT=1`` (first variant of each program only); with
-    ``ICONBENCH_SHARD_LEDGERS=DIR`` (a runner's ``work/``) shards are balanced by time.
+    ``cost`` balances the shards by time (:func:`iconbench.timing.sharding.ledger_cost`;
+    ``None``: by count). Called without a pattern (the asv suite, which has no other way to
+    take options), the defaults come from ``ICONBENCH_PROGRAMS``, ``ICONBENCH_SHARD``,
+    ``ICONBENCH_ONE_VARIANT=1`` (first variant of each program only) and
+    ``ICONBENCH_SHARD_LEDGERS=DIR`` (a runner's ``work/``: shards balanced by time).
     """
-    if one_variant is None:
-        one_variant = os.environ.get("ICONBENCH_ONE_VARIANT", "") not in ("", "0")
     from_environment = pattern is None
-    pattern = pattern if pattern is not None else os.environ.get("ICONBENCH_PROGRAMS", "")
-    if shard is None and os.environ.get("ICONBENCH_SHARD"):
-        shard = parse_shard(os.environ["ICONBENCH_SHARD"])
+    if from_environment:
+        pattern = os.environ.get("ICONBENCH_PROGRAMS", "")
+        if one_variant is None:
+            one_variant = os.environ.get("ICONBENCH_ONE_VARIANT", "") not in ("", "0")
+        if shard is None and os.environ.get("ICONBENCH_SHARD"):
+            shard = parse_shard(os.environ["ICONBENCH_SHARD"])
+        if (
+            shard is not None
+            and cost is None
+            and (work := os.environ.get("ICONBENCH_SHARD_LEDGERS"))
+        ):
+            from iconbench.timing.sharding import ledger_cost
+
+            cost = ledger_cost(work, selected_backends())
     everything = list(all_case_ids())
     if one_variant:
         everything = first_variants(everything)
-    selected = select(pattern, everything, what="ICONBENCH_PROGRAMS" if from_environment else "")
-    cost = None
-    if shard is not None and (work := os.environ.get("ICONBENCH_SHARD_LEDGERS")):
-        # balanced by the runner's ledgers: every shard (and asv's discovery) reads the same
-        from iconbench.timing.sharding import ledger_cost
-
-        cost = ledger_cost(work, selected_backends())
+    selected = select(
+        pattern or "", everything, what="ICONBENCH_PROGRAMS" if from_environment else ""
+    )
     return select_shard(selected, shard, cost=cost)
 
 

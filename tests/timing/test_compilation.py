@@ -1,5 +1,6 @@
 import pathlib
 
+from iconbench.runner import precompile
 from iconbench.timing import compilation
 
 REFERENCE = "compute_tangential_wind[default]"
@@ -25,7 +26,7 @@ def test_precompile_in_a_process_pool_and_resume(tmp_path: pathlib.Path, gtfn_cp
     ledger = compilation.CompileLedger(tmp_path / "compile.jsonl")
     seen = []
     jobs = [(REFERENCE, "gtfn_cpu"), ("no_such_program[default]", "gtfn_cpu")]
-    records = compilation.precompile(
+    records = precompile.compile_pairs(
         jobs,
         grid="tiny",
         stack="default",
@@ -39,7 +40,7 @@ def test_precompile_in_a_process_pool_and_resume(tmp_path: pathlib.Path, gtfn_cp
     assert by_case[REFERENCE].fingerprint  # the generated code is in the cache
     assert "unknown program" in by_case["no_such_program[default]"].error
     assert sorted(n for n, _, _ in seen) == [1, 2]
-    again = compilation.precompile(
+    again = precompile.compile_pairs(
         jobs[:1], grid="tiny", stack="default", ledger=ledger, processes=1
     )
     assert again == []
@@ -51,8 +52,8 @@ def test_precompile_skips_known_failures_unless_retried(tmp_path: pathlib.Path):
     job = ("no_such_program[default]", "gtfn_cpu")
     ledger.append(compilation.CompileRecord(*job, "tiny", "default", 0.0, error="boom"))
     kwargs = {"grid": "tiny", "stack": "default", "ledger": ledger, "processes": 1}
-    assert compilation.precompile([job], skip_failed=True, **kwargs) == []
-    again = compilation.precompile([job], skip_failed=False, **kwargs)
+    assert precompile.compile_pairs([job], skip_failed=True, **kwargs) == []
+    again = precompile.compile_pairs([job], skip_failed=False, **kwargs)
     assert [r.case for r in again] == [job[0]]
     assert "unknown program" in again[0].error
     assert ledger.failed("default") == {job}
@@ -65,7 +66,7 @@ def test_precompile_starts_nothing_expected_to_end_after_its_budget(tmp_path: pa
         ledger.append(compilation.CompileRecord(f"solver[{variant}]", "gtfn_cpu", "tiny",
                                                 "old-stack", seconds))  # fmt: skip
     jobs = [("solver[x=3]", "gtfn_cpu"), ("solver[x=4]", "gtfn_cpu")]
-    records = compilation.precompile(
+    records = precompile.compile_pairs(
         jobs, grid="tiny", stack="s", ledger=ledger, processes=2, budget_s=60.0
     )
     assert records == []

@@ -207,8 +207,8 @@ class Compare(Command):
                     r.id for r in run_gate(b, h).benchmarks if r.verdict == "inconclusive"
                 ],
                 max_s=args.max_rerun_s,
-                measure_base=rerun.measurer_for(base) if base.commit == here else None,
-                measure_head=rerun.measurer_for(head) if head.commit == here else None,
+                measure_base=rerun.runner_measure if base.commit == here else None,
+                measure_head=rerun.runner_measure if head.commit == here else None,
             )
             summary = run_gate(base, head)
             print(

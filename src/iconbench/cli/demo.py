@@ -1,41 +1,26 @@
 """``iconbench demo``: the main job on the small embedded default, end to end in minutes.
 
-Generates the tiny grid, compiles two programs for gtfn_cpu in parallel (the persistent cache
-makes a second run instant), times them on embedded and gtfn_cpu with the same protocol as
-the full suite, prints a table and writes a markdown report.
+The runner's own steps (:mod:`iconbench.runner.pipeline`) on two programs: compile them for
+gtfn_cpu in parallel (the persistent cache makes a second run instant), measure them on
+embedded and gtfn_cpu in a fresh worker, write the result directory ``OUT/demo-<time>/``
+(asv files, ``summary.json``, ledgers); then a table and a markdown report read from it.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import sys
 
 from iconbench.buildcache import REPO_ROOT
 from iconbench.cli import options
 from iconbench.cli.command import Command
-from iconbench.errors import IconbenchError
 
 #: Two cheap, representative stencils: a neighbour reduction and a pointwise update.
 DEMO_CASES: tuple[str, ...] = (
     "compute_tangential_wind[default]",
     "compute_perturbation_of_rho_and_theta[default]",
 )
-
-
-def ensure_optimized(argv: list[str]) -> None:
-    """Re-run this command under ``PYTHONOPTIMIZE=2`` if the interpreter runs without it.
-
-    gt4py validates arguments on every call when ``__debug__`` is on, which inflates the call
-    overhead we measure; the flag is fixed at interpreter start, so the only fix is to restart.
-    """
-    if sys.flags.optimize or os.environ.get("ICONBENCH_NO_REEXEC"):
-        return
-    os.environ["PYTHONOPTIMIZE"] = "2"
-    os.environ["ICONBENCH_NO_REEXEC"] = "1"
-    sys.stdout.flush()
-    os.execv(sys.executable, [sys.executable, "-m", "iconbench", *argv])
 
 
 def _us(seconds: float | None) -> str:
@@ -83,98 +68,95 @@ class Demo(Command):
         if args.programs:
             options.select_cases(args.programs)
         options.create_dir(args.out, "--out")  # before the work, not after it
-        ensure_optimized(sys.argv[1:])
-        import warnings
+        from iconbench.runner import pipeline, resultdir
 
-        from iconbench import buildcache
-        from iconbench.stacks.identity import stack_key
+        pipeline.optimized()
+        run = cls._options(args)
+        pipeline.run(run, pipeline.ALL if not args.no_precompile else ("measure", "asv"))
+        summary = resultdir.read_summary(resultdir.newest_summary(run.out))
+        rows = [_row(case) for case in summary["cases"]]
+        _print_table(rows)
+        from iconbench.timing import report
 
-        warnings.filterwarnings("ignore", message="Field View Program")
-        # The build cache is keyed by this environment's stack, never a fixed name: a changed
-        # gt4py must not load stale builds.
-        stack = options.from_environment("ICONBENCH_STACK") or stack_key()
-        buildcache.configure(stack, jobs=1)
-        from iconbench import provenance, suite
-        from iconbench.timing import bandwidth, compilation, report, session
-
-        backends = list(args.backends)
-        cases = suite.case_ids(args.programs) if args.programs else None
-        if cases is None:
-            available = set(suite.case_ids(""))
-            cases = [c for c in DEMO_CASES if c in available] or sorted(available)[:1]
-        if not cases:
-            raise IconbenchError(f"no program matches {args.programs!r}")
-        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
-        work = args.out / f"demo-{stamp}"
-        ledger = compilation.CompileLedger(buildcache.cache_root() / "compile-ledger.jsonl")
-        compiled = [(c, b) for c, b in compilation.jobs_for(cases, backends) if b != "embedded"]
-        if compiled and not args.no_precompile:
-            print(f"compiling {len(compiled)} program(s) (cached after the first run) …")
-            compilation.precompile(
-                compiled,
-                grid=args.grid,
-                stack=stack,
-                ledger=ledger,
-                processes=args.jobs or min(len(compiled), os.cpu_count() or 1),
-                progress=compilation.print_progress,
-            )
-        peak = bandwidth.measure_copy_peak(on_gpu=False)
-        results = session.run_cases(
-            compilation.jobs_for(cases, backends),
-            grid=args.grid,
-            ledger=session.SessionLedger(work / "session.jsonl"),
-            prepare=suite.prepare,
-            release=suite.forget,
-            cold_compile_s=lambda c, b: ledger.cold_seconds(c, b, stack),
-            copy_peak=lambda _b: peak.bytes_per_s,
-            measure_options={"samples": args.samples, "max_s": 5.0},
-            progress=lambda line: None,
-        )
-        rows = [
-            {
-                "case": r.case,
-                "backend": r.backend,
-                "error": r.error,
-                "host": r.measurement.host_median if r.measurement else None,
-                "device": r.measurement.device_median if r.measurement else None,
-                "source": r.measurement.device_source if r.measurement else "",
-                "overhead": r.measurement.overhead_median if r.measurement else None,
-                "bandwidth": r.bandwidth_bytes_per_s,
-                "fraction": r.fraction_of(peak.bytes_per_s),
-                "fingerprint": r.fingerprint,
-            }
-            for r in results
+        peaks = [
+            c["copy_peak_bytes_per_s"] for c in summary["cases"] if c.get("copy_peak_bytes_per_s")
         ]
-        header = (
-            f"{'program':<50} {'backend':<9} {'host µs':>10} {'device µs':>10} "
-            f"{'overhead µs':>11} {'GB/s':>8}"
-        )
-        print(header)
-        print("-" * len(header))
-        for row in rows:
-            if row["error"]:
-                print(f"{row['case']:<50} {row['backend']:<9} FAILED: {row['error'][-80:]}")
-                continue
-            gbs = f"{row['bandwidth'] / 1e9:8.2f}" if row["bandwidth"] else f"{'–':>8}"
-            print(
-                f"{row['case']:<50} {row['backend']:<9} {_us(row['host']):>10} "
-                f"{_us(row['device']):>10} {_us(row['overhead']):>11} {gbs}"
-            )
         text = report.render(
             "demo.md.j2",
             {
                 "rows": rows,
-                "grid": args.grid,
-                "stamp": stamp,
-                "stack": provenance.collect().as_dict(),
-                "copy_peak": peak.bytes_per_s,
-                "environment": provenance.environment_flags(),
+                "grid": run.grid,
+                "stamp": run.out.name.removeprefix("demo-"),
+                "stack": summary["provenance"],
+                "copy_peak": max(peaks, default=0.0) or None,
+                "environment": summary["environment"],
             },
         )
-        work.mkdir(parents=True, exist_ok=True)
-        path = work / "report.md"
-        tmp = path.with_suffix(".md.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        from iconbench.files.atomic import write_atomic
+
+        path = run.out / "report.md"
+        write_atomic(path, text)
         print(f"\nreport written to {path}", file=sys.stdout)
         return 1 if any(r["error"] for r in rows) else 0
+
+    @staticmethod
+    def _options(args: argparse.Namespace):
+        """The runner's options for the demo's cases, in a new ``OUT/demo-<time>/``."""
+        import re
+
+        from iconbench import suite
+        from iconbench.runner.options import RunOptions
+        from iconbench.runner.resultdir import new_directory
+
+        if args.programs:
+            cases = suite.case_ids(args.programs)
+        else:
+            available = set(suite.case_ids(""))
+            cases = [c for c in DEMO_CASES if c in available] or sorted(available)[:1]
+        compiled = sum(1 for b in args.backends if b != "embedded") * len(cases)
+        stack = options.resolve_stack()
+        return RunOptions(
+            out=new_directory(args.out, "demo", stack),
+            backends=tuple(args.backends),
+            grid=args.grid,
+            stack=stack,
+            programs="^(?:" + "|".join(re.escape(case) for case in cases) + ")$",
+            processes=args.jobs or max(1, min(compiled, os.cpu_count() or 1)),
+            samples=args.samples,
+            warmup_s=0.2,
+            machine="demo",
+        )
+
+
+def _row(case: dict) -> dict:
+    """One line of the demo's table from one case of the summary."""
+    return {
+        "case": case["case"],
+        "backend": case["backend"],
+        "error": case["error"],
+        "host": case.get("host_median_s"),
+        "device": case.get("device_median_s"),
+        "source": case.get("device_source") or "",
+        "overhead": case.get("overhead_median_s"),
+        "bandwidth": case.get("bandwidth_bytes_per_s"),
+        "fraction": case.get("fraction_of_copy_peak"),
+        "fingerprint": case.get("fingerprint"),
+    }
+
+
+def _print_table(rows: list[dict]) -> None:
+    header = (
+        f"{'program':<50} {'backend':<9} {'host µs':>10} {'device µs':>10} "
+        f"{'overhead µs':>11} {'GB/s':>8}"
+    )
+    print(header)
+    print("-" * len(header))
+    for row in rows:
+        if row["error"]:
+            print(f"{row['case']:<50} {row['backend']:<9} FAILED: {row['error'][-80:]}")
+            continue
+        gbs = f"{row['bandwidth'] / 1e9:8.2f}" if row["bandwidth"] else f"{'–':>8}"
+        print(
+            f"{row['case']:<50} {row['backend']:<9} {_us(row['host']):>10} "
+            f"{_us(row['device']):>10} {_us(row['overhead']):>11} {gbs}"
+        )

@@ -20,6 +20,7 @@ class Granules(Command):
         "iconbench granules measure --backends gtfn_cpu --grid tiny --samples 3 --out out/",
         "iconbench granules measure --backends gtfn_gpu,dace_gpu --grid icon_benchmark_regional "
         "--out results/h100/granules",
+        "iconbench granules measure --backends gtfn_gpu --experiment mch_icon-ch1_medium --out g/",
         "iconbench granules report results/h100/granules/*.json --baseline NAME "
         "--suite results/h100 --out docs/granules-h100.md",
     )
@@ -33,7 +34,12 @@ class Granules(Command):
             default=("gtfn_cpu",),
             help="backends, comma list or repeated (measure; default: gtfn_cpu)",
         )
-        options.add_grid(parser, help="grid preset (measure; default: tiny)")
+        options.add_grid(
+            parser, default=None, help="grid preset (measure; default: the experiment's, else tiny)"
+        )
+        options.add_experiment(
+            parser, help="measure on this ICON experiment's grid (baselines/experiments/NAME.toml)"
+        )
         parser.add_argument("--cases", default="", help="regex on case names (default: all)")
         parser.add_argument("--samples", type=int, default=10, help="timed calls per phase")
         options.add_out(parser, help="result directory (measure), report (report)")
@@ -75,6 +81,10 @@ class Granules(Command):
                 "the granules do not run on embedded in icon4py 0.4.1 (concat_where on open "
                 "ranges); use gtfn_cpu or dace_cpu"
             )
+        if args.grid is None:
+            from iconbench.baselines import experiments
+
+            args.grid = experiments.load(args.experiment).grid if args.experiment else "tiny"
         presets.spec_for(args.grid, None, None)
         chosen = granule_cases.select(args.cases)
         if args.out is None and not args.dry_run:
@@ -85,7 +95,7 @@ class Granules(Command):
         from iconbench import buildcache
 
         os.environ.setdefault("PYTHONOPTIMIZE", "2")
-        buildcache.configure(options.from_environment("ICONBENCH_STACK"))
+        buildcache.configure(options.resolve_stack())
         from iconbench.programs import backends as backend_names
 
         for backend in backends:

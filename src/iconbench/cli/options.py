@@ -609,28 +609,23 @@ def check_environment() -> None:
         from_environment(name)
 
 
-def check_benchmark_kinds(text: str) -> tuple[str, ...]:
-    """Benchmark methods of the suite (``time_device,track_bandwidth``); ``""``: all.
+def resolve_stack(given: str | None = None) -> str:
+    """The build-cache key a command measures with, resolved once at its command line.
 
-    >>> check_benchmark_kinds("time_device")
-    ('time_device',)
-    >>> check_benchmark_kinds("time_gpu")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    iconbench.errors.IconbenchError: unknown benchmark kind 'time_gpu'; choose one of: ...
+    ``--stack`` (``given``), else ``$ICONBENCH_STACK``, else the stack of this environment
+    (:func:`iconbench.stacks.identity.stack_key`: gt4py, dace and icon4py commits or
+    versions, Python); the build cache is never keyed by a fixed name, so a changed gt4py
+    does not load stale builds.
     """
-    from iconbench.results import TIME_KINDS, TRACK_KINDS
+    if given:
+        return given
+    from iconbench.stacks.identity import stack_key
 
-    known = (*TIME_KINDS, *TRACK_KINDS)
-    kinds = tuple(k.strip() for k in text.split(",") if k.strip())
-    for kind in kinds:
-        check_known("benchmark kind", kind, known)
-    return kinds
+    return from_environment("ICONBENCH_STACK") or stack_key()
 
 
 #: argparse types of the checks above (their errors become one argparse line).
 shard = _type(check_shard)
-benchmark_kinds = _type(check_benchmark_kinds)
 existing_file_type = _type(existing_file)
 existing_dir_type = _type(existing_dir)
 existing_path_type = _type(existing_path)

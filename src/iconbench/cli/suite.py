@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
-import sys
 
 from iconbench.cli import options
 from iconbench.cli.command import Command
@@ -17,14 +16,6 @@ from iconbench.errors import IconbenchError
 
 STEPS = ("plan", "precompile", "verify", "measure", "crosscheck", "ncu", "asv", "all",
          "ncu-target", "sources")  # fmt: skip
-
-
-def _launched_as_cli() -> bool:
-    """Whether this process is ``python -m iconbench`` / the ``iconbench`` script."""
-    first = pathlib.Path(sys.argv[0] if sys.argv else "")
-    return first.name == "iconbench" or (
-        first.name == "__main__.py" and first.parent.name == "iconbench"
-    )
 
 
 class Suite(Command):
@@ -74,6 +65,13 @@ class Suite(Command):
         )
         options.add_programs(parser)
         parser.add_argument("--shard", default="", help="i/n: this runner's share of the cases")
+        parser.add_argument(
+            "--shard-ledgers",
+            type=pathlib.Path,
+            metavar="DIR",
+            help="a runner's work/ whose ledgers balance the shards by time "
+            "(default: $ICONBENCH_SHARD_LEDGERS, else by count)",
+        )
         parser.add_argument(
             "--stack",
             type=options.stack_key_type,
@@ -148,19 +146,33 @@ class Suite(Command):
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
-        from iconbench.cli.options import (
-            check_environment,
-            create_dir,
-            from_environment,
-            select_cases,
-        )
-        from iconbench.grids.presets import PRESETS
-        from iconbench.timing.sharding import parse_shard
-
         if args.out is None:
             raise IconbenchError(f"suite {args.step}: give --out DIR (results and ledgers)")
-        backends = tuple(args.backends)
-        args.jobs = args.jobs or max(1, (os.cpu_count() or 2) - 2)
+        run = cls.run_options(args)
+        from iconbench.runner import pipeline
+
+        pipeline.optimized(args.no_optimize)
+        if args.dry_run:
+            pipeline.run(run, ["plan"])
+        elif args.step == "all" and args.no_precompile:  # each program compiles on first call
+            pipeline.run(run, ["measure", "asv"])
+        else:
+            pipeline.run(run, [args.step])
+        return 0
+
+    @staticmethod
+    def run_options(args: argparse.Namespace):
+        """The run's options, every name checked (milliseconds: no gt4py, nothing written)."""
+        from iconbench.cli.options import (
+            check_environment,
+            check_grid,
+            resolve_stack,
+            select_cases,
+        )
+        from iconbench.runner import pipeline
+        from iconbench.runner.options import RunOptions
+        from iconbench.timing.sharding import parse_shard
+
         experiment = None
         if args.experiment:
             from iconbench.baselines import experiments
@@ -171,14 +183,9 @@ class Suite(Command):
                 raise IconbenchError(f"--experiment: {error}") from None
             if args.one_variant:
                 raise IconbenchError("--experiment chooses the variants; leave out --one-variant")
-        args.grid = args.grid or (experiment.grid if experiment else "tiny")
-        for grid in {args.grid, args.compile_grid or args.grid}:
-            if grid not in PRESETS:
-                raise IconbenchError(
-                    f"unknown grid preset {grid!r}; choose one of: {', '.join(PRESETS)}"
-                )
+        grid = check_grid(args.grid or (experiment.grid if experiment else "tiny"))
+        check_grid(args.compile_grid or grid)
         check_environment()
-        args.stack = args.stack or from_environment("ICONBENCH_STACK") or ""
         # a selection of no case, before the restart, any directory or gt4py (milliseconds)
         select_cases(
             args.programs,
@@ -186,92 +193,16 @@ class Suite(Command):
             shard=parse_shard(args.shard) if args.shard else None,
             experiment=experiment,
         )
-        os.environ["PYTHONOPTIMIZE"] = "" if args.no_optimize else "2"
-        if bool(sys.flags.optimize) == args.no_optimize and _launched_as_cli():
-            # the flag is fixed at interpreter start; workers inherit it through the environment
-            sys.stdout.flush()
-            os.execv(sys.executable, [sys.executable, "-m", "iconbench", *sys.argv[1:]])
-        options = cls._options(args, backends, experiment)
-        from iconbench.runner import output
-
-        output.require_stack(options.out, options.stack)
-        create_dir(options.out, "--out")
-        options.work.mkdir(exist_ok=True)
-        cls._environment(options)
-        # after the build cache is configured: resolving a backend imports gt4py
-        from iconbench.programs import backends as registry
-
-        for backend in backends:
-            try:
-                registry.resolve(backend)
-            except IconbenchError as error:
-                raise IconbenchError(f"--backends: {error}") from None
-        from iconbench.runner import (
-            crosscheck,
-            measure,
-            plan,
-            precompile,
-            resultset,
-            sources,
-            verify,
-        )
-
-        steps = {
-            "plan": plan.run,
-            "precompile": precompile.run,
-            "verify": verify.run,
-            "measure": measure.run,
-            "crosscheck": crosscheck.crosscheck,
-            "ncu": crosscheck.ncu,
-            "asv": resultset.run,
-            "ncu-target": crosscheck.ncu_target,
-            "sources": sources.run,
-        }
-        if args.dry_run:
-            plan.run(options)
-            return 0
-        if args.step == "all":
-            chosen = [measure.run, resultset.run]
-            if not args.no_precompile:  # else each program compiles on its first call
-                chosen.insert(0, precompile.run)
-        else:
-            chosen = [steps[args.step]]
-        for step in chosen:
-            step(options)
-        return 0
-
-    @staticmethod
-    def _options(args: argparse.Namespace, backends: tuple[str, ...], experiment=None):
-        from iconbench.runner.options import RunOptions
-
-        stack = args.stack
-        if not stack:
-            from iconbench.stacks.identity import stack_key
-
-            stack = stack_key()
-        worker = ["measure", "--out", str(args.out), "--backends", ",".join(backends),
-                  "--grid", args.grid, "--stack", stack, "--samples", str(args.samples),
-                  "--max-s", str(args.max_s), "--warmup-s", str(args.warmup_s),
-                  "--gt4py-calls", str(args.gt4py_calls)]  # fmt: skip
-        for flag, value in (("--programs", args.programs), ("--shard", args.shard),
-                            ("--compile-grid", args.compile_grid),
-                            ("--experiment", args.experiment),
-                            ("--remeasure-cv-above", args.remeasure_cv_above)):  # fmt: skip
-            if value:
-                worker += [flag, str(value)]
-        for flag, on in (("--one-variant", args.one_variant), ("--no-optimize", args.no_optimize),
-                         ("--compiled-only", args.compiled_only)):  # fmt: skip
-            if on:
-                worker.append(flag)
+        shard_ledgers = args.shard_ledgers or os.environ.get("ICONBENCH_SHARD_LEDGERS") or None
         return RunOptions(
             out=args.out,
-            backends=backends,
-            grid=args.grid,
-            compile_grid=args.compile_grid or args.grid,
+            backends=tuple(args.backends),
+            grid=grid,
+            compile_grid=args.compile_grid,
             programs=args.programs,
             shard=args.shard,
-            stack=stack,
-            processes=args.jobs,
+            stack=resolve_stack(args.stack),
+            processes=args.jobs or max(1, (os.cpu_count() or 2) - 2),
             build_jobs=args.build_jobs,
             budget=args.budget,
             samples=args.samples,
@@ -282,39 +213,19 @@ class Suite(Command):
             remeasure_cv_above=args.remeasure_cv_above,
             one_variant=args.one_variant,
             compiled_only=args.compiled_only,
-            machine=args.machine or _hostname(),
+            machine=args.machine or pipeline.hostname(),
             provenance=args.provenance,
             case=args.case,
             ncu_calls=args.ncu_calls,
             experiment=experiment,
             worker_jobs=args.worker_jobs,
             inflight=args.inflight,
-            worker_argv=tuple(worker),
             round_name=args.round_name,
             turn=args.turn,
             measure_cores=tuple(int(c) for c in args.measure_cores.split(",") if c),
             commit=args.commit,
             gt4py_calls=args.gt4py_calls,
             sources_dir=args.sources_dir,
+            no_optimize=args.no_optimize,
+            shard_ledgers=pathlib.Path(shard_ledgers) if shard_ledgers else None,
         )
-
-    @staticmethod
-    def _environment(options) -> None:
-        import warnings
-
-        warnings.filterwarnings("ignore", message="Field View Program")
-        os.environ["ICONBENCH_BACKENDS"] = ",".join(options.backends)
-        os.environ["ICONBENCH_GRID"] = options.grid
-        if options.programs:
-            os.environ["ICONBENCH_PROGRAMS"] = options.programs
-        # one program per worker at a time: parallelism comes from the workers (--jobs)
-        os.environ["GT4PY_BUILD_JOBS"] = str(options.build_jobs)
-        from iconbench import buildcache
-
-        buildcache.configure(options.stack, jobs=options.build_jobs)
-
-
-def _hostname() -> str:
-    import socket
-
-    return socket.gethostname().split(".")[0] or "machine"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import pathlib
 import sys
 
 from iconbench.cli import options
@@ -66,11 +67,12 @@ class Verify(Command):
 
         options.require_backends(args.backends, "iconbench verify --backends gtfn_cpu")
         options.select_cases(args.programs or "", one_variant=args.one_variant, shard=args.shard)
-        buildcache.configure()
+        stack = options.resolve_stack()
+        buildcache.configure(stack)
         from iconbench import verification
 
         if not args.no_precompile:
-            _precompile(args, verification)
+            _precompile(args, verification, stack)
         report = verification.verify(
             list(args.backends),
             args.grid,
@@ -92,13 +94,18 @@ class Verify(Command):
         return 0 if report.ok else 1
 
 
-def _precompile(args: argparse.Namespace, verification: object) -> None:
-    """Compile every selected case (and needed references) in a process pool, into the cache."""
-    from iconbench import buildcache
-    from iconbench.stacks.identity import stack_key
-    from iconbench.timing import compilation
+def _precompile(args: argparse.Namespace, verification: object, stack: str) -> None:
+    """Compile every selected case (and needed references) with the runner's precompile driver.
 
-    stack = stack_key()
+    Its compile ledger lies beside the table (``PATH.compiles.jsonl``); without ``--out``
+    the compiles are recorded for this call only (the build cache keeps the builds).
+    """
+    import tempfile
+
+    from iconbench import suite
+    from iconbench.runner.precompile import compile_pairs
+    from iconbench.timing.compilation import CompileLedger
+
     jobs = verification.precompile_jobs(  # type: ignore[attr-defined]
         args.programs or None,
         list(args.backends),
@@ -106,15 +113,16 @@ def _precompile(args: argparse.Namespace, verification: object) -> None:
         one_variant=args.one_variant,
         shard=args.shard,
     )
-    ledger = compilation.CompileLedger(buildcache.cache_root() / "compile-ledger.jsonl")
-    compilation.precompile(
-        jobs,
-        grid=args.grid,
-        stack=stack,
-        ledger=ledger,
-        processes=_processes(args),
-        progress=compilation.print_progress,
-    )
+    with tempfile.TemporaryDirectory(prefix="iconbench-verify-") as scratch:
+        path = args.out.with_suffix(".compiles.jsonl") if args.out else pathlib.Path(scratch)
+        compile_pairs(
+            jobs,
+            grid=args.grid,
+            stack=stack,
+            ledger=CompileLedger(path if args.out else path / "compile.jsonl"),
+            processes=_processes(args),
+            cache_dir=suite.build_cache_dir(),
+        )
 
 
 def _processes(args: argparse.Namespace) -> int:

@@ -6,14 +6,12 @@ installed here); in CI that is head. New samples are added to the side's samples
 interval then also holds the run-to-run drift between the two measurements, which makes it
 wider, never falsely narrow).
 
-How a side is measured again:
-
-- asv results: ``asv run --bench`` on the same commit, in the current environment
-  (``--python=same``, ``--record-samples``, ``--set-commit-hash``), as ``iconbench run``
-  drives it, into a scratch results directory (stored results are never touched);
-- a runner set (GPU or CPU): ``iconbench suite measure`` of those cases on the set's grid and
-  stack, into a scratch output directory (the set's compile ledger copied, so cached builds
-  are reused).
+A side is measured again the way every command measures, by the runner: ``iconbench suite
+measure`` of those cases on the side's grid and stack, into a scratch output directory (a
+runner set's compile ledger copied, so cached builds are reused; stored results are never
+touched). That holds for a side read from asv's files too (``asv continuous``, ``asv run``):
+its ``time_device`` on a backend without a device clock (``embedded``) is the host time, so
+there the runner's host samples are its device samples.
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import os
 import pathlib
 import shutil
 import subprocess
@@ -35,58 +32,6 @@ from iconbench.gate.resultset import ResultSet
 
 #: (side, [(case, backend)], budget seconds) -> {benchmark id: new samples}
 Measure = Callable[[ResultSet, Sequence[tuple[str, str]], float], dict[str, tuple[float, ...]]]
-
-
-def asv_measure(
-    side: ResultSet, cases: Sequence[tuple[str, str]], budget_s: float
-) -> dict[str, tuple[float, ...]]:
-    """Run ``time_device``/``time_host`` of ``cases`` with asv again; their new samples."""
-    from iconbench import results
-    from iconbench.cli.run import shard_bench_regex
-
-    asv = shutil.which("asv") or os.path.join(os.path.dirname(sys.executable), "asv")
-    with tempfile.TemporaryDirectory(prefix="iconbench-rerun-") as scratch:
-        conf = {
-            "version": 1,
-            "project": "iconbench",
-            "repo": str(REPO_ROOT),
-            "branches": ["HEAD"],
-            "benchmark_dir": str(REPO_ROOT / "benchmarks"),
-            "environment_type": "existing",
-            "results_dir": str(pathlib.Path(scratch) / "results"),
-            "html_dir": str(pathlib.Path(scratch) / "html"),
-        }
-        config = pathlib.Path(scratch) / "asv.conf.json"
-        config.write_text(json.dumps(conf), encoding="utf-8")
-        machine = side.machine.get("name") or "iconbench-rerun"
-        regex = shard_bench_regex([c for c, _ in cases]).replace(r"\w+", "time_(?:device|host)", 1)
-        env = {
-            **os.environ,
-            "ICONBENCH_BACKENDS": ",".join(sorted({b for _, b in cases})),
-            "ICONBENCH_GRID": side.grid.name,
-        }
-        subprocess.run(
-            [asv, "machine", "--yes", "--config", str(config), "--machine", machine],
-            env=env,
-            check=False,
-            capture_output=True,
-        )
-        command = [asv, "run", "--config", str(config), "--python=same", "--record-samples",
-                   "--bench", regex, "--set-commit-hash", side.commit]  # fmt: skip
-        command += ["--machine", machine]
-        # asv saves after each benchmark; what finished before the time limit is used
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            subprocess.run(command, env=env, check=False, capture_output=True, timeout=budget_s)
-        root = pathlib.Path(scratch) / "results"
-        if not root.exists():
-            return {}
-        found: dict[str, tuple[float, ...]] = {}
-        from iconbench.gate.resultset import _asv_entries
-
-        for entry in _asv_entries(r for r in results.read(root)).values():
-            if entry.samples and not entry.error and entry.metric != "compile_time":
-                found[entry.key] = entry.samples
-        return found
 
 
 def runner_measure(
@@ -116,24 +61,17 @@ def runner_measure(
         for line in path.read_text().splitlines() if path.exists() else []:
             row = json.loads(line)
             m = row.get("measurement") or {}
+            host = tuple(m.get("host_s") or ())
+            if side.kind == "asv" and not m.get("device_s"):  # asv's time_device: host time
+                m = {**m, "device_s": host}
             if row.get("error") or not m.get("device_s"):
                 continue
-            device, host = tuple(m["device_s"]), tuple(m.get("host_s") or ())
+            device = tuple(m["device_s"])
             found[f"{row['case']}|{row['backend']}|device_time"] = device
-            if len(host) == len(device):
+            if len(host) == len(device) and device != host:
                 overhead = tuple(h - d for h, d in zip(host, device, strict=True))
                 found[f"{row['case']}|{row['backend']}|host_overhead"] = overhead
         return found
-
-
-#: The runner's measure step.
-RUNNER_MEASURE: Measure = runner_measure
-ASV_MEASURE: Measure = asv_measure
-
-
-def measurer_for(side: ResultSet) -> Measure:
-    """How to measure ``side`` again."""
-    return RUNNER_MEASURE if side.kind == "runner" else ASV_MEASURE
 
 
 def add_samples(side: ResultSet, new: dict[str, tuple[float, ...]]) -> ResultSet:

@@ -39,7 +39,7 @@ from typing import Any
 
 from iconbench.errors import IconbenchError
 from iconbench.gate.summary import Grid
-from iconbench.runner.output import read_summary
+from iconbench.runner.resultdir import read_summary
 
 METRICS = ("device_time", "host_overhead", "compile_time")
 

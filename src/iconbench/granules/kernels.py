@@ -26,7 +26,7 @@ from iconbench.baselines import gt4py_timings
 from iconbench.baselines.mapping import ProgramRef
 from iconbench.errors import IconbenchError
 from iconbench.granules.calls import ProgramKey
-from iconbench.runner.output import newest_summary, read_summary
+from iconbench.runner.resultdir import newest_summary, read_summary
 from iconbench.suite import split_case
 
 #: (backend, program) -> [(the case as a program reference, device median seconds)]

@@ -17,10 +17,15 @@ def jobs(options: RunOptions) -> list[Pair]:
     """
     from iconbench import suite
     from iconbench.timing.compilation import jobs_for
-    from iconbench.timing.sharding import parse_shard
+    from iconbench.timing.sharding import ledger_cost, parse_shard
 
     shard = parse_shard(options.shard) if options.shard else None
-    cases = suite.case_ids(options.programs or "", shard, one_variant=options.one_variant)
+    cost = None
+    if shard is not None and options.shard_ledgers is not None:  # balanced by time
+        cost = ledger_cost(options.shard_ledgers, options.backends)
+    cases = suite.case_ids(
+        options.programs or "", shard, one_variant=options.one_variant, cost=cost
+    )
     if options.experiment is not None:  # the variants the experiment runs (its static arguments)
         cases = options.experiment.case_ids(cases)
     firsts = set(suite.first_variants(cases))

@@ -15,8 +15,8 @@ import subprocess
 import sys
 
 from iconbench.runner.options import RunOptions
-from iconbench.runner.output import write_new_or_suffixed
 from iconbench.runner.progress import log
+from iconbench.runner.resultdir import write_new_or_suffixed
 
 
 def crosscheck(options: RunOptions) -> None:

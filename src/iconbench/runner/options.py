@@ -1,4 +1,4 @@
-"""What one ``iconbench suite`` call is asked to do, resolved once."""
+"""What one run of the runner is asked to do, resolved once at the command line."""
 
 from __future__ import annotations
 
@@ -9,36 +9,38 @@ from typing import Any
 
 @dataclasses.dataclass(frozen=True)
 class RunOptions:
-    """The options every step reads (``iconbench suite --help`` documents each)."""
+    """The options every step reads (``iconbench suite --help`` documents each).
+
+    ``iconbench suite``, ``run``, ``demo`` and the asv suite's ``setup_cache`` build one of
+    these and hand it to the same steps; the defaults are ``iconbench suite``'s.
+    """
 
     out: pathlib.Path
     backends: tuple[str, ...]
     grid: str
-    compile_grid: str
-    programs: str
-    shard: str
     stack: str
-    processes: int
-    build_jobs: int
-    budget: float | None
-    samples: int
-    max_s: float
-    warmup_s: float
-    crosscheck: int
-    retry_failed: bool
-    remeasure_cv_above: float | None
-    one_variant: bool
-    compiled_only: bool
-    machine: str
-    provenance: pathlib.Path | None
-    case: str
-    ncu_calls: int
+    compile_grid: str = ""  # "": the measurement grid
+    programs: str = ""
+    shard: str = ""
+    processes: int = 1
+    build_jobs: int = 1
+    budget: float | None = None
+    samples: int = 100
+    max_s: float = 5.0
+    warmup_s: float = 0.5
+    crosscheck: int = 3
+    retry_failed: bool = False
+    remeasure_cv_above: float | None = None
+    one_variant: bool = False
+    compiled_only: bool = False
+    machine: str = "machine"
+    provenance: pathlib.Path | None = None
+    case: str = ""
+    ncu_calls: int = 3
     #: the ICON experiment (iconbench.baselines.experiments.Experiment) whose variants run
     experiment: Any = None
     worker_jobs: pathlib.Path | None = None
     inflight: pathlib.Path | None = None
-    #: the command line a measure worker is started with (this call's, step replaced)
-    worker_argv: tuple[str, ...] = ()
     #: an interleaved check's worker: its name (``r03-head``); it measures every job again
     round_name: str = ""
     #: an interleaved check's worker waits, set up, until this file exists (its turn)
@@ -51,8 +53,41 @@ class RunOptions:
     commit: str = ""
     #: ``sources``: where the generated code of ``case`` is written
     sources_dir: pathlib.Path | None = None
+    #: run without PYTHONOPTIMIZE (recorded in every measurement)
+    no_optimize: bool = False
+    #: a runner's ``work/`` whose ledgers balance the shards by time (None: by count)
+    shard_ledgers: pathlib.Path | None = None
+
+    def __post_init__(self) -> None:
+        if not self.compile_grid:
+            object.__setattr__(self, "compile_grid", self.grid)
 
     @property
     def work(self) -> pathlib.Path:
         """The ledgers' directory (``OUT/work``)."""
         return self.out / "work"
+
+    @property
+    def worker_argv(self) -> tuple[str, ...]:
+        """The ``iconbench suite`` arguments of a measure worker of this run.
+
+        >>> RunOptions(pathlib.Path("o"), ("gtfn_cpu",), "tiny", "s", samples=5).worker_argv[:9]
+        ('measure', '--out', 'o', '--backends', 'gtfn_cpu', '--grid', 'tiny', '--stack', 's')
+        """
+        argv = ["measure", "--out", str(self.out), "--backends", ",".join(self.backends),
+                "--grid", self.grid, "--stack", self.stack, "--samples", str(self.samples),
+                "--max-s", str(self.max_s), "--warmup-s", str(self.warmup_s),
+                "--gt4py-calls", str(self.gt4py_calls)]  # fmt: skip
+        for flag, value in (("--programs", self.programs), ("--shard", self.shard),
+                            ("--compile-grid", self.compile_grid if self.compile_grid != self.grid
+                             else ""),
+                            ("--experiment", self.experiment.name if self.experiment else ""),
+                            ("--remeasure-cv-above", self.remeasure_cv_above),
+                            ("--shard-ledgers", self.shard_ledgers)):  # fmt: skip
+            if value:
+                argv += [flag, str(value)]
+        for flag, on in (("--one-variant", self.one_variant), ("--no-optimize", self.no_optimize),
+                         ("--compiled-only", self.compiled_only)):  # fmt: skip
+            if on:
+                argv.append(flag)
+        return tuple(argv)

@@ -4,6 +4,12 @@ asv builds one environment per commit (the other components pinned), runs the su
 prints its comparison; this module drives it with a config generated for the checkout,
 then reads the result files itself so that a failed benchmark is reported as ``failed``
 (never as missing, never as a fast time) and the provenance of both runs is kept.
+
+The suite takes its selection from the variables of :data:`SUITE_VARIABLES` (asv has no
+other way to pass options to a suite): they are set for asv's process only, from the command
+line. In each environment the suite's ``setup_cache`` compiles the selection in parallel with
+the runner's precompile driver before asv times anything (:mod:`benchmarks.programs`); the
+granule suite is defined only when ``ICONBENCH_GRANULES=1`` is set.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import tomllib
 from typing import Any
 
 from iconbench.errors import IconbenchError
-from iconbench.stacks import asvconf, identity, provenance, resolve, stored
+from iconbench.stacks import asvconf, provenance, resolve, stored
 from iconbench.stacks.spec import COMPONENTS
 from iconbench.stacks.uvtool import uv_executable
 
@@ -263,9 +269,6 @@ def run(options: Options, echo: bool = True) -> Report:
     # what the suite will see (exported values count too): part of every result's provenance
     run_options = {key: env.get(name, "suite default") for key, name in SUITE_VARIABLES.items()}
     if options.existing:
-        # the measured environment is this one: its stack (editable checkouts by commit and
-        # diff) keys the build cache, as the env plugin does for built environments
-        env.setdefault("ICONBENCH_STACK", identity.stack_key())
         commands = [
             [
                 *asv,

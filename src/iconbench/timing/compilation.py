@@ -1,30 +1,21 @@
-"""Compile time, and compiling the selected programs up front in parallel.
+"""Compile time: the compile ledger, and what it says a pool of compiles will take.
 
-A full suite is ~200 programs per backend at 30–50 s each, so compiling serially inside the
-benchmarks would take hours. :func:`precompile` compiles every selected (case, backend) in a
-``spawn`` process pool into the persistent gt4py cache shared by all processes
-(:func:`iconbench.buildcache.configure`, keyed by the stack); the benchmarks then only *load*
-from the cache.
-
-Compile times are appended to a ledger (JSON lines, never rewritten). The *cold* compile time of
-a case is the first ledger entry for it and its stack (the compile that filled the empty cache);
-the time to get the program *from the persistent cache* is measured again in the benchmark
-process, where the program is loaded but not built.
+Every compile the runner's precompile step (:mod:`iconbench.runner.precompile`, the one
+driver) makes is appended to a result directory's ledger, ``work/compile.jsonl`` (JSON lines,
+never rewritten). The *cold* compile time of a case is the first ledger entry for it and its
+stack (the compile that filled the empty cache); the time to get the program *from the
+persistent cache* is measured again in the measuring process, where the program is loaded but
+not built.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
 import json
-import multiprocessing
-import os
 import pathlib
 import statistics
-import sys
 import time
-import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
 
@@ -219,7 +210,7 @@ class CompileLedger:
 
 
 def makespan(seconds: Iterable[float], workers: int) -> float:
-    """Wall time of compiles of ``seconds`` on ``workers``, longest first (as :func:`precompile`).
+    """Wall time of compiles of ``seconds`` on ``workers``, longest first.
 
     Each compile goes to the worker that frees up first; longest-first keeps the makespan
     within 4/3 of the best possible (Graham's bound), so this is what a pool run should take.
@@ -246,118 +237,6 @@ def time_compile(compile_call: Callable[[], Any]) -> float:
     start = time.perf_counter()
     compile_call()
     return time.perf_counter() - start
-
-
-def _worker(job: tuple[str, str, str, str]) -> CompileRecord:
-    """Compile one (case, backend, grid) in a pool process (imports gt4py there)."""
-    case, backend, grid, stack = job
-    from iconbench import buildcache
-
-    buildcache.configure(stack, jobs=int(os.environ.get("GT4PY_BUILD_JOBS", "1")))
-    from iconbench import suite
-
-    try:
-        seconds, build = suite.compile_case(case, backend, grid)
-        if build is None:
-            return CompileRecord(case, backend, grid, stack, seconds)
-        return CompileRecord(
-            case, backend, grid, stack, seconds, build.fingerprint, library=build.library
-        )
-    except Exception as error:
-        detail = "".join(traceback.format_exception_only(error)).strip()
-        return CompileRecord(case, backend, grid, stack, 0.0, None, detail[-2000:])
-
-
-def precompile(
-    jobs: Sequence[tuple[str, str]],
-    *,
-    grid: str,
-    stack: str,
-    ledger: CompileLedger,
-    processes: int,
-    progress: Callable[[int, int, CompileRecord], None] | None = None,
-    skip_failed: bool = False,
-    budget_s: float | None = None,
-    cache_dir: pathlib.Path | None = None,
-) -> list[CompileRecord]:
-    """Compile every (case, backend) of ``jobs`` with ``processes`` workers; append to ``ledger``.
-
-    Only :meth:`CompileLedger.pending` pairs are compiled (resumable: a run killed at its time
-    limit continues where it stopped; ``cache_dir`` and ``skip_failed`` as there). No compile
-    starts that the ledger expects to end after ``budget_s`` seconds (:func:`take_fitting`;
-    on the H100, starting 14 solver variants of ~160 s each shortly before the budget ran out
-    took the compiling of the run at 566c841 120 s past it). gt4py's
-    ``GT4PY_BUILD_JOBS`` parallelises the C++ build inside each worker, so
-    ``processes * build jobs`` should be about the core count. The longest compiles (as the
-    ledger knows them from earlier runs) start first, so that a 190 s fused program does not
-    start last and keep the pool waiting on it alone.
-    """
-    pending_pairs = ledger.pending(jobs, stack, cache_dir=cache_dir, skip_failed=skip_failed)
-    todo = [(case, backend, grid, stack) for case, backend in pending_pairs]
-    results: list[CompileRecord] = []
-    if not todo:
-        return results
-    started = time.perf_counter()
-    context = multiprocessing.get_context("spawn")
-    expected = ledger.expected_seconds()
-    pending = sorted(todo, key=lambda job: expected(job[0], job[1]))
-    workers = max(1, processes)
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        running: set[concurrent.futures.Future[CompileRecord]] = set()
-        while pending or running:
-            while pending and len(running) < workers:
-                left_s = None if budget_s is None else budget_s - (time.perf_counter() - started)
-                job = take_fitting(pending, left_s, lambda j: expected(j[0], j[1]))
-                if job is None:
-                    break
-                running.add(pool.submit(_worker, job))
-            if not running:
-                break
-            finished, running = concurrent.futures.wait(
-                running, return_when=concurrent.futures.FIRST_COMPLETED
-            )
-            for future in finished:
-                record = future.result()
-                ledger.append(record)
-                results.append(record)
-                if progress:
-                    progress(len(results), len(todo), record)
-    return results
-
-
-def take_fitting[Job](
-    pending: list[Job], left_s: float | None, expected: Callable[[Job], float]
-) -> Job | None:
-    """Take the longest job expected to end within ``left_s`` seconds out of ``pending``.
-
-    ``pending`` is sorted by ``expected``, shortest first; ``None`` if no job fits.
-
-    >>> pending = [("a", 10.0), ("b", 60.0), ("c", 160.0)]
-    >>> take_fitting(pending, 100.0, lambda job: job[1]), pending
-    (('b', 60.0), [('a', 10.0), ('c', 160.0)])
-    >>> take_fitting(pending, 5.0, lambda job: job[1]), take_fitting(pending, None, lambda j: j[1])
-    (None, ('c', 160.0))
-    """
-    if left_s is None:
-        return pending.pop() if pending else None
-    if left_s <= 0:
-        return None
-    for index in range(len(pending) - 1, -1, -1):
-        if expected(pending[index]) <= left_s:
-            return pending.pop(index)
-    return None
-
-
-def print_progress(number: int, total: int, record: CompileRecord) -> None:
-    """A one-line progress report per finished compile (for :func:`precompile`)."""
-    status = f"{record.seconds:6.1f}s" if record.error is None else "FAILED"
-    print(
-        f"[{number:>4}/{total}] compiled {record.backend:<9} {record.case} {status}",
-        file=sys.stderr,
-        flush=True,
-    )
-    if record.error:
-        print(f"           {record.error.splitlines()[-1]}", file=sys.stderr, flush=True)
 
 
 def jobs_for(cases: Iterable[str], backends: Iterable[str]) -> list[tuple[str, str]]:

@@ -1,0 +1,101 @@
+"""The runner's steps by name, and the one way every command runs them.
+
+``iconbench suite STEP``, ``iconbench run`` and ``iconbench demo`` build a
+:class:`~iconbench.runner.options.RunOptions` at their command line and call :func:`run`:
+one road from the selection to the result directory, whichever command a user types.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import sys
+from collections.abc import Callable, Sequence
+
+from iconbench.errors import IconbenchError
+from iconbench.runner.options import RunOptions
+
+#: ``all``: what a run of the suite does (``plan``, ``verify``, the checks are asked for).
+ALL = ("precompile", "measure", "asv")
+
+
+def steps() -> dict[str, Callable[[RunOptions], None]]:
+    """Every step by its name on the command line (imports the step modules)."""
+    from iconbench.runner import crosscheck, measure, plan, precompile, resultdir, sources, verify
+
+    return {
+        "plan": plan.run,
+        "precompile": precompile.run,
+        "verify": verify.run,
+        "measure": measure.run,
+        "crosscheck": crosscheck.crosscheck,
+        "ncu": crosscheck.ncu,
+        "asv": resultdir.write,
+        "ncu-target": crosscheck.ncu_target,
+        "sources": sources.run,
+    }
+
+
+def prepare(options: RunOptions) -> None:
+    """Refuse another stack's directory, make ``OUT/work``, point gt4py at the build cache.
+
+    Before gt4py is imported: the build cache is configured by environment variables that
+    gt4py reads once, at import (:func:`iconbench.buildcache.configure`).
+    """
+    import warnings
+
+    from iconbench import buildcache
+    from iconbench.cli.options import create_dir
+    from iconbench.runner import resultdir
+
+    resultdir.require_stack(options.out, options.stack)
+    create_dir(options.out, "--out")
+    options.work.mkdir(exist_ok=True)
+    warnings.filterwarnings("ignore", message="Field View Program")
+    # one program per compile worker at a time: parallelism comes from the workers (--jobs)
+    os.environ["GT4PY_BUILD_JOBS"] = str(options.build_jobs)
+    buildcache.configure(options.stack, jobs=options.build_jobs)
+    from iconbench.programs import backends as registry  # after the cache: imports gt4py
+
+    for backend in options.backends:
+        try:
+            registry.resolve(backend)
+        except IconbenchError as error:
+            raise IconbenchError(f"--backends: {error}") from None
+
+
+def run(options: RunOptions, names: Sequence[str]) -> None:
+    """Prepare, then run the steps ``names`` (``"all"``: :data:`ALL`) in order."""
+    prepare(options)
+    known = steps()
+    for name in [n for step in names for n in (ALL if step == "all" else (step,))]:
+        known[name](options)
+
+
+def launched_as_cli() -> bool:
+    """Whether this process is ``python -m iconbench`` / the ``iconbench`` script."""
+    first = pathlib.Path(sys.argv[0] if sys.argv else "")
+    return first.name == "iconbench" or (
+        first.name == "__main__.py" and first.parent.name == "iconbench"
+    )
+
+
+def optimized(no_optimize: bool = False) -> None:
+    """Run this command again under ``PYTHONOPTIMIZE=2`` unless it runs so already.
+
+    gt4py validates arguments on every call while ``__debug__`` is on, which inflates the
+    call overhead measured; the flag is fixed at interpreter start, so the only fix is a
+    restart (the workers inherit it through the environment). ``no_optimize`` measures
+    without it (recorded with every measurement).
+    """
+    os.environ["PYTHONOPTIMIZE"] = "" if no_optimize else "2"
+    if bool(sys.flags.optimize) == no_optimize and launched_as_cli():
+        sys.stdout.flush()
+        os.execv(sys.executable, [sys.executable, "-m", "iconbench", *sys.argv[1:]])
+
+
+def hostname() -> str:
+    """The short host name: the asv machine name unless one is given."""
+    import socket
+
+    return socket.gethostname().split(".")[0] or "machine"
