@@ -4,8 +4,12 @@
 # The wheelhouse is made on a machine with network by ci/gpu-wheelhouse (gt4py, dace, icon4py
 # and those of their dependencies that a CUDA image lacks).
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site "$root"/.whl/*.whl || return 1
+if [ -f "$root/.whl/site.tar.xz" ]; then  # the wheelhouse packed (ci/gpu-wheelhouse --packed)
+    rm -rf /tmp/site /tmp/sitex && tar -xJf "$root/.whl/site.tar.xz" -C /tmp && mv /tmp/sitex /tmp/site || return 1
+else
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/site "$root"/.whl/*.whl || return 1
+fi
 export PYTHONPATH="/tmp/site:$root/src${PYTHONPATH:+:$PYTHONPATH}"
 export PATH="/tmp/site/bin:$PATH"
 export PYTHONOPTIMIZE="${PYTHONOPTIMIZE:-2}"

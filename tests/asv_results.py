@@ -18,9 +18,10 @@ BENCHMARK = {
 
 
 def write_asv_results(
-    root: pathlib.Path, values: list, *, commit: str, machine: str
+    root: pathlib.Path, values: list, *, commit: str, machine: str, date_ms: int = 1
 ) -> pathlib.Path:
-    """``root`` with benchmarks.json, ``machine``/machine.json and the result file of ``commit``."""
+    """``root`` with benchmarks.json, ``machine``/machine.json and the result file of ``commit``
+    (asv's ``date``: ``date_ms``)."""
     from asv import results as asv_results
     from asv import runner as asv_runner
 
@@ -28,7 +29,7 @@ def write_asv_results(
     (root / "benchmarks.json").write_text(json.dumps({BENCHMARK["name"]: BENCHMARK, "version": 2}))
     (root / machine / "machine.json").write_text(json.dumps({"machine": machine, "version": 1}))
     result = asv_results.Results(
-        {"machine": machine, "python": "3.12"}, {}, commit, 1, "3.12", "existing-py", {}
+        {"machine": machine, "python": "3.12"}, {}, commit, date_ms, "3.12", "existing-py", {}
     )
     result.add_result(
         BENCHMARK,

@@ -383,8 +383,11 @@ def merge(sources: Sequence[str | os.PathLike[str]], target: str | os.PathLike[s
     """Merge the result files of shard runs into ``target`` (an asv results dir).
 
     Shards cover disjoint parameter combinations, so for each (machine, file) the merged
-    entry takes, per combination, the value of the shard that has one. Returns the number of
-    files written. Files already in ``target`` are merged into, never silently replaced.
+    entry takes, per combination, the value of the shard that has one. The merged file is
+    dated by its newest shard: the gate reads a runner directory's ledger up to its asv file's
+    date, and dated by an earlier shard the cases measured after it would be left out. Returns
+    the number of files written. Files already in ``target`` are merged into, never silently
+    replaced.
     """
     from asv import results as asv_results
     from asv import util as asv_util
@@ -434,6 +437,7 @@ def merge(sources: Sequence[str | os.PathLike[str]], target: str | os.PathLike[s
                 base._benchmark_params[key] = params
                 base._benchmark_version[key] = other.benchmark_version[key]
                 base._started_at[key] = other.started_at.get(key)
+        base._date = max(result.date for result in loaded)
         base.save(str(target_dir))
         written += 1
     return written

@@ -92,7 +92,13 @@ def test_base_and_head_are_measured_interleaved_in_fresh_processes(pr_check):
     check = json.loads((out / "check.json").read_text())
     assert (check["base"], check["head"]) == (base, head)
     assert list(check["phases"]) == [
-        "select", "environments", "precompile", "measure", "gate", "comment", "site"
+        "select",
+        "environments",
+        "precompile",
+        "measure",
+        "gate",
+        "comment",
+        "site",
     ]
     # each side ran with its own commit's sources (exported once per commit)
     assert sorted(p.name for p in (out / "trees").iterdir()) == sorted([base, head])
@@ -139,10 +145,7 @@ def test_the_check_measures_no_granule(pr_check):
 @pytest.mark.parametrize(("asked", "defined"), [("", False), ("1", True)])
 def test_asv_defines_the_granules_only_when_asked(asked, defined):
     """``asv continuous main HEAD`` never starts the granules unless ICONBENCH_GRANULES=1."""
-    probe = (
-        "import runpy, sys; module = runpy.run_path(sys.argv[1]); "
-        "print('Granules' in module)"
-    )
+    probe = "import runpy, sys; module = runpy.run_path(sys.argv[1]); print('Granules' in module)"
     done = subprocess.run(
         [sys.executable, "-c", probe, str(REPO / "benchmarks" / "granules.py")],
         env=dict(os.environ, ICONBENCH_GRANULES=asked, ICONBENCH_CATALOG="0"),

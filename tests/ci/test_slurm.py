@@ -3,8 +3,8 @@
 The templates keep their GPU settings; the test overrides them with sbatch options
 (``--gpus-per-task=0 --cpus-per-task=1``) through ``ICONBENCH_SBATCH_ARGS``, runs gtfn_cpu
 (the CPU path that has a compute time to gate) on the tiny grid, and checks the merged result
-set against one unsharded run of the same selection, the history append of the merge job,
-and a failed shard blocking the merge.
+set against one unsharded run of the same selection on as many CPUs, the history append of
+the merge job, and a failed shard blocking the merge.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from iconbench.history.store import HistoryStore
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 PROGRAMS = "^(compute_tangential_wind|compute_airmass)$"
+#: CPUs of each shard job; the unsharded run gets as many OpenMP threads
+CPUS_PER_TASK = 1
 
 pytestmark = pytest.mark.slow
 
@@ -49,7 +51,9 @@ def _suite_env(cluster, tmp_path: pathlib.Path) -> dict[str, str]:
         ICONBENCH_PROGRAMS=PROGRAMS,
         ICONBENCH_ONE_VARIANT="1",
         ICONBENCH_LEDGERS=str(tmp_path / "no-ledgers"),
-        ICONBENCH_SBATCH_ARGS="--gpus-per-task=0 --cpus-per-task=1 --exclusive --time=00:20:00",
+        ICONBENCH_SBATCH_ARGS=(
+            f"--gpus-per-task=0 --cpus-per-task={CPUS_PER_TASK} --exclusive --time=00:20:00"
+        ),
         ICONBENCH_SLURM_LOGS=str(tmp_path / "logs"),
         ICONBENCH_RESULTS=str(tmp_path / "slurm"),
         ICONBENCH_HISTORY=str(tmp_path / "history"),
@@ -86,18 +90,14 @@ def _cases(out: pathlib.Path) -> list[tuple[str, str]]:
     return sorted((case["case"], case["backend"]) for case in summary["cases"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="inside the Slurm jobs every gtfn_cpu call takes about 7.8 ms (9-15 us outside), so "
-    "merged vs unsharded compares as regressions; cause open (docs/ci.md, SLURM)",
-)
 def test_array_and_merge_equal_one_unsharded_run(cluster, tmp_path):
     env = _suite_env(cluster, tmp_path)
-    # first, so that the array finds the programs compiled: its compile times are no slower
+    # first, so that the array finds the programs compiled: its compile times are no slower;
+    # with the OpenMP threads of a shard job (iconbench.sbatch sets them from its CPUs)
     unsharded = tmp_path / "unsharded"
     single = subprocess.run(
         ["bash", str(REPO / "ci" / "run-shard"), str(unsharded)],
-        env=env,
+        env=dict(env, OMP_NUM_THREADS=str(CPUS_PER_TASK)),
         capture_output=True,
         text=True,
         check=False,
@@ -115,9 +115,9 @@ def test_array_and_merge_equal_one_unsharded_run(cluster, tmp_path):
         f"iconbench-merge-{merge_id}.log",
     ]
     for task in (1, 2):
-        assert (
-            f"iconbench shard {task}/2 on" in (tmp_path / "logs" / logs[task - 1].name).read_text()
-        )
+        log = (tmp_path / "logs" / logs[task - 1].name).read_text()
+        assert f"iconbench shard {task}/2 on" in log
+        assert f"(no GPU), {CPUS_PER_TASK} CPUs, OMP_NUM_THREADS={CPUS_PER_TASK}\n" in log
     inspected = cluster.run(str(REPO / "ci" / "slurm" / "inspect"), array_id, merge_id)
     assert inspected.returncode == 0, inspected.stdout + inspected.stderr
     print(f"array of 2 shards + merge: {wall_s:.1f} s wall")
@@ -129,10 +129,13 @@ def test_array_and_merge_equal_one_unsharded_run(cluster, tmp_path):
     assert _cases(merged) == _cases(unsharded)
     assert sorted(shard_cases[0] + shard_cases[1]) == _cases(unsharded)  # none lost or doubled
 
-    # the same cases measured at other times on a shared CPU: the check is that every case is
-    # there with samples and none is slower by more than the gate's wide CPU thresholds
+    # the same cases measured minutes apart on a shared 2-core CPU: the check is that every
+    # case is there with samples and none is slower beyond 2.5x (the gate flags a ratio
+    # beyond 1 + threshold/2). Other processes on the machine slowed one shard's reference
+    # work 2x (89 vs 46 us) and its device time 1.75x; the OpenMP team wider than the job's
+    # CPUs (fixed in iconbench.sbatch) made every call 7.8-11.5 ms instead of 14-31 us.
     config = tmp_path / "gate.toml"
-    config.write_text("[thresholds]\ndevice_time = 1.0\nhost_overhead = 2.0\n")
+    config.write_text("[thresholds]\ndevice_time = 3.0\nhost_overhead = 3.0\ncompile_time = 3.0\n")
     compared = subprocess.run(
         [
             sys.executable,

@@ -33,7 +33,7 @@ def test_the_kernel_that_explains_the_change_comes_first():
     assert first.share == pytest.approx(8.3 / 8.7, abs=1e-3)
     assert sum(c.share for c in d.changes) == pytest.approx(1.0)
     table = kernels.render(d)
-    assert "56 regs -> 96 regs; 62% -> 38%" in table
+    assert "registers 56 → 96; occupancy 62 % → 38 %" in table
     assert table.splitlines()[2].lstrip().startswith("map_113_fieldop_1_0_0")
 
 

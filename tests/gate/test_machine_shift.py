@@ -154,3 +154,21 @@ def test_bot_comment_shows_the_shift_and_not_run_apart(measured):
     assert "failed" not in line
     beyond = verdict.compare(measured, _scaled(measured, 1.08))
     assert render.verdict_line(beyond).startswith("⚠️ **Not comparable** (device_time: the")
+
+
+def test_interleaved_processes_are_no_controls(measured):
+    """A check's sides (groups per process) get no machine shift: +20 % on every host
+    overhead with unchanged code is a change of the call path, not of the runner."""
+
+    def interleaved(rs, factor):
+        entries = {}
+        for key, e in rs.entries.items():
+            samples = tuple(s * factor for s in e.samples)
+            groups = tuple(samples[i::4] for i in range(4))
+            entries[key] = dataclasses.replace(e, samples=samples, groups=groups)
+        return dataclasses.replace(rs, entries=entries)
+
+    summary = verdict.compare(interleaved(measured, 1.0), interleaved(measured, 1.20))
+    assert summary.machine_shift == ()
+    assert summary.counts["regression"] > 200
+    assert summary.verdict == "regression"

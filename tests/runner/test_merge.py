@@ -6,22 +6,36 @@ import pytest
 from tests.asv_results import write_asv_results
 
 from iconbench.errors import IconbenchError
+from iconbench.gate import resultset
 from iconbench.runner.resultdir import merge_runs
 
 
-def _shard(root, values, cases, gpu="NVIDIA H100 80GB HBM3"):
-    write_asv_results(root / "asv", values, commit="c" * 40, machine="h100")
+def _shard(root, values, cases, gpu="NVIDIA H100 80GB HBM3", at=0.0):
+    """A shard that measured ``cases`` at ``at`` (seconds) and wrote its results 10 s later."""
+    write_asv_results(
+        root / "asv", values, commit="c" * 40, machine="h100", date_ms=int((at + 10) * 1000)
+    )
     summary = {
         "grid": "ch1_medium",
         "stack": "s",
+        "commit": "c" * 40,
         "backends": ["gtfn_gpu"],
         "provenance": {"gpu": {"name": gpu}},
-        "phases": [{"phase": "measure"}],
+        "phases": [{"phase": "measure", "at": at + 5}],
         "cases": [{"case": c, "backend": "gtfn_gpu"} for c in cases],
     }
     (root / "summary.json").write_text(json.dumps(summary))
     (root / "work").mkdir()
-    (root / "work" / "session.jsonl").write_text("".join(f'{{"case": "{c}"}}\n' for c in cases))
+    measured = {"device_s": [1e-3] * 10, "host_s": [1.1e-3] * 10}
+    (root / "work" / "session.jsonl").write_text(
+        "".join(
+            json.dumps(
+                {"case": c, "backend": "gtfn_gpu", "started_at": at, "measurement": measured}
+            )
+            + "\n"
+            for c in cases
+        )
+    )
     return root
 
 
@@ -44,6 +58,20 @@ def test_two_shards_merge_into_one_result_set(tmp_path):
     again = merge_runs([one, two], tmp_path / "out")
     assert again.summary.name == "summary.1.json"
     assert (tmp_path / "out" / "work" / "session.jsonl").read_text().splitlines() == ledger
+
+
+def test_a_case_measured_by_a_later_shard_is_in_the_merged_result_set(tmp_path):
+    # shard 2 measured after shard 1 had written its results (array tasks one after another)
+    one = _shard(tmp_path / "s1", [1.0, None], ["a[default]"], at=1000.0)
+    two = _shard(tmp_path / "s2", [None, 2.0], ["b[x]"], at=2000.0)
+    merge_runs([one, two], tmp_path / "out")
+    (merged,) = (tmp_path / "out" / "asv" / "h100").glob("cccccccc-*.json")
+    assert json.loads(merged.read_text())["date"] == 2010_000  # the newest shard's
+    entries = resultset.resolve(str(tmp_path / "out")).entries
+    for case in ("a[default]", "b[x]"):
+        device = entries[f"{case}|gtfn_gpu|device_time"]
+        assert device.error is None, device
+        assert len(device.samples) == 10
 
 
 def test_shards_of_different_gpus_are_refused(tmp_path):

@@ -1,8 +1,9 @@
 """The pull request comment: the gate summary as GitHub markdown (``reporting/comment.md.j2``).
 
 The verdict comes first, in one line; then the two stacks, the regressions and improvements,
-the speed-up against OpenACC, notes (code generation changes, inconclusive and failed
-benchmarks) and the whole table folded in ``<details>``. GitHub refuses comments over
+why the flagged GPU benchmarks changed (their kernels and generated code, when ``iconbench
+explain`` ran), the speed-up against OpenACC, notes (code generation changes, inconclusive
+and failed benchmarks) and the whole table folded in ``<details>``. GitHub refuses comments over
 :data:`LIMIT` characters, so :func:`render` tries ever shorter forms (:data:`LEVELS`: fold the
 unchanged rows away, then shorten the full table, the top tables and the note lists) and takes
 the first that fits; whatever is left out is counted in the comment and is on the site.
@@ -47,14 +48,18 @@ class Detail:
     full_unchanged: bool
     #: entries named per note (code generation, inconclusive, failed, new, gone)
     note_items: int
+    #: explained benchmarks shown, kernels per benchmark, lines of each code diff (0: none)
+    why_items: int = 10
+    why_kernels: int = 10
+    why_diff_lines: int = 60
 
 
 LEVELS = (
     Detail(top_rows=50, full_rows=None, full_unchanged=True, note_items=40),
     Detail(top_rows=50, full_rows=None, full_unchanged=False, note_items=40),
-    Detail(top_rows=40, full_rows=250, full_unchanged=False, note_items=20),
-    Detail(top_rows=25, full_rows=100, full_unchanged=False, note_items=10),
-    Detail(top_rows=10, full_rows=0, full_unchanged=False, note_items=5),
+    Detail(40, 250, False, 20, why_items=5, why_kernels=8, why_diff_lines=40),
+    Detail(25, 100, False, 10, why_items=3, why_kernels=5, why_diff_lines=20),
+    Detail(10, 0, False, 5, why_items=2, why_kernels=3, why_diff_lines=0),
 )
 
 
@@ -201,6 +206,93 @@ def verdict_line(summary: Summary) -> str:
     if improvements:
         return f"✅ **No regression**: {_counted(improvements, 'improvement')}, {tail}"
     return f"✅ **Nothing changed**: no benchmark moved beyond its threshold ({tail})"
+
+
+def _fenced(text: str) -> str:
+    """Generated code made safe inside a markdown code fence."""
+    return text.replace("```", "`\u200b``")
+
+
+def _kernel_row(change: Any) -> dict[str, str]:
+    """One kernel of the why section (a :class:`iconbench.gate.kernels.KernelChange`)."""
+    from iconbench.gate.kernels import counters
+
+    base, head = change.base, change.head
+    if base is None or head is None:
+        moved = "new" if base is None else "gone"
+    else:
+        moved = format_change(change.ratio)
+    written = counters(change)
+    return {
+        "kernel": f"`{_escape(change.kernel)}`",
+        "launches": written["count"],
+        "base": format_time(base.device_s if base else None),
+        "head": format_time(head.device_s if head else None),
+        "change": moved,
+        "share": "–" if change.share is None else f"{100 * change.share:.0f} %",
+        "dram": written["dram_bytes"],
+        "registers": written["registers"],
+        "occupancy": written["occupancy"],
+    }
+
+
+def _why(summary: Summary, site: Site | None, detail: Detail) -> dict[str, Any] | None:
+    """The "why it changed" section: each explained benchmark's kernels and code diff."""
+    found = summary.explanations
+    if not found:
+        return None
+    benches = {b.id: b for b in summary.benchmarks}
+    entries = []
+    for why in found[: detail.why_items]:
+        bench = benches.get(why.id)
+        case, _, metric = why.id.split("|")
+        variant = case.partition("[")[2].rstrip("]")
+        program = f"`{why.program}`"
+        if site is not None:
+            program = f"[{program}]({site.program(why.program)})"
+        entry: dict[str, Any] = {
+            "program": program,
+            "variant": "" if variant in ("", "default") else f"`{_escape(variant)}`",
+            "backend": why.backend,
+            "metric": metric.replace("_", " "),
+            "change": format_change(bench.ratio) if bench else "–",
+            "verdict": bench.verdict if bench else "",
+            "profiler": why.profiler,
+            "notes": [_escape(n)[:300] for n in why.notes],
+            "kernels": None,
+            "code": None,
+        }
+        diff = why.kernels
+        if diff is not None:
+            counts = [sum(1 for c in diff.changes if getattr(c, side)) for side in ("base", "head")]
+            rows = [_kernel_row(c) for c in diff.changes[: detail.why_kernels]]
+            entry["kernels"] = {
+                "base_s": format_time(diff.base_s),
+                "head_s": format_time(diff.head_s),
+                "change": format_change(diff.head_s / diff.base_s) if diff.base_s else "–",
+                "count_base": counts[0],
+                "count_head": counts[1],
+                "rows": rows,
+                "more": max(0, len(diff.changes) - detail.why_kernels),
+            }
+        code = why.code
+        if code is not None:
+            files = len(code.files)
+            entry["code"] = {
+                "identical": code.identical,
+                "fingerprint": code.base or "",
+                "files": files,
+                "plural": "" if files == 1 else "s",
+                "added": sum(f.added for f in code.files),
+                "removed": sum(f.removed for f in code.files),
+                "names": ", ".join(f"`{_escape(f.path)}`" for f in code.files[:6]),
+                "source": code.source,
+                "excerpt": "\n".join(_fenced(code.excerpt).splitlines()[: detail.why_diff_lines]),
+                "cut": code.shown_lines < code.changed_lines
+                or len(code.excerpt.splitlines()) > detail.why_diff_lines,
+            }
+        entries.append(entry)
+    return {"entries": entries, "more": max(0, len(found) - detail.why_items)}
 
 
 def _openacc(summary: Summary) -> dict[str, Any] | None:
@@ -371,6 +463,7 @@ def context(
         "improvements": [_row(b, level, site) for b in improvements[: detail.top_rows]],
         "improvements_more": max(0, len(improvements) - detail.top_rows),
         "openacc": _openacc(summary),
+        "why": _why(summary, site, detail),
         "bisect": [
             {
                 "benchmark": _escape(b.id.replace("|", " ")),

@@ -17,7 +17,9 @@ from typing import Any
 from iconbench.files.atomic import write_atomic
 
 #: The phases of a check, in order (a phase not run is absent).
-PHASES = ("select", "environments", "precompile", "verify", "measure", "gate", "comment", "site")
+PHASES = (
+    "select", "environments", "precompile", "verify", "measure", "gate", "why", "comment", "site",
+)  # fmt: skip
 
 
 @dataclasses.dataclass

@@ -8,14 +8,16 @@ in blocks ``ABBA``, ``BAAB``: a drift linear in time adds the same to both sides
 block (and a step cancels over two blocks), and each side is measured in as many processes as
 rounds, so the gate sees the spread between processes (:mod:`iconbench.gate.processes`).
 
-The four workers of a block start up side by side (imports, grid, loading their programs: the
-seconds a DaCe program takes to load), each waits for its turn
-(:func:`iconbench.runner.measure.ready_path`), and then they measure one at a time, the others
-idle: start-up costs once a block, not once a round, and nothing else runs beside a
-measurement. (Starting the next worker while one measured spread the host overhead of the
-same code over 0.6-1.5x between processes on an H100.)
+The workers of the first blocks (those every check measures before the gate is asked) start
+up side by side (imports, grid, loading their programs: the seconds a DaCe program takes to
+load), each waits for its turn (:func:`iconbench.runner.measure.ready_path`), and then they
+measure one at a time, the others idle: start-up is paid once for those blocks, and nothing
+else runs beside a measurement. (Starting the next worker while one measured spread the host
+overhead of the same code over 0.6-1.5x between processes on an H100.) A later block, needed
+only when the gate is still undecided, starts up its four workers the same way.
 After each block the gate decides on what is measured so far; the check stops when no gated
-benchmark is inconclusive, or when ``max_blocks`` or the time budget is spent.
+benchmark is inconclusive, when no further block could decide one
+(:mod:`iconbench.check.stopping`), or when ``max_blocks`` or the time budget is spent.
 """
 
 from __future__ import annotations
@@ -66,6 +68,11 @@ class Rounds:
     blocks: int
     seconds: float
     stopped: str
+    #: waiting for workers to start up (imports, grid, programs loaded), measuring turns, and
+    #: the gate's decisions between blocks: where the measure phase's time went
+    startup_s: float = 0.0
+    measuring_s: float = 0.0
+    deciding_s: float = 0.0
 
 
 def measuring_cores(on_gpu: bool) -> tuple[int, ...]:
@@ -104,11 +111,16 @@ def measure(
     *,
     plan: Plan,
     scratch: pathlib.Path,
-    decided: Callable[[], bool],
+    decided: Callable[[int], str | None],
 ) -> Rounds:
     """Measure ``jobs`` on both sides in alternating rounds until ``decided()`` (module doc).
 
     ``common`` holds the runner options every worker gets (``--backends``, ``--grid`` …).
+    ``decided(processes)`` says why to stop after a block, with ``processes`` measured a
+    side (:func:`iconbench.check.stopping.reason_to_stop`), or ``None`` to go on.
+    The workers of the first ``plan.min_blocks`` blocks (no decision is taken before those
+    are measured) start up together, later blocks' one block at a time: start-up is paid
+    once for the blocks every check measures.
     A worker that fails ends the check with one line naming its round and its log.
     """
     scratch.mkdir(parents=True, exist_ok=True)
@@ -118,9 +130,10 @@ def measure(
     number = 0
     blocks = 0
     stopped = f"{plan.max_blocks} blocks measured"
-    pending: list[tuple[str, subprocess.Popen, pathlib.Path, pathlib.Path]] = []
+    waiting: list[_Worker] = []  # started, set up, not measured yet (in turn order)
+    startup_s = measuring_s = deciding_s = 0.0
 
-    def launch(side_name: str) -> None:
+    def launch(side_name: str) -> _Worker:
         nonlocal number
         number += 1
         name = f"r{number:02d}-{side_name}"
@@ -135,60 +148,87 @@ def measure(
                 _worker_command(side, common, jobs_file, name, turn=turn, plan=plan),
                 env=env, stdout=handle, stderr=subprocess.STDOUT,
             )  # fmt: skip
-        pending.append((name, process, turn, log_path))
+        return _Worker(name, process, turn, log_path)
 
-    for block in range(plan.max_blocks):
-        for side_name in block_order(block):  # the block's four start up side by side
-            launch(side_name)
-        for name, process, turn, log_path in pending:
-            _wait_ready(process, turn, name, log_path, pending)
-        while pending:  # then measure one at a time; the others wait, idle
-            name, process, turn, log_path = pending.pop(0)
-            turn.write_text("go", encoding="utf-8")
-            if process.wait() != 0:
-                _stop(pending)
-                raise IconbenchError(
-                    f"measuring round {name} failed (exit {process.returncode}); its log: "
-                    f"{log_path} (last line: {_last_line(log_path)})"
-                )
-        blocks += 1
-        elapsed = time.perf_counter() - start
-        if blocks >= plan.min_blocks and decided():
-            stopped = f"decided after {blocks} block(s)"
-            break
-        if plan.budget_s is not None and elapsed > plan.budget_s:
-            stopped = f"time budget of {plan.budget_s:.0f}s spent"
-            break
-        if blocks < plan.max_blocks:
-            log(f"check: block {blocks} measured in {elapsed:.0f}s; not decided yet")
-    return Rounds(number, blocks, time.perf_counter() - start, stopped)  # every block drained
+    try:
+        for block in range(plan.max_blocks):
+            if not waiting:  # start up this block (and, at first, every block before a decision)
+                ahead = max(1, min(plan.min_blocks, plan.max_blocks)) if block == 0 else 1
+                t0 = time.perf_counter()
+                started = [launch(s) for b in range(block, block + ahead) for s in block_order(b)]
+                waiting.extend(started)
+                for worker in started:
+                    _wait_ready(worker)
+                startup_s += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            for _ in range(4):  # then measure one at a time; the others wait, idle
+                worker = waiting.pop(0)
+                worker.turn.write_text("go", encoding="utf-8")
+                if worker.process.wait() != 0:
+                    raise IconbenchError(
+                        f"measuring round {worker.name} failed (exit "
+                        f"{worker.process.returncode}); its log: {worker.log} "
+                        f"(last line: {_last_line(worker.log)})"
+                    )
+            measuring_s += time.perf_counter() - t0
+            blocks += 1
+            elapsed = time.perf_counter() - start
+            if waiting:  # started ahead: no decision before they are measured
+                continue
+            t0 = time.perf_counter()
+            reason = decided(2 * blocks) if blocks >= plan.min_blocks else None
+            deciding_s += time.perf_counter() - t0
+            if reason:
+                stopped = f"{reason} (after {blocks} blocks)"
+                break
+            if plan.budget_s is not None and elapsed > plan.budget_s:
+                stopped = f"time budget of {plan.budget_s:.0f}s spent"
+                break
+            if blocks < plan.max_blocks:
+                log(f"check: block {blocks} measured in {elapsed:.0f}s; not decided yet")
+    finally:
+        _stop(waiting)  # after a failure: the workers that will not get a turn
+    return Rounds(
+        number, blocks, time.perf_counter() - start, stopped,
+        startup_s=round(startup_s, 1), measuring_s=round(measuring_s, 1),
+        deciding_s=round(deciding_s, 1),
+    )  # fmt: skip
 
 
-def _wait_ready(process: subprocess.Popen, turn: pathlib.Path, name: str, log_path,
-                pending: list) -> None:  # fmt: skip
+@dataclasses.dataclass(frozen=True)
+class _Worker:
+    """One round's process, started, until its turn is over."""
+
+    name: str
+    process: subprocess.Popen
+    turn: pathlib.Path
+    log: pathlib.Path
+
+
+def _wait_ready(worker: _Worker) -> None:
     from iconbench.runner.measure import ready_path
 
-    ready = ready_path(turn)
+    ready = ready_path(worker.turn)
     while not ready.exists():
-        if process.poll() is not None:
-            _stop(pending)
+        if worker.process.poll() is not None:
             raise IconbenchError(
-                f"measuring round {name} ended before it was set up (exit {process.returncode});"
-                f" its log: {log_path} (last line: {_last_line(log_path)})"
+                f"measuring round {worker.name} ended before it was set up (exit "
+                f"{worker.process.returncode}); its log: {worker.log} "
+                f"(last line: {_last_line(worker.log)})"
             )
         time.sleep(0.02)
 
 
-def _stop(pending: list) -> None:
+def _stop(waiting: list[_Worker]) -> None:
     """End the workers started ahead that will not get a turn."""
-    for _name, process, _turn, _log in pending:
-        process.terminate()
-    for _name, process, _turn, _log in pending:
+    for worker in waiting:
+        worker.process.terminate()
+    for worker in waiting:
         try:
-            process.wait(timeout=30)
+            worker.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            process.kill()
-    pending.clear()
+            worker.process.kill()
+    waiting.clear()
 
 
 def _last_line(path: pathlib.Path) -> str:

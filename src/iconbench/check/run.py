@@ -110,12 +110,24 @@ def run(request: Request) -> int:
             selection,
             plan=request.plan,
             scratch=out / "rounds",
-            decided=lambda: _undecided(base, head, request.grid) == 0,
+            decided=lambda processes: _reason_to_stop(
+                base, head, request.grid, processes, 2 * request.plan.max_blocks
+            ),
         )
-    timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped}
+    timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped,
+                       "measure_split": {"startup": done.startup_s, "measuring": done.measuring_s,
+                                         "deciding": done.deciding_s}}  # fmt: skip
     log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
     with timeline.phase("gate"):
         summary = _gate(base, head, selection, out)
+    from iconbench.explain.run import flagged
+
+    if flagged(summary, 1):  # a GPU regression or improvement: what changed in its kernels
+        from iconbench.explain.run import explain
+
+        with timeline.phase("why"):
+            summary = explain(summary, base, head, work=out / "why", grid=request.grid)
+            summary.write(out / "gate-summary.json")
     timeline.facts |= {"verdict": summary.verdict, "counts": dict(summary.counts)}
     status = summary.exit_code
     if request.repository:
@@ -154,7 +166,8 @@ def _precompile(
     Where base and head share the build cache (an icon4py change) their pools run side by
     side: the head's finds every unchanged program built by the base's (gt4py locks a build
     folder while it builds). Otherwise the base compiles first, and the head's cache then gets
-    the base's build folders (:func:`iconbench.check.sides.link_builds`).
+    the base's build folders (:func:`iconbench.check.sides.link_builds`; DaCe's by the
+    identity of their SDFG, :mod:`iconbench.timing.sdfg_identity`).
     """
     base, head = both
     if component in sides.SHARES_BUILD_CACHE:
@@ -179,23 +192,44 @@ def _start_precompile(side: sides.Side, selection: list[str], jobs: int):
 
 
 def _wait(started: list) -> None:
+    """Wait for the precompiles; a case that did not compile ends the check (one line).
+
+    A compile that fails on head only is the pull request's doing, one that fails on both
+    the runner's: either way there is nothing to compare, and measuring would fail later
+    with a less telling message.
+    """
+    from iconbench.timing.compilation import CompileLedger
+
     for side, process, log_path in started:
         if process.wait() != 0:
             raise IconbenchError(
                 f"precompile of {side.name} ({side.commit[:12]}) failed (exit "
                 f"{process.returncode}); its log: {log_path}"
             )
+    for side, _process, log_path in started:
+        ledger = CompileLedger(side.out / "work" / "compile.jsonl")
+        failed = [r for r in ledger.records() if r.stack == side.stack and r.error]
+        if failed:
+            first = failed[-1]
+            reason = (first.error or "").strip().splitlines()[-1:] or ["no message"]
+            raise IconbenchError(
+                f"{len(failed)} case(s) of {side.name} ({side.commit[:12]}) did not compile, "
+                f"e.g. {first.case} on {first.backend}: {reason[0][:300]}; its log: {log_path}"
+            )
 
 
-def _undecided(base: sides.Side, head: sides.Side, grid: str) -> int:
-    """Gated benchmarks the gate cannot decide yet on what the ledgers hold now."""
+def _reason_to_stop(
+    base: sides.Side, head: sides.Side, grid: str, processes: int, most: int
+) -> str | None:
+    """Why to stop measuring, judged by the gate on what the ledgers hold now (or ``None``)."""
+    from iconbench.check import stopping
     from iconbench.gate import resultset, verdict
 
     summary = verdict.compare(
         resultset.ledger_set(base.out, label="base", commit=base.commit, grid=grid),
         resultset.ledger_set(head.out, label="head", commit=head.commit, grid=grid),
     )
-    return sum(1 for r in summary.benchmarks if r.gated and r.verdict == "inconclusive")
+    return stopping.reason_to_stop(summary.benchmarks, processes, most)
 
 
 def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib.Path):

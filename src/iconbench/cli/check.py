@@ -89,9 +89,7 @@ class Check(Command):
             min_blocks=args.min_blocks,
             max_blocks=args.max_blocks,
             budget_s=args.budget,
-            measure_cores=()
-            if args.no_pin
-            else rounds.measuring_cores(on_gpu=on_gpu),
+            measure_cores=() if args.no_pin else rounds.measuring_cores(on_gpu=on_gpu),
         )
         request = Request(
             component=args.component,

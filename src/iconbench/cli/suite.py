@@ -15,7 +15,7 @@ from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
 STEPS = ("plan", "precompile", "verify", "measure", "crosscheck", "ncu", "asv", "all",
-         "ncu-target")  # fmt: skip
+         "ncu-target", "sources")  # fmt: skip
 
 
 class Suite(Command):
@@ -43,7 +43,7 @@ class Suite(Command):
             choices=STEPS,
             help="plan | precompile | verify (iconbench verify on the tiny_lam grid) | measure | "
             "crosscheck (cupyx) | ncu (Nsight Compute) | asv (asv result files and summary.json "
-            "from the ledgers) | all (precompile, measure, asv) | ncu-target (internal)",
+            "from the ledgers) | all (precompile, measure, asv) | ncu-target, sources (internal)",
         )
         options.add_out(parser, help="output directory, required (ledgers in OUT/work)")
         options.add_backends(parser)
@@ -117,7 +117,12 @@ class Suite(Command):
             type=pathlib.Path,
             help="asv: take stack and GPU from this summary.json written on the GPU machine",
         )
-        parser.add_argument("--case", default="", help="ncu-target: the case id")
+        parser.add_argument("--case", default="", help="ncu-target, sources: the case id")
+        parser.add_argument(
+            "--sources-dir",
+            type=pathlib.Path,
+            help="sources: where the case's generated code is written",
+        )
         parser.add_argument("--ncu-calls", type=int, default=3, help="calls profiled by ncu")
         parser.add_argument(
             "--no-optimize",
@@ -220,6 +225,7 @@ class Suite(Command):
             measure_cores=tuple(int(c) for c in args.measure_cores.split(",") if c),
             commit=args.commit,
             gt4py_calls=args.gt4py_calls,
+            sources_dir=args.sources_dir,
             no_optimize=args.no_optimize,
             shard_ledgers=pathlib.Path(shard_ledgers) if shard_ledgers else None,
         )

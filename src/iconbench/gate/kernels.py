@@ -187,12 +187,51 @@ def render(kernel_diff: KernelDiff, *, limit: int = 10) -> str:
     return "\n".join(lines)
 
 
+def format_bytes(value: float) -> str:
+    """Bytes in decimal units, 3 significant digits (the run-to-run noise of DRAM counters).
+
+    >>> format_bytes(3.2e8), format_bytes(402_653_184), format_bytes(512.0)
+    ('320 MB', '403 MB', '512 B')
+    """
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value:.0f} B"
+
+
+#: The counters of a kernel besides its time, and how each is written.
+COUNTERS = {
+    "count": str,
+    "dram_bytes": format_bytes,
+    "registers": str,
+    "occupancy": lambda value: f"{100 * value:.0f} %",
+}
+
+
+def counters(change: KernelChange) -> dict[str, str]:
+    """Launches, DRAM bytes, registers, occupancy of a kernel, base against head.
+
+    One value where it stayed, ``a → b`` where it moved (as written: DRAM bytes to 3 digits,
+    occupancy to the per cent), ``–`` where neither side has it.
+
+    >>> a = KernelRecord("k", 1, 1e-4, 3.2e8, 56, 0.62)
+    >>> b = KernelRecord("k", 1, 2e-4, 3.2e8, 96, 0.38)
+    >>> counters(KernelChange("k", a, b, 1.0))
+    {'count': '1', 'dram_bytes': '320 MB', 'registers': '56 → 96', 'occupancy': '62 % → 38 %'}
+    """
+    found = {}
+    for key, fmt in COUNTERS.items():
+        values = [getattr(r, key) if r else None for r in (change.base, change.head)]
+        shown = ["–" if v is None else fmt(v) for v in values]
+        if values == [None, None]:
+            found[key] = "–"
+        else:
+            found[key] = shown[0] if shown[0] == shown[1] else f"{shown[0]} → {shown[1]}"
+    return found
+
+
 def _hardware(change: KernelChange) -> str:
     """What moved besides time: DRAM bytes, registers, occupancy (base -> head)."""
-    parts = []
-    for key, fmt in (("dram_bytes", "{:.3g} B"), ("registers", "{} regs"), ("occupancy", "{:.0%}")):
-        values = [getattr(r, key) if r else None for r in (change.base, change.head)]
-        if any(v is not None for v in values) and values[0] != values[1]:
-            shown = ["-" if v is None else fmt.format(v) for v in values]
-            parts.append(f"{shown[0]} -> {shown[1]}")
-    return "; ".join(parts)
+    moved = counters(change)
+    names = {"dram_bytes": "DRAM", "registers": "registers", "occupancy": "occupancy"}
+    return "; ".join(f"{name} {moved[key]}" for key, name in names.items() if "→" in moved[key])

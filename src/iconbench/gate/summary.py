@@ -27,6 +27,7 @@ from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
 from iconbench.gate.kernels import KernelDiff
 from iconbench.gate.shift import MachineShift
+from iconbench.gate.why import Why
 
 SCHEMA = "iconbench-gate-summary"
 VERSION = 1
@@ -254,6 +255,31 @@ class Summary:
     machine_shift: tuple[MachineShift, ...] = ()
     #: per-kernel diffs of flagged benchmarks (``iconbench compare --kernels``)
     kernels: tuple[KernelDiff, ...] = ()
+    #: why each flagged GPU benchmark changed: kernels and generated code, base against head
+    #: (the ``why`` key, ``iconbench explain`` after the verdict)
+    why: tuple[Why, ...] = ()
+
+    @property
+    def explanations(self) -> tuple[Why, ...]:
+        """``why``, plus each ``kernels`` diff of a benchmark it does not explain.
+
+        >>> from iconbench.gate.kernels import KernelDiff
+        >>> s = Summary.example()
+        >>> diff = KernelDiff(s.benchmarks[0].id, 1.0e-4, 1.1e-4, ())
+        >>> [(w.program, w.backend) for w in dataclasses.replace(s, kernels=(diff,)).explanations]
+        [('compute_theta_rho_face_values', 'gtfn_gpu')]
+        """
+        explained = {w.id for w in self.why}
+        benches = {b.id: b for b in self.benchmarks}
+        extra = []
+        for diff in self.kernels:
+            if diff.id in explained:
+                continue
+            bench = benches.get(diff.id)
+            case, backend = diff.id.split("|")[:2]
+            program = bench.program if bench else case.split("[")[0]
+            extra.append(Why(diff.id, program, backend, kernels=diff))
+        return (*self.why, *extra)
 
     @property
     def grid_name(self) -> str:
@@ -270,6 +296,7 @@ class Summary:
         body["bisect"] = [dataclasses.asdict(b) for b in self.bisect]
         body["machine_shift"] = [dataclasses.asdict(m) for m in self.machine_shift]
         body["kernels"] = [k.as_dict() for k in self.kernels]
+        body["why"] = [w.as_dict() for w in self.why]
         return {"schema": SCHEMA, "version": VERSION, **body}
 
     def to_json(self) -> str:
@@ -365,6 +392,7 @@ class Summary:
                 for m in data.get("machine_shift") or ()
             ),
             kernels=tuple(KernelDiff.from_dict(k) for k in data.get("kernels") or ()),
+            why=tuple(Why.from_dict(w) for w in data.get("why") or ()),
         )
 
     @classmethod

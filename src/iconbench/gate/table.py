@@ -94,11 +94,11 @@ def render(summary: Summary, *, everything: bool = False) -> str:
         lines.append(
             f"  ({hidden} not shown: unchanged, not gated{absent_text}{failing}; --all shows them)"
         )
-    if summary.kernels:
-        from iconbench.gate import kernels
+    if summary.explanations:
+        from iconbench.gate import why
 
-        for kernel_diff in summary.kernels:
-            lines += ["", kernels.render(kernel_diff)]
+        for explanation in summary.explanations:
+            lines += ["", why.render(explanation)]
     counts = ", ".join(f"{n} {v}" for v, n in summary.counts.items() if n)
     lines += ["", f"{summary.verdict.upper()}: {counts or 'nothing compared'}"]
     return "\n".join(lines)

@@ -9,6 +9,7 @@ over the range, and write ``OUT/crosscheck.json`` / ``OUT/ncu.json`` (append-onl
 from __future__ import annotations
 
 import json
+import pathlib
 import re
 import subprocess
 import sys
@@ -80,6 +81,18 @@ def ncu_target(options: RunOptions) -> None:
     cupy.cuda.nvtx.RangePop()
 
 
+def target_command(
+    case: str, backend: str, grid: str, *, calls: int, stack: str, out: pathlib.Path
+) -> list[str]:
+    """The process ncu profiles: ``calls`` calls of ``case`` from the ``stack``'s build cache.
+
+    ``out`` is the runner directory of that stack (the process checks that it holds it).
+    """
+    return [sys.executable, "-m", "iconbench", "suite", "ncu-target", "--case", case,
+            "--backends", backend, "--grid", grid, "--ncu-calls", str(calls), "--stack", stack,
+            "--out", str(out)]  # fmt: skip
+
+
 def _chosen_for_check(options: RunOptions, backend: str, count: int) -> list:
     """``count`` measured cases of ``backend``, from the slowest down, spread over the range."""
     from iconbench.timing import session
@@ -112,15 +125,15 @@ def ncu(options: RunOptions) -> None:
         for record in _chosen_for_check(options, backend, options.crosscheck):
             csv = options.work / "ncu.csv"
             csv.unlink(missing_ok=True)
-            command = [
-                "ncu", "--nvtx", "--nvtx-include", f"{nsight.NVTX_RANGE}/",
-                "--metrics", nsight.METRIC, "--cache-control", "none", "--clock-control", "none",
-                "--csv", "--log-file", str(csv),
-                sys.executable, "-m", "iconbench", "suite", "ncu-target",
-                "--case", record.case, "--backends", backend, "--grid", options.grid,
-                "--ncu-calls", str(options.ncu_calls), "--stack", options.stack,
-                "--out", str(options.out),
-            ]  # fmt: skip
+            target = target_command(
+                record.case,
+                backend,
+                options.grid,
+                calls=options.ncu_calls,
+                stack=options.stack,
+                out=options.out,
+            )
+            command = nsight.command(target, csv)
             try:
                 done = subprocess.run(command, check=False, capture_output=True, text=True)
             except FileNotFoundError:
@@ -130,7 +143,7 @@ def ncu(options: RunOptions) -> None:
                 log(f"ncu failed for {backend} {record.case}: {done.stderr.strip()[-500:]}")
                 continue
             try:
-                kernels = nsight.kernel_durations(csv.read_text())
+                kernels = nsight.launches(csv.read_text())
             except IconbenchError as error:  # keep the rows of the other cases
                 log(f"ncu: {backend} {record.case}: {error}")
                 continue

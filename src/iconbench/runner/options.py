@@ -51,6 +51,8 @@ class RunOptions:
     gt4py_calls: int = 10
     #: the commit the asv results are for ("": iconbench's own checkout)
     commit: str = ""
+    #: ``sources``: where the generated code of ``case`` is written
+    sources_dir: pathlib.Path | None = None
     #: run without PYTHONOPTIMIZE (recorded in every measurement)
     no_optimize: bool = False
     #: a runner's ``work/`` whose ledgers balance the shards by time (None: by count)

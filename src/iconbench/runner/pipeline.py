@@ -21,7 +21,7 @@ ALL = ("precompile", "measure", "asv")
 
 def steps() -> dict[str, Callable[[RunOptions], None]]:
     """Every step by its name on the command line (imports the step modules)."""
-    from iconbench.runner import crosscheck, measure, plan, precompile, resultdir, verify
+    from iconbench.runner import crosscheck, measure, plan, precompile, resultdir, sources, verify
 
     return {
         "plan": plan.run,
@@ -32,6 +32,7 @@ def steps() -> dict[str, Callable[[RunOptions], None]]:
         "ncu": crosscheck.ncu,
         "asv": resultdir.write,
         "ncu-target": crosscheck.ncu_target,
+        "sources": sources.run,
     }
 
 

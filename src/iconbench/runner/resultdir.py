@@ -191,15 +191,16 @@ def write(options: RunOptions) -> None:
     import dataclasses
 
     from iconbench import provenance, results, suite
+    from iconbench.programs.inputs import MINIMUM_BYTES_MODEL
     from iconbench.timing import session
     from iconbench.timing.statistics import summarize
 
     # bytes from today's model (a ledger line keeps the count of the code that measured it;
     # the domain-aware count replaced whole fields, which gave programs writing one level
-    # 40 times the copy peak)
+    # 40 times the copy peak); lines counted by today's model keep theirs
     records = [
         dataclasses.replace(r, bytes_moved=suite.minimum_bytes(r.case, options.grid))
-        if r.measurement is not None
+        if r.measurement is not None and r.bytes_model != MINIMUM_BYTES_MODEL
         else r
         for r in session.SessionLedger(options.work / "session.jsonl").results()
         if r.grid == options.grid

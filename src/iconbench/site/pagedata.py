@@ -23,6 +23,7 @@ from iconbench.baselines import gt4py_timings, speedup
 from iconbench.baselines.format import Baseline
 from iconbench.baselines.mapping import TimerProgramMapping
 from iconbench.errors import IconbenchError
+from iconbench.gate.kernels import counters as kernel_counters
 from iconbench.history import changepoints
 from iconbench.site.history import Measured, Run, Target, slug
 
@@ -773,3 +774,60 @@ def gate_rows(summaries: Sequence[tuple[str, Any]]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+# --------------------------------------------------------------------------- why
+
+
+def why_by_program(summaries: Sequence[tuple[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Each program's explained benchmarks (the summaries' ``why``), newest verdict first.
+
+    Kernel rows carry the raw seconds and ratios (the templates format them); the hardware
+    counters are strings: one value where they stayed, ``a → b`` where they moved.
+    """
+    found: dict[str, list[dict[str, Any]]] = {}
+    for path, summary in sorted(summaries, key=lambda item: item[1].created, reverse=True):
+        benches = {b.id: b for b in summary.benchmarks}
+        for why in summary.explanations:
+            bench = benches.get(why.id)
+            diff = why.kernels
+            kernels = None
+            if diff is not None:
+                rows = [
+                    {
+                        "kernel": c.kernel,
+                        "base_s": c.base.device_s if c.base else None,
+                        "head_s": c.head.device_s if c.head else None,
+                        "ratio": c.ratio,
+                        "status": "new" if c.base is None else "gone" if c.head is None else "",
+                        "share": c.share,
+                        **kernel_counters(c),
+                    }
+                    for c in diff.changes
+                ]
+                kernels = {
+                    "base_s": diff.base_s,
+                    "head_s": diff.head_s,
+                    "ratio": diff.head_s / diff.base_s if diff.base_s else None,
+                    "count_base": sum(1 for c in diff.changes if c.base),
+                    "count_head": sum(1 for c in diff.changes if c.head),
+                    "rows": rows,
+                }
+            found.setdefault(why.program, []).append(
+                {
+                    "source": path,
+                    "created": summary.created[:16].replace("T", " "),
+                    "base": short(summary.base.commit),
+                    "head": short(summary.head.commit),
+                    "case": why.case,
+                    "backend": why.backend,
+                    "metric": why.id.split("|")[2].replace("_", " "),
+                    "ratio": bench.ratio if bench else None,
+                    "verdict": bench.verdict if bench else "",
+                    "profiler": why.profiler,
+                    "notes": list(why.notes),
+                    "kernels": kernels,
+                    "code": why.code,
+                }
+            )
+    return found

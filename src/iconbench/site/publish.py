@@ -264,8 +264,12 @@ def publish(
     programs |= {
         p for r in runs for p in r.programs if not (out / pagedata.program_page(p)).exists()
     }
+    stored = _stored_gates(index, out) if gates_added or everything or programs else []
+    why = pagedata.why_by_program(stored)
+    if gates_added:  # a new verdict's explanations go on their programs' pages
+        programs |= set(why) & {p for r in runs for p in r.programs}
     pages += _render_programs(
-        env, out, programs=sorted(programs), runs=runs, inputs=inputs, common=common
+        env, out, programs=sorted(programs), runs=runs, inputs=inputs, common=common, why=why
     )
     new_ids = {r.id for r in new_runs}
     pages += _render_runs(
@@ -279,7 +283,7 @@ def publish(
         common,
     )
     if gates_added or everything or not (out / "gates.html").exists():
-        pages += _render_gates(env, out, _stored_gates(index, out), inputs, common)
+        pages += _render_gates(env, out, stored or _stored_gates(index, out), inputs, common)
     render.copy_static(out)
 
     if inputs.asv:
@@ -429,7 +433,7 @@ def _openacc_by_target(runs, inputs) -> dict[history.Target, dict[str, dict[str,
     return found
 
 
-def _render_programs(env, out, *, programs, runs, inputs, common) -> list[str]:
+def _render_programs(env, out, *, programs, runs, inputs, common, why) -> list[str]:
     if not programs:
         return []
     openacc = _openacc_by_target(runs, inputs)
@@ -461,6 +465,7 @@ def _render_programs(env, out, *, programs, runs, inputs, common) -> list[str]:
             charts=charts,
             chart_variants=CHART_VARIANTS,
             backends=sorted({b for s in sections for v in s["variants"] for b in v["backends"]}),
+            why=why.get(program, []),
             **common,
         )
         pages.append(page)

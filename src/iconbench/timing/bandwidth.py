@@ -83,6 +83,16 @@ class CopyPeak:
         """JSON form including the derived bandwidth."""
         return {**dataclasses.asdict(self), "bytes_per_s": self.bytes_per_s}
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CopyPeak:
+        """Inverse of :meth:`as_dict` (the derived bandwidth is recomputed).
+
+        >>> peak = CopyPeak("H100", 1 << 30, [7.3e-4, 7.4e-4])
+        >>> CopyPeak.from_dict(peak.as_dict()) == peak
+        True
+        """
+        return cls(str(data["device"]), int(data["nbytes"]), [float(s) for s in data["samples_s"]])
+
 
 def measure_copy_peak(*, on_gpu: bool, nbytes: int | None = None, repeats: int = 20) -> CopyPeak:
     """Time a ``nbytes`` device-to-device (or host memory) copy ``repeats`` times.

@@ -32,6 +32,8 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+from iconbench.errors import IconbenchError
+
 _SOURCE_SUFFIXES = (".cpp", ".cu", ".hpp", ".h", ".cuh")
 #: SDFG JSON keys that name places, identities or history, not the generated code
 _SDFG_VOLATILE_KEYS = frozenset(
@@ -61,6 +63,17 @@ class Build:
     fingerprint: str
 
 
+def source_files(folder: pathlib.Path) -> list[pathlib.Path]:
+    """The generated source files of a build folder, sorted (CMake's ``build/`` tree left out)."""
+    return [
+        path
+        for path in sorted(folder.rglob("*"))
+        if path.suffix in _SOURCE_SUFFIXES
+        and path.relative_to(folder).parts[0] != "build"
+        and path.is_file()
+    ]
+
+
 def source_fingerprint(folder: pathlib.Path) -> str | None:
     """SHA-256 (16 hex digits) of the generated sources in ``folder``, ``None`` if there are none.
 
@@ -76,14 +89,10 @@ def source_fingerprint(folder: pathlib.Path) -> str | None:
     (True, 16)
     """
     digest = hashlib.sha256()
-    found = False
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        if path.suffix not in _SOURCE_SUFFIXES or relative.parts[0] == "build":
-            continue
-        digest.update(str(relative).encode())
+    found = source_files(folder)
+    for path in found:
+        digest.update(str(path.relative_to(folder)).encode())
         digest.update(path.read_bytes())
-        found = True
     return digest.hexdigest()[:16] if found else None
 
 
@@ -129,6 +138,55 @@ def of_artifact(artifact: Any, cache_dir: pathlib.Path) -> Build | None:
     if fingerprint is None:
         return None
     return Build(os.path.relpath(library, cache_dir), fingerprint)
+
+
+def build_folder(artifact: Any) -> pathlib.Path | None:
+    """The build folder of a gt4py compilation artifact (gtfn's sources, DaCe's library)."""
+    if hasattr(artifact, "src_dir"):
+        return pathlib.Path(artifact.src_dir)
+    if hasattr(artifact, "library_path"):
+        library = pathlib.Path(artifact.library_path).parent
+        return library.parent if library.name == "build" else library  # development mode
+    return None
+
+
+#: Where :func:`write_sources` says the code came from.
+FROM_BUILD_FOLDER = "build folder"
+FROM_SDFG = "generated again from the SDFG"
+
+
+def write_sources(artifact: Any, target: pathlib.Path) -> str:
+    """Write the generated source of a compiled program under ``target``; say where it came from.
+
+    gtfn's build folder holds its C++/CUDA source; so does DaCe's in its development mode
+    (``src/<target>/``). In its production mode DaCe keeps only the library, and the code
+    is generated again from the artifact's SDFG, with gt4py's DaCe settings for the
+    artifact's device, into the same layout (``src/cpu/NAME.cpp``, ``src/cuda/NAME.cu``), so
+    that a build of either mode compares file by file with the other.
+    """
+    folder = build_folder(artifact)
+    found = source_files(folder) if folder is not None and folder.is_dir() else []
+    if found:
+        for path in found:
+            copy = target / path.relative_to(folder)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(path.read_bytes())
+        return FROM_BUILD_FOLDER
+    if not hasattr(artifact, "sdfg_json"):
+        raise IconbenchError(f"no generated source in the build folder {folder}")
+    import dace
+    from gt4py.next import config
+    from gt4py.next.program_processors.runners.dace.workflow import common
+
+    device = getattr(artifact, "device_type", None)
+    with common.dace_context(device_type=device, cmake_build_type=config.CMAKE_BUILD_TYPE):
+        sdfg = dace.SDFG.from_json(json.loads(artifact.sdfg_json))
+        for code in sdfg.generate_code():
+            parts = [code.target.target_name, code.target_type or ""]
+            path = target.joinpath("src", *filter(None, parts), f"{code.name}.{code.language}")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(code.clean_code, encoding="utf-8")
+    return FROM_SDFG
 
 
 class _RecordingRunner:

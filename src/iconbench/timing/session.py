@@ -52,6 +52,9 @@ class CaseResult:
     #: the measuring process of an interleaved check (``"r03-head"``), ``None`` elsewhere:
     #: the gate counts the spread between processes only where it can tell them apart
     worker: str | None = None
+    #: the version of the model that counted ``bytes_moved``
+    #: (:data:`iconbench.programs.inputs.MINIMUM_BYTES_MODEL`; ``None``: unknown, older lines)
+    bytes_model: int | None = None
 
     @property
     def timed_s(self) -> float | None:
@@ -385,6 +388,7 @@ def _measure_case(
             started_at=wall0,
             duration_s=time.perf_counter() - t0,
             grid_counts=_grid_counts(grid),
+            bytes_model=getattr(prepared, "bytes_model", None),
         )
     except Exception as error:
         detail = "".join(traceback.format_exception_only(error)).strip()[-2000:]

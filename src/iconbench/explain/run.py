@@ -1,0 +1,180 @@
+"""Explain the flagged GPU benchmarks of a gate summary: kernels and code, per side.
+
+Only what the gate flagged is profiled, after the verdict: a regression or improvement of a
+gated time (device time first, then host overhead) on a GPU backend, one per (case,
+backend), the largest changes first, at most ``limit``. Each side runs in its own
+environment (:meth:`iconbench.check.sides.Side.environment`): its commit's sources first on
+the path, its build cache, its runner directory. The pull-request check calls
+:func:`explain` with its two sides after its gate phase; ``iconbench explain`` builds the
+sides from two runner directories.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import pathlib
+import re
+import shutil
+import subprocess
+
+from iconbench.check.sides import Side
+from iconbench.errors import IconbenchError
+from iconbench.explain import codediff, profile, sources
+from iconbench.gate import kernels
+from iconbench.gate.summary import BenchmarkResult, Summary
+from iconbench.gate.why import CodeDiff, Why
+from iconbench.runner.progress import log
+from iconbench.timing import nsight
+
+#: Gated times a GPU benchmark is explained for, in this order of preference.
+METRICS = ("device_time", "host_overhead")
+#: Benchmarks explained per run (each costs a profile and a code lookup on both sides).
+MAX_BENCHMARKS = 5
+FLAGGED = ("regression", "improvement")
+
+
+def on_gpu(backend: str) -> bool:
+    """Whether ``backend`` runs on a GPU (a name not known here: whether it says ``gpu``).
+
+    >>> on_gpu("gtfn_gpu"), on_gpu("dace_cpu"), on_gpu("dace_gpu_from_elsewhere")
+    (True, False, True)
+    """
+    from iconbench.programs.backends import backend as resolve
+
+    try:
+        return resolve(backend).on_gpu
+    except IconbenchError:
+        return "gpu" in backend
+
+
+def flagged(summary: Summary, limit: int = MAX_BENCHMARKS) -> list[BenchmarkResult]:
+    """The benchmarks to explain: one per flagged (case, backend) on a GPU, largest first."""
+    chosen: dict[tuple[str, str], BenchmarkResult] = {}
+    for bench in summary.benchmarks:
+        if bench.verdict not in FLAGGED or bench.metric not in METRICS or bench.ratio is None:
+            continue
+        if not on_gpu(bench.backend):
+            continue
+        key = (bench.id.split("|")[0], bench.backend)
+        known = chosen.get(key)
+        if known is None or METRICS.index(bench.metric) < METRICS.index(known.metric):
+            chosen[key] = bench
+    ordered = sorted(
+        chosen.values(),
+        key=lambda b: (METRICS.index(b.metric), -abs(math.log(b.ratio or 1.0)), b.id),
+    )
+    return ordered[:limit]
+
+
+def profiler_version() -> str | None:
+    """``ncu --version``'s version (``None``: no ncu on PATH)."""
+    if shutil.which(nsight.EXECUTABLE) is None:
+        return None
+    try:
+        done = subprocess.run(
+            [nsight.EXECUTABLE, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown version"
+    match = re.search(r"Version\s+(\S+)", done.stdout)
+    return match.group(1) if match else "unknown version"
+
+
+def explain(
+    summary: Summary,
+    base: Side,
+    head: Side,
+    *,
+    work: pathlib.Path,
+    grid: str | None = None,
+    limit: int = MAX_BENCHMARKS,
+    calls: int = profile.CALLS,
+    timeout_s: float = 900.0,
+) -> Summary:
+    """``summary`` with a :class:`Why` for each flagged GPU benchmark (``why`` key).
+
+    ``work`` keeps what was run (ncu's CSV and output, code written again) per benchmark.
+    Nothing here fails the run: a part that cannot be had is a note of its entry.
+    """
+    grid = grid or summary.grid_name
+    chosen = flagged(summary, limit)
+    if not chosen:
+        return summary
+    version = profiler_version()
+    profiler = "" if version is None else f"Nsight Compute {version}, {calls} calls per side"
+    found = []
+    for bench in chosen:
+        case = bench.id.split("|")[0]
+        folder = work / re.sub(r"[^A-Za-z0-9_.=-]+", "_", f"{case}-{bench.backend}")
+        notes: list[str] = []
+        kernel_diff = None
+        if version is None:
+            notes.append(
+                f"Nsight Compute ({nsight.EXECUTABLE}) is not on PATH: no kernel profile; "
+                "install it on the runner"
+            )
+        else:
+            try:
+                records = [
+                    profile.profile(
+                        side,
+                        case,
+                        bench.backend,
+                        grid,
+                        work=folder,
+                        calls=calls,
+                        timeout_s=timeout_s,
+                    )
+                    for side in (base, head)
+                ]
+                kernel_diff = kernels.diff(bench.id, records[0], records[1])
+            except IconbenchError as error:
+                notes.append(str(error))
+        code = None
+        try:
+            code = _code(bench, base, head, grid, work=folder, timeout_s=timeout_s)
+        except IconbenchError as error:
+            notes.append(str(error))
+        why = Why(bench.id, bench.program, bench.backend, kernel_diff, code, profiler, tuple(notes))
+        log(f"explain: {bench.id}: " + _said(why))
+        found.append(why)
+    done = {w.id for w in found}
+    return dataclasses.replace(summary, why=(*(w for w in summary.why if w.id not in done), *found))
+
+
+def _code(
+    bench: BenchmarkResult,
+    base: Side,
+    head: Side,
+    grid: str,
+    *,
+    work: pathlib.Path,
+    timeout_s: float,
+) -> CodeDiff:
+    """The generated-code diff of ``bench`` (nothing read where the fingerprints are equal)."""
+    prints = [n.fingerprint if n else None for n in (bench.base, bench.head)]
+    if prints[0] is not None and prints[0] == prints[1]:
+        return CodeDiff(prints[0], prints[1], (), "", 0, 0, "codegen fingerprint")
+    case = bench.id.split("|")[0]
+    found = [
+        sources.of_side(side, case, bench.backend, grid, work=work, timeout_s=timeout_s)
+        for side in (base, head)
+    ]
+    return codediff.diff(found[0], found[1])
+
+
+def _said(why: Why) -> str:
+    """One log line: what the entry holds."""
+    parts = []
+    if why.kernels is not None:
+        parts.append(f"{len(why.kernels.changes)} kernels")
+    if why.code is not None:
+        parts.append(
+            "code identical" if why.code.identical else f"{why.code.changed_lines} lines of code"
+        )
+    return ", ".join(parts + list(why.notes)) or "nothing found"

@@ -1,0 +1,129 @@
+"""Why a flagged GPU benchmark changed: its kernels and its generated code, base against head.
+
+A regression or improvement on a GPU backend says how much; :mod:`iconbench.explain`, run
+after the verdict, says where: a profiler pass over each side's program call (the
+per-kernel diff, :class:`iconbench.gate.kernels.KernelDiff`) and the diff of the generated
+source between the two builds (:class:`CodeDiff`). One :class:`Why` per flagged (case,
+backend) goes into the gate summary's ``why`` key, which the table, the PR comment and the
+site's program page show. What could not be had (no profiler on the runner, a side that did
+not build) is one line in ``notes``, never a failed run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from iconbench.gate.kernels import KernelDiff
+
+
+@dataclasses.dataclass(frozen=True)
+class FileChange:
+    """One generated source file: lines added and removed (``status``: changed, new, gone)."""
+
+    path: str
+    added: int
+    removed: int
+    status: str = "changed"
+
+
+@dataclasses.dataclass(frozen=True)
+class CodeDiff:
+    """The generated code of one benchmark, base against head.
+
+    ``excerpt`` is a unified diff cut to a bounded size (``shown_lines`` of its
+    ``changed_lines`` added and removed lines); ``files`` lists every file that differs.
+    ``source`` says where the code came from (the build folder, or generated again from the
+    program's SDFG where DaCe keeps only the library).
+    """
+
+    base: str | None
+    head: str | None
+    files: tuple[FileChange, ...]
+    excerpt: str
+    changed_lines: int
+    shown_lines: int
+    source: str = "build folder"
+
+    @property
+    def identical(self) -> bool:
+        """Whether the two sides generated the same code."""
+        return not self.files
+
+
+@dataclasses.dataclass(frozen=True)
+class Why:
+    """The explanation of one flagged (case, backend): kernels, code, what is missing."""
+
+    id: str
+    program: str
+    backend: str
+    kernels: KernelDiff | None = None
+    code: CodeDiff | None = None
+    #: what was run to get the kernels (the profiler and its calls), for the record
+    profiler: str = ""
+    #: one line per part that could not be had (no profiler, a side's error)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def case(self) -> str:
+        """``program[variant]`` of the benchmark id."""
+        return self.id.split("|")[0]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON object of the summary's ``why`` list."""
+        return {
+            "id": self.id,
+            "program": self.program,
+            "backend": self.backend,
+            "kernels": self.kernels.as_dict() if self.kernels else None,
+            "code": dataclasses.asdict(self.code) if self.code else None,
+            "profiler": self.profiler,
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Why:
+        """The typed value of an object written by :meth:`as_dict`."""
+        code = data.get("code")
+        return cls(
+            id=str(data["id"]),
+            program=str(data.get("program") or data["id"].split("[")[0]),
+            backend=str(data.get("backend") or data["id"].split("|")[1]),
+            kernels=KernelDiff.from_dict(data["kernels"]) if data.get("kernels") else None,
+            code=None
+            if not code
+            else CodeDiff(
+                base=code.get("base"),
+                head=code.get("head"),
+                files=tuple(FileChange(**f) for f in code.get("files") or ()),
+                excerpt=str(code.get("excerpt") or ""),
+                changed_lines=int(code.get("changed_lines") or 0),
+                shown_lines=int(code.get("shown_lines") or 0),
+                source=str(code.get("source") or "build folder"),
+            ),
+            profiler=str(data.get("profiler") or ""),
+            notes=tuple(str(n) for n in data.get("notes") or ()),
+        )
+
+
+def render(why: Why, *, kernel_limit: int = 10, diff_lines: int = 40) -> str:
+    """The text form under the gate's table: the kernel table, then the code diff."""
+    from iconbench.gate import kernels
+
+    if why.kernels is not None:
+        lines = kernels.render(why.kernels, limit=kernel_limit).split("\n")
+    else:
+        lines = [f"why {why.id}: no kernel profile"]
+    lines += [f"  {note}" for note in why.notes]
+    code = why.code
+    if code is not None and code.identical:
+        lines.append(f"  generated code identical ({code.base or '-'})")
+    elif code is not None:
+        files = ", ".join(f"{f.path} +{f.added} -{f.removed}" for f in code.files)
+        lines.append(f"  generated code {code.base or '-'} -> {code.head or '-'}: {files}")
+        excerpt = code.excerpt.splitlines()
+        lines += ["    " + line for line in excerpt[:diff_lines]]
+        if len(excerpt) > diff_lines or code.shown_lines < code.changed_lines:
+            lines.append(f"    ({code.changed_lines} changed lines in all; the summary keeps more)")
+    return "\n".join(lines)
