@@ -137,9 +137,9 @@ def adopt(
     )
     if fingerprint_at is None:
         return None
-    wanted = identity(sdfg_json, binding, f"{_suffix(folder, fingerprint_at)}|{generator}")
     if folder.is_symlink() or (folder / COMPLETE_MARKER).exists():
         return None  # built already, or linked by an earlier call
+    wanted = identity(sdfg_json, binding, f"{_suffix(folder, fingerprint_at)}|{generator}")
     if not any(folder.iterdir()):
         found = find_complete(folder.parent, wanted, besides=folder)
         if found is not None:
