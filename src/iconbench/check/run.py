@@ -210,11 +210,11 @@ def _wait(started: list) -> None:
         ledger = CompileLedger(side.out / "work" / "compile.jsonl")
         failed = [r for r in ledger.records() if r.stack == side.stack and r.error]
         if failed:
-            first = failed[-1]
-            reason = (first.error or "").strip().splitlines()[-1:] or ["no message"]
+            example = failed[-1]
+            reason = (example.error or "").strip().splitlines()[-1:] or ["no message"]
             raise IconbenchError(
                 f"{len(failed)} case(s) of {side.name} ({side.commit[:12]}) did not compile, "
-                f"e.g. {first.case} on {first.backend}: {reason[0][:300]}; its log: {log_path}"
+                f"e.g. {example.case} on {example.backend}: {reason[0][:300]}; its log: {log_path}"
             )
 
 

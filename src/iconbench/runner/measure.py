@@ -16,10 +16,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import TYPE_CHECKING
 
 from iconbench.runner import cases
 from iconbench.runner.options import RunOptions
 from iconbench.runner.progress import log, phase
+
+if TYPE_CHECKING:
+    from iconbench.timing import bandwidth
 
 
 def run(options: RunOptions) -> None:
@@ -154,7 +158,7 @@ def worker(options: RunOptions) -> None:
         os._exit(0)
 
 
-def _copy_peak(ledger: pathlib.Path, *, on_gpu: bool, again: bool):
+def _copy_peak(ledger: pathlib.Path, *, on_gpu: bool, again: bool) -> bandwidth.CopyPeak:
     """The device's copy peak: measured and appended to ``ledger``, or its last line reused.
 
     A check's rounds (``again=False``) measure it once per side: the first round's figure is
