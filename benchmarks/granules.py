@@ -21,8 +21,9 @@ try:
 except ImportError:
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "src"))
 
-from iconbench import buildcache
+from iconbench import buildcache, bytecode
 
+bytecode.configure()  # gt4py's bytecode kept even where its writing is off
 buildcache.configure(os.environ.get("ICONBENCH_STACK") or None)
 
 from iconbench import suite  # noqa: E402

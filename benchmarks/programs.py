@@ -38,8 +38,10 @@ try:
 except ImportError:  # asv's "existing" environment without iconbench installed: use this checkout
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "src"))
 
-from iconbench import buildcache
-from iconbench.stacks.identity import stack_key
+from iconbench import buildcache, bytecode
+
+bytecode.configure()  # gt4py's bytecode kept even where its writing is off
+from iconbench.stacks.identity import stack_key  # noqa: E402
 
 #: the build cache's key: the stack of this environment (or what the user names)
 STACK = os.environ.get("ICONBENCH_STACK") or stack_key()

@@ -1,4 +1,5 @@
-"""Session-wide set-up: gt4py's persistent build cache, before any test imports gt4py.
+"""Session-wide set-up: gt4py's persistent build cache and the bytecode cache, before any test
+imports gt4py.
 
 gt4py reads its cache settings once, at import; whichever test module imported it first
 used to decide whether compiled programs went to the persistent cache or a throw-away
@@ -9,8 +10,9 @@ import subprocess
 
 import pytest
 
-from iconbench import buildcache
+from iconbench import buildcache, bytecode
 
+bytecode.configure()  # the processes tests start read the stack's bytecode, not its sources
 buildcache.configure("default", jobs=1)
 
 

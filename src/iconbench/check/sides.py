@@ -96,12 +96,16 @@ def resolve(
     """Both sides of a check of ``base..head`` in ``repo`` (one line if a ref is no commit).
 
     ``stack`` is the running environment's build-cache key; sides of a component in
-    :data:`SHARES_BUILD_CACHE` keep it, others get it extended by their commit.
+    :data:`SHARES_BUILD_CACHE` keep it, others get it extended by the identity of their code
+    (:func:`iconbench.stacks.trees.code_identity`): a change of comments alone keeps the base's
+    cache, translations included.
     """
     sides = []
     for name, ref in zip(("base", "head"), refs, strict=True):
         commit = trees.resolve_commit(repo, ref)
-        tree = trees.export_tree(repo, commit, out / "trees")
-        key = stack if component in SHARES_BUILD_CACHE else f"{stack}-{component}-{commit[:12]}"
-        sides.append(Side(name, ref, commit, tuple(trees.source_roots(tree)), out / name, key))
+        roots = tuple(trees.source_roots(trees.export_tree(repo, commit, out / "trees")))
+        key = stack
+        if component not in SHARES_BUILD_CACHE:
+            key = f"{stack}-{component}-{trees.code_identity(roots)[:12]}"
+        sides.append(Side(name, ref, commit, roots, out / name, key))
     return sides[0], sides[1]

@@ -9,11 +9,15 @@ asv's checkout environment (:mod:`iconbench.stacks.checkout_env`) and the interl
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import hashlib
 import os
 import pathlib
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 
 from iconbench.errors import IconbenchError
 
@@ -82,3 +86,36 @@ def export_tree(repo: pathlib.Path, commit: str, trees: pathlib.Path) -> pathlib
     except OSError:  # another process exported it first
         shutil.rmtree(scratch, ignore_errors=True)
     return tree
+
+
+def code_identity(roots: Sequence[pathlib.Path]) -> str:
+    r"""A hash of what the sources under ``roots`` do, not how they are written.
+
+    Python files count by their syntax tree, so a change of comments or layout alone leaves
+    the identity as it is (docstrings and every statement count; line numbers do not); other
+    files (C++ templates, JSON, ...) by their bytes. A check keys its sides' build caches by it:
+    a comment-only change of gt4py then finds every build and translation of its base, instead
+    of translating every program again (up to 3 minutes for one DaCe program on the H100).
+
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "a.py").write_text("x = 1  # one\n")
+    >>> first = code_identity([root])
+    >>> _ = (root / "a.py").write_text("# a comment\n\nx = 1\n")
+    >>> code_identity([root]) == first
+    True
+    >>> _ = (root / "a.py").write_text("x = 2\n")
+    >>> code_identity([root]) == first
+    False
+    """
+    digest = hashlib.sha256()
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if not path.is_file() or "__pycache__" in path.parts:
+                continue
+            data = path.read_bytes()
+            if path.suffix == ".py":
+                with contextlib.suppress(SyntaxError, ValueError):  # else: its bytes
+                    data = ast.dump(ast.parse(data), include_attributes=False).encode()
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(data).digest())
+    return digest.hexdigest()
