@@ -130,10 +130,8 @@ def compare(
     df = max(1.0, min(df, float(h_x + h_y - 2)))
     half = float(scipy_stats.t.ppf(0.5 + confidence / 2, df)) * se
     shift = math.log1p(margin)
-    pooled_x = np.concatenate([np.asarray(g, dtype=float) for g in base if len(g)])
-    pooled_y = np.concatenate([np.asarray(g, dtype=float) for g in head if len(g)])
     return Comparison(
-        ratio=float(np.median(pooled_y) / np.median(pooled_x)),
+        ratio=math.exp(delta),  # the estimate the interval is about (not the pooled medians')
         ratio_ci=(math.exp(delta - half), math.exp(delta + half)),
         p_regression=float(scipy_stats.t.sf((delta - shift) / se, df)),
         p_improvement=float(scipy_stats.t.cdf((delta + shift) / se, df)),

@@ -301,7 +301,8 @@ def compare(
                 )
             )
             continue
-        if processes.usable(b.groups) and processes.usable(h.groups):
+        by_process = processes.usable(b.groups) and processes.usable(h.groups)
+        if by_process:
             # an interleaved check: each side in several processes, the process the unit
             head_groups = [tuple(v / machine for v in g) for g in h.groups]
             comparison = processes.compare(
@@ -337,9 +338,12 @@ def compare(
                 **common,
                 gated=True,
                 threshold=widened,
-                # bimodal: the modes compared give the ratio shown
+                # bimodal: the modes compared give the ratio shown; by process: the processes'
+                # (pooled medians can lie outside that interval when processes differ)
                 ratio=_round(
-                    comparison.ratio if (modes_b or modes_h) else h.median / b.median / machine
+                    comparison.ratio
+                    if (modes_b or modes_h or by_process)
+                    else h.median / b.median / machine
                 ),
                 ratio_ci=(_round(comparison.ratio_ci[0]), _round(comparison.ratio_ci[1])),  # type: ignore[arg-type]
                 p_value=comparison.p_value,
