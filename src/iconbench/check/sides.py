@@ -90,6 +90,20 @@ def link_builds(base: Side, head: Side) -> int:
     return linked
 
 
+def _trees(component: str) -> pathlib.Path:
+    """Where a check exports a commit's tree: one place per commit, kept in the cache.
+
+    gt4py keys its translation caches by the program's IR, which holds the absolute path of
+    every source line. A tree exported anew for each check (under ``--out``) put every
+    program at a new path, so each check translated every program again though its builds
+    were cached: 50-58 s of the precompile of an icon4py check whose builds were all cached
+    (H100, 16 cores), against the seconds its workers then took to load them.
+    """
+    from iconbench.buildcache import cache_root
+
+    return cache_root() / "trees" / component
+
+
 def resolve(
     component: str, repo: pathlib.Path, refs: tuple[str, str], *, out: pathlib.Path, stack: str
 ) -> tuple[Side, Side]:
@@ -103,7 +117,8 @@ def resolve(
     sides = []
     for name, ref in zip(("base", "head"), refs, strict=True):
         commit = trees.resolve_commit(repo, ref)
-        roots = tuple(trees.source_roots(trees.export_tree(repo, commit, out / "trees")))
+        tree = trees.export_tree(repo, commit, _trees(component))
+        roots = tuple(trees.source_roots(tree))
         key = stack
         if component not in SHARES_BUILD_CACHE:
             key = f"{stack}-{component}-{trees.code_identity(roots)[:12]}"
