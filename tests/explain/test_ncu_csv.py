@@ -111,3 +111,15 @@ def test_unusable_profiles_are_one_line():
         kernel_records(nsight.launches(text), calls=2)
     with pytest.raises(IconbenchError, match="unknown unit 'parsec'"):
         nsight.launches(text.replace('"nsecond"', '"parsec"'))
+
+
+def test_the_raw_page_of_a_real_ncu_run_reads_its_kernels():
+    """ncu 2025 on an H100 (gtfn_gpu, the base of a block-size check): the raw page also holds
+    NVTX ranges, device attributes and names, none of them numbers; its first three launches."""
+    found = nsight.launches((DATA / "ncu_gtfn_gpu_raw_h100.csv").read_text())
+    assert len(found) == 3
+    assert all(launch.kernel.startswith("void kernel<") for launch in found)
+    assert all(1e-6 < launch.seconds < 1e-2 for launch in found)
+    assert all(launch.registers and 8 <= launch.registers <= 255 for launch in found)
+    assert all(launch.dram_bytes and launch.dram_bytes > 1e6 for launch in found)
+    assert all(launch.occupancy is not None and 0 < launch.occupancy <= 1 for launch in found)

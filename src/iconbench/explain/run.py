@@ -135,11 +135,15 @@ def explain(
                 kernel_diff = kernels.diff(bench.id, records[0], records[1])
             except IconbenchError as error:
                 notes.append(str(error))
+            except Exception as error:  # the verdict stands without it (a new ncu's output)
+                notes.append(f"the kernel profile could not be read ({_named(error)}); {folder}")
         code = None
         try:
             code = _code(bench, base, head, grid, work=folder, timeout_s=timeout_s)
         except IconbenchError as error:
             notes.append(str(error))
+        except Exception as error:  # the verdict stands without it
+            notes.append(f"the generated code could not be compared ({_named(error)})")
         why = Why(bench.id, bench.program, bench.backend, kernel_diff, code, profiler, tuple(notes))
         log(f"explain: {bench.id}: " + _said(why))
         found.append(why)
@@ -166,6 +170,11 @@ def _code(
         for side in (base, head)
     ]
     return codediff.diff(found[0], found[1])
+
+
+def _named(error: Exception) -> str:
+    """``ValueError: could not convert …``, on one line and short."""
+    return f"{type(error).__name__}: {str(error).splitlines()[0][:200] if str(error) else ''}"
 
 
 def _said(why: Why) -> str:

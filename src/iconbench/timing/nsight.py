@@ -72,11 +72,6 @@ _SCALES = {
     "register/thread": 1.0,
     "%": 0.01,
 }
-#: Columns of the raw page that name the launch rather than a metric.
-_LAUNCH_COLUMNS = frozenset(
-    {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
-     "Block Size", "Grid Size", "Device", "CC"}
-)  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,7 +163,9 @@ def _raw(header: list[str], rows: list[list[str]]) -> list[KernelLaunch]:
     """The raw page: a units row under the header, then one row per launch."""
     has_units = bool(rows and rows[0] and not rows[0][0])
     units = rows[0] if has_units else [""] * len(header)
-    metrics = [i for i, name in enumerate(header) if name not in _LAUNCH_COLUMNS]
+    # the raw page holds every metric ncu collected on the way (device attributes, NVTX
+    # ranges, names): only those a launch keeps are numbers to read
+    metrics = [i for i, name in enumerate(header) if name in KERNEL_METRICS]
     kernel = header.index("Kernel Name") if "Kernel Name" in header else None
     found = []
     for row in rows[1:] if has_units else rows:
