@@ -88,6 +88,7 @@ def test_measure_asv_and_report_on_the_cpu(tmp_path):
     ) in report.stdout
 
 
+@pytest.mark.slow  # a whole CPU suite run for a report count: 33-74 s on 2 cores
 def test_the_one_variant_report_counts_first_variants_only(tmp_path):
     """Other static variants measured so far stay out of a first-variant report."""
     suite = [*SUITE, "--out", str(tmp_path), "--backends", "embedded", "--grid",

@@ -225,6 +225,7 @@ def test_precompile_covers_the_compiled_reference_only_where_embedded_cannot_run
     ]
 
 
+@pytest.mark.slow  # verifies twice, once in spawned workers: 42-91 s on 2 cores
 def test_a_pool_of_workers_verifies_as_the_serial_loop_does():
     """``processes`` > 1 runs the cases in spawned workers; verdicts, errors and order match."""
     pattern = "^(compute_tangential_wind|init_nabla2_factor_in_upper_damping_zone)\\["

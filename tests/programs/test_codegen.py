@@ -29,6 +29,7 @@ def dace_builds(catalog):
     return builds
 
 
+@pytest.mark.slow  # two dace_cpu compiles: 78-111 s on 2 cores
 def test_each_static_variant_has_its_own_build_and_fingerprint(dace_builds):
     first, second = (dace_builds[case] for case in VARIANTS)
     assert first is not None
@@ -39,6 +40,7 @@ def test_each_static_variant_has_its_own_build_and_fingerprint(dace_builds):
         assert (suite.build_cache_dir() / build.library).is_file()
 
 
+@pytest.mark.slow  # the same two dace_cpu compiles
 def test_loading_from_the_cache_gives_the_same_fingerprint(dace_builds):
     case = VARIANTS[1]
     again = suite.prepare(case, "dace_cpu", "tiny_lam")
