@@ -4,12 +4,12 @@
 a workstation) takes both commits through the runner's own steps (:mod:`iconbench.runner`):
 
 1. **select** the programs the change can affect (:mod:`iconbench.selection`);
-2. **environments**: each commit's source tree first on the path of the running stack
-   (:mod:`iconbench.check.sides`);
-3. **precompile** both sides at once into one build cache (:mod:`iconbench.runner.precompile`);
+2. **environments**: each commit's source tree first on the path of the running stack, its
+   build cache keyed by the identity of its code (:mod:`iconbench.check.sides`);
+3. **precompile** both sides side by side (:mod:`iconbench.runner.precompile`);
 4. **measure** base and head in alternating fresh processes, ABBA BAAB …, one on the device at a
-   time, until the gate's intervals are decided or the budget is spent
-   (:mod:`iconbench.check.rounds`);
+   time, until no open benchmark could still become a regression or the budget is spent
+   (:mod:`iconbench.check.rounds`, :mod:`iconbench.check.stopping`);
 5. **gate**: asv files and summary of each side, then the verdict with the spread between
    processes counted (:mod:`iconbench.gate.processes`);
 6. **comment** and **site**, when asked.
