@@ -85,7 +85,7 @@ def test_suite_measure_measures_each_devices_share_at_the_same_time(tmp_path):
     assert (phase["measured"], phase["workers"], phase["devices"]) == (3, 2, ["a", "b"])
 
 
-@pytest.mark.slow  # 8 workers start up: 100 s on a loaded 2-core machine
+@pytest.mark.slow  # 8 workers start up: 82-100 s on a loaded 2-core machine
 def test_each_device_runs_its_own_interleaved_rounds_at_the_same_time(tmp_path, monkeypatch):
     from iconbench.stacks.identity import stack_key
 

@@ -80,7 +80,7 @@ def test_devices_come_from_the_option_then_the_environment_then_nvidia_smi(tmp_p
         .labels == ["GPU-a", "GPU-b"]  # fmt: skip
     # a runner that gives the job one GPU: as on a one-GPU host, environment untouched
     assert devices.resolve(None, on_gpu=True, environ={"CUDA_VISIBLE_DEVICES": "2"}) is devices.ONE
-    # nvidia-smi -L lists the host's GPUs (MIG devices are indented under their GPU)
+    # nvidia-smi -L lists the host's GPUs, named by UUID whatever order CUDA counts them in
     tool = tmp_path / "bin" / "nvidia-smi"
     tool.parent.mkdir()
     tool.write_text(
@@ -91,9 +91,10 @@ def test_devices_come_from_the_option_then_the_environment_then_nvidia_smi(tmp_p
     )  # fmt: skip
     tool.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tool.parent}{os.pathsep}{os.environ['PATH']}")
-    assert devices.listed_gpus() == 2
+    assert devices.listed_gpus() == ["GPU-0a", "GPU-1b"]
     found = devices.resolve(None, on_gpu=True, environ={})
-    assert (found.labels, found.source) == (["0", "1"], "nvidia-smi -L")
+    assert (found.labels, found.source) == (["GPU-0a", "GPU-1b"], "nvidia-smi -L")
+    assert found.devices[1].environment({}) == {"CUDA_VISIBLE_DEVICES": "GPU-1b"}
     assert devices.resolve(None, on_gpu=False, environ={}) is devices.ONE
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     assert devices.listed_gpus() is None

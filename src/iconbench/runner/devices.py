@@ -7,9 +7,9 @@ cases split over the devices so that each device's share takes about as long
 environment as the runner set it.
 
 Where the devices come from, first match wins (:func:`resolve`): ``--devices 0,1``; for GPU
-backends the entries of ``CUDA_VISIBLE_DEVICES``, else the GPUs ``nvidia-smi -L`` lists; else
-one device, the one the process finds. Nothing here imports cupy: the driver of a run only
-starts workers, and a CUDA context in it would hold memory on every GPU.
+backends the entries of ``CUDA_VISIBLE_DEVICES``, else the GPUs ``nvidia-smi -L`` lists (by
+UUID); else one device, the one the process finds. Nothing here imports cupy: the driver of
+a run only starts workers, and a CUDA context in it would hold memory on every GPU.
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ class Device:
 
     ``label`` is what the worker's ``CUDA_VISIBLE_DEVICES`` is set to (an index ``"1"`` or
     a ``GPU-…`` UUID; for CPU backends any name, which no library reads); ``""`` leaves the
-    worker's environment as the runner's (the one device a process finds).
+    worker's environment as the runner's (the one device a process finds). An index means
+    what it means to the runner's own CUDA (``CUDA_DEVICE_ORDER``); the GPUs found by
+    ``nvidia-smi`` are named by UUID, which means one GPU in any order.
 
     >>> Device("1").environment({"PATH": "/bin"})
     {'PATH': '/bin', 'CUDA_VISIBLE_DEVICES': '1'}
@@ -103,7 +105,8 @@ class Devices:
 #: One device, the one every process finds: a run as on a host with one GPU.
 ONE = Devices((Device(),), "one device")
 
-_LISTED_GPU = re.compile(r"^GPU \d+:", re.MULTILINE)
+#: A GPU in ``nvidia-smi -L``: ``GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-…)``
+_LISTED_GPU = re.compile(r"^GPU \d+: .*\(UUID: (GPU-[^)\s]+)\)", re.MULTILINE)
 
 
 def parse(text: str) -> Devices:
@@ -126,8 +129,8 @@ each once (CUDA_VISIBLE_DEVICES entries), e.g. 0,1
     return Devices(tuple(Device(label) for label in labels), "--devices")
 
 
-def listed_gpus() -> int | None:
-    """How many GPUs ``nvidia-smi -L`` lists (``None``: no nvidia-smi, or it failed)."""
+def listed_gpus() -> list[str] | None:
+    """The UUIDs of the GPUs ``nvidia-smi -L`` lists (``None``: no nvidia-smi, or it failed)."""
     if shutil.which("nvidia-smi") is None:
         return None
     try:
@@ -136,7 +139,7 @@ def listed_gpus() -> int | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return len(_LISTED_GPU.findall(done.stdout))
+    return _LISTED_GPU.findall(done.stdout)
 
 
 def resolve(
@@ -144,7 +147,7 @@ def resolve(
     *,
     on_gpu: bool,
     environ: Mapping[str, str] = os.environ,
-    count_gpus: Callable[[], int | None] = listed_gpus,
+    list_gpus: Callable[[], list[str] | None] = listed_gpus,
 ) -> Devices:
     """The devices of a run: ``given`` (``--devices``), else the visible GPUs, else one.
 
@@ -153,9 +156,9 @@ def resolve(
 
     >>> resolve(None, on_gpu=True, environ={"CUDA_VISIBLE_DEVICES": "2,3"}).describe()
     '2 devices (CUDA_VISIBLE_DEVICES): 2, 3'
-    >>> resolve(None, on_gpu=True, environ={}, count_gpus=lambda: 4).labels
-    ['0', '1', '2', '3']
-    >>> resolve(None, on_gpu=True, environ={}, count_gpus=lambda: 1) == ONE
+    >>> resolve(None, on_gpu=True, environ={}, list_gpus=lambda: ["GPU-0a", "GPU-1b"]).labels
+    ['GPU-0a', 'GPU-1b']
+    >>> resolve(None, on_gpu=True, environ={}, list_gpus=lambda: ["GPU-0a"]) == ONE
     True
     >>> resolve(None, on_gpu=False, environ={"CUDA_VISIBLE_DEVICES": "0,1"}) == ONE
     True
@@ -169,7 +172,7 @@ def resolve(
         labels = [label.strip() for label in visible.split(",") if label.strip()]
         source = "CUDA_VISIBLE_DEVICES"
     else:
-        labels = [str(index) for index in range(count_gpus() or 0)]
+        labels = list_gpus() or []
         source = "nvidia-smi -L"
     if len(labels) < 2:
         return ONE
