@@ -512,6 +512,26 @@ ROWS: list[Row] = [
         ("--stack", "bad stack key '../x'"),
     ),
     Row(
+        "suite-devices-repeated",
+        ("suite", "measure", *_SUITE_TINY, "--devices", "0,0"),
+        ("argument --devices", "--devices '0,0': give device ids separated by commas, each once"),
+    ),
+    Row(
+        "check-devices-empty",
+        (
+            "check",
+            "--component",
+            "icon4py",
+            "--repo",
+            str(REPO),
+            "--base",
+            "main",
+            "--devices",
+            "0,",
+        ),
+        ("argument --devices", "--devices '0,'"),
+    ),
+    Row(
         "suite-out-in-proc",
         ("suite", "plan", "--backends", "embedded", "--out", "/proc/iconbench-out"),
         ("--out /proc/iconbench-out: cannot create it",),

@@ -18,6 +18,12 @@ only when the gate is still undecided, starts up its four workers the same way.
 After each block the gate decides on what is measured so far; the check stops when no gated
 benchmark is inconclusive, when no further block could decide one
 (:mod:`iconbench.check.stopping`), or when ``max_blocks`` or the time budget is spent.
+
+On a host with several GPUs (:mod:`iconbench.runner.devices`) each device takes a share of the
+cases, balanced by their measuring time, and runs these blocks over its share with its own
+workers, at the same time as the other devices: one worker measures on each device at a time,
+on a core of its own, and both sides of a case are always measured on the same device (the
+gate compares them). A block ends when every device has measured it.
 """
 
 from __future__ import annotations
@@ -28,11 +34,14 @@ import os
 import pathlib
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from iconbench.check.sides import Side
 from iconbench.errors import IconbenchError
+from iconbench.runner.devices import Device, side_by_side
 from iconbench.runner.progress import log
 
 
@@ -55,9 +64,9 @@ class Plan:
     min_blocks: int = 1
     max_blocks: int = 4
     budget_s: float | None = None
-    #: the cores the measuring worker runs on, the others are where the next one starts up
-    #: (empty: not pinned)
-    measure_cores: tuple[int, ...] = ()
+    #: the cores each device's measuring worker runs on, in the order of the devices; the
+    #: others are where the workers start up and wait (empty: not pinned)
+    measure_cores: tuple[tuple[int, ...], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,107 +82,130 @@ class Rounds:
     startup_s: float = 0.0
     measuring_s: float = 0.0
     deciding_s: float = 0.0
+    #: per device that measured: its label (``None``: the one device a process finds), its
+    #: cases, and the seconds its turns took
+    devices: tuple[dict[str, Any], ...] = ()
 
 
-def measuring_cores(on_gpu: bool) -> tuple[int, ...]:
-    """The cores of the measuring worker: one for a GPU, all but one for a CPU backend.
+def measuring_cores(
+    on_gpu: bool, devices: int = 1, cores: Iterable[int] | None = None
+) -> tuple[tuple[int, ...], ...]:
+    """The cores of each device's measuring worker: one for a GPU, a share for a CPU backend.
 
-    The next round's worker starts up (imports, grid) on the cores left. A GPU program's host
-    side is one thread: pinned to one core, it does not move between cores, and their clocks,
-    from process to process. A CPU backend's threads need the cores; one is kept free, or the
-    start-up beside them slows a CPU program by orders of magnitude (seen on a 2-core runner:
-    11.8 ms instead of 13 µs).
+    The workers start up (imports, grid) and wait on the cores left. A GPU program's host side
+    is one thread: pinned to one core, it does not move between cores, and their clocks, from
+    process to process; the measuring workers of several GPUs each get a core of their own. A
+    CPU backend's threads need the cores; one is kept free, or the start-up beside them slows
+    a CPU program by orders of magnitude (seen on a 2-core runner: 11.8 ms instead of 13 µs).
+    Too few cores for that: not pinned. ``cores``: those this process may run on.
+
+    >>> measuring_cores(True, cores=range(16)), measuring_cores(True, 2, cores=range(16))
+    (((15,),), ((15,), (14,)))
+    >>> measuring_cores(False, cores=range(4)), measuring_cores(False, 2, cores=range(8))
+    (((1, 2, 3),), ((1, 2, 3), (4, 5, 6)))
+    >>> measuring_cores(False, 2, cores=range(2))
+    ()
     """
-    if not hasattr(os, "sched_getaffinity"):
+    if cores is None:
+        if not hasattr(os, "sched_getaffinity"):
+            return ()
+        cores = os.sched_getaffinity(0)
+    ordered = sorted(cores)
+    if len(ordered) < devices + 1:
         return ()
-    cores = sorted(os.sched_getaffinity(0))
-    if len(cores) < 2:
-        return ()
-    return (cores[-1],) if on_gpu else tuple(cores[1:])
+    if on_gpu:
+        return tuple((core,) for core in reversed(ordered[-devices:]))
+    share = (len(ordered) - 1) // devices
+    return tuple(tuple(ordered[1 + i * share : 1 + (i + 1) * share]) for i in range(devices))
 
 
-def _worker_command(side: Side, common: Sequence[str], jobs: pathlib.Path, name: str, *,
+def _worker_command(side: Side, common: Sequence[str], lane: _Lane, name: str, *,
                     turn: pathlib.Path, plan: Plan) -> list[str]:  # fmt: skip
     command = [sys.executable, "-m", "iconbench", "suite", "measure", "--out", str(side.out),
                "--stack", side.stack, *common, "--samples", str(plan.samples),
                "--max-s", str(plan.max_s), "--warmup-s", str(plan.warmup_s), "--gt4py-calls", "0",
-               "--worker-jobs", str(jobs), "--round-name", name, "--turn", str(turn),
+               "--worker-jobs", str(lane.jobs_file), "--round-name", name, "--turn", str(turn),
                "--inflight", str(turn.with_name(turn.name + ".inflight"))]  # fmt: skip
-    if plan.measure_cores:
-        command += ["--measure-cores", ",".join(map(str, plan.measure_cores))]
+    if lane.cores:
+        command += ["--measure-cores", ",".join(map(str, lane.cores)),
+                    "--startup-cores", ",".join(map(str, lane.startup_cores))]  # fmt: skip
+    if lane.device.label:
+        command += ["--device", lane.device.label]
     return command
 
 
 def measure(
     sides: dict[str, Side],
-    jobs: Sequence[tuple[str, str]],
+    shares: Sequence[tuple[int, Device, Sequence[tuple[str, str]]]],
     common: Sequence[str],
     *,
     plan: Plan,
     scratch: pathlib.Path,
     decided: Callable[[int], str | None],
 ) -> Rounds:
-    """Measure ``jobs`` on both sides in alternating rounds until ``decided()`` (module doc).
+    """Measure each device's share on both sides in alternating rounds until ``decided()``.
 
-    ``common`` holds the runner options every worker gets (``--backends``, ``--grid`` …).
-    ``decided(processes)`` says why to stop after a block, with ``processes`` measured a
-    side (:func:`iconbench.check.stopping.reason_to_stop`), or ``None`` to go on.
-    The workers of the first ``plan.min_blocks`` blocks (no decision is taken before those
-    are measured) start up together, later blocks' one block at a time: start-up is paid
-    once for the blocks every check measures.
-    A worker that fails ends the check with one line naming its round and its log.
+    ``shares`` are ``(index, device, jobs)`` (:meth:`iconbench.runner.devices.Devices.shares`):
+    every device runs its own blocks ABBA BAAB over its jobs (module doc), at the same time as
+    the others, so both sides of a case are measured on one device; a block ends when every
+    device has measured it. ``common`` holds the runner options every worker gets
+    (``--backends``, ``--grid`` …). ``decided(processes)`` says why to stop after a block, with
+    ``processes`` measured a side (:func:`iconbench.check.stopping.reason_to_stop`), or ``None``
+    to go on. The workers of the first ``plan.min_blocks`` blocks (no decision is taken before
+    those are measured) start up together, later blocks' one block at a time: start-up is paid
+    once for the blocks every check measures. A worker that fails ends the check with one line
+    naming its round and its log.
     """
     scratch.mkdir(parents=True, exist_ok=True)
-    jobs_file = scratch / "jobs.json"
-    jobs_file.write_text(json.dumps([list(j) for j in jobs]), encoding="utf-8")
+    pinned = set().union(*plan.measure_cores)
+    startup_cores = tuple(sorted(set(os.sched_getaffinity(0)) - pinned)) if pinned else ()
+    lanes = []
+    for index, device, jobs in shares:
+        prefix = f"d{index}-" if device.label else ""
+        jobs_file = scratch / f"{prefix}jobs.json"
+        jobs_file.write_text(json.dumps([list(j) for j in jobs]), encoding="utf-8")
+        cores = plan.measure_cores[index] if plan.measure_cores else ()
+        lanes.append(_Lane(device, prefix, jobs_file, len(jobs), cores, startup_cores))
     start = time.perf_counter()
-    number = 0
     blocks = 0
     stopped = f"{plan.max_blocks} blocks measured"
-    waiting: list[_Worker] = []  # started, set up, not measured yet (in turn order)
     startup_s = measuring_s = deciding_s = 0.0
 
-    def launch(side_name: str) -> _Worker:
-        nonlocal number
-        number += 1
-        name = f"r{number:02d}-{side_name}"
+    def launch(lane: _Lane, side_name: str) -> _Worker:
+        lane.number += 1
+        name = f"{lane.prefix}r{lane.number:02d}-{side_name}"
         turn = scratch / f"{name}.turn"
         log_path = scratch / f"{name}.log"
         side = sides[side_name]
-        env = side.environment()
-        if plan.measure_cores:  # a CPU program's threads: as many as its cores
-            env["OMP_NUM_THREADS"] = str(len(plan.measure_cores))
+        env = lane.device.environment(side.environment())
+        if lane.cores:  # a CPU program's threads: as many as its cores
+            env["OMP_NUM_THREADS"] = str(len(lane.cores))
         with log_path.open("w", encoding="utf-8") as handle:
             process = subprocess.Popen(
-                _worker_command(side, common, jobs_file, name, turn=turn, plan=plan),
+                _worker_command(side, common, lane, name, turn=turn, plan=plan),
                 env=env, stdout=handle, stderr=subprocess.STDOUT,
             )  # fmt: skip
-        return _Worker(name, process, turn, log_path)
+        worker = _Worker(name, process, turn, log_path)
+        lane.waiting.append(worker)
+        return worker
 
     try:
         for block in range(plan.max_blocks):
-            if not waiting:  # start up this block (and, at first, every block before a decision)
+            if not any(lane.waiting for lane in lanes):  # start up this block (at first, every
+                # block before a decision), on every device
                 ahead = max(1, min(plan.min_blocks, plan.max_blocks)) if block == 0 else 1
                 t0 = time.perf_counter()
-                started = [launch(s) for b in range(block, block + ahead) for s in block_order(b)]
-                waiting.extend(started)
+                started = [launch(lane, side) for b in range(block, block + ahead)
+                           for lane in lanes for side in block_order(b)]  # fmt: skip
                 for worker in started:
                     _wait_ready(worker)
                 startup_s += time.perf_counter() - t0
             t0 = time.perf_counter()
-            for _ in range(4):  # then measure one at a time; the others wait, idle
-                worker = waiting.pop(0)
-                worker.turn.write_text("go", encoding="utf-8")
-                if worker.process.wait() != 0:
-                    raise IconbenchError(
-                        f"measuring round {worker.name} failed (exit "
-                        f"{worker.process.returncode}); its log: {worker.log} "
-                        f"(last line: {_last_line(worker.log)})"
-                    )
+            side_by_side([lane.block for lane in lanes])  # one at a time on each device
             measuring_s += time.perf_counter() - t0
             blocks += 1
             elapsed = time.perf_counter() - start
-            if waiting:  # started ahead: no decision before they are measured
+            if any(lane.waiting for lane in lanes):  # started ahead: no decision before them
                 continue
             t0 = time.perf_counter()
             reason = decided(2 * blocks) if blocks >= plan.min_blocks else None
@@ -187,12 +219,47 @@ def measure(
             if blocks < plan.max_blocks:
                 log(f"check: block {blocks} measured in {elapsed:.0f}s; not decided yet")
     finally:
-        _stop(waiting)  # after a failure: the workers that will not get a turn
+        _stop([worker for lane in lanes for worker in lane.waiting])  # after a failure
+        for lane in lanes:
+            lane.waiting.clear()
     return Rounds(
-        number, blocks, time.perf_counter() - start, stopped,
+        lanes[0].number if lanes else 0, blocks, time.perf_counter() - start, stopped,
         startup_s=round(startup_s, 1), measuring_s=round(measuring_s, 1),
         deciding_s=round(deciding_s, 1),
+        devices=tuple({"device": lane.device.label or None, "cases": lane.cases,
+                       "measuring_s": round(lane.measuring_s, 1)} for lane in lanes),
     )  # fmt: skip
+
+
+@dataclasses.dataclass
+class _Lane:
+    """One device's rounds: its share of the cases, its cores, its workers waiting their turn."""
+
+    device: Device
+    prefix: str  # of its rounds' names: "" on the one device a process finds, else "d<index>-"
+    jobs_file: pathlib.Path
+    cases: int
+    cores: tuple[int, ...]
+    startup_cores: tuple[int, ...]
+    number: int = 0
+    waiting: list[_Worker] = dataclasses.field(default_factory=list)
+    measuring_s: float = 0.0
+
+    def block(self, stop: threading.Event) -> None:
+        """Four turns of a block on this device, one worker at a time, the others idle."""
+        t0 = time.perf_counter()
+        for _ in range(4):
+            if stop.is_set():  # another device's round failed: the check ends
+                return
+            worker = self.waiting.pop(0)
+            worker.turn.write_text("go", encoding="utf-8")
+            if worker.process.wait() != 0:
+                raise IconbenchError(
+                    f"measuring round {worker.name} failed (exit "
+                    f"{worker.process.returncode}); its log: {worker.log} "
+                    f"(last line: {_last_line(worker.log)})"
+                )
+        self.measuring_s += time.perf_counter() - t0
 
 
 @dataclasses.dataclass(frozen=True)

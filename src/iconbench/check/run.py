@@ -11,6 +11,7 @@ import sys
 from iconbench.check import rounds, sides
 from iconbench.check.phases import Timeline
 from iconbench.errors import IconbenchError
+from iconbench.runner.devices import ONE, Devices, measuring_seconds
 from iconbench.runner.progress import log
 
 
@@ -37,6 +38,11 @@ class Request:
     site: bool = False
     #: a JSON-lines file to append this check's facts and phases to (a record of many checks)
     record: pathlib.Path | None = None
+    #: the devices measured on at once, each with its share of the cases
+    devices: Devices = ONE
+    #: a runner's ``work/``: its ledgers give the selection's time shares and balance the
+    #: devices' shares (``None``: ``iconbench select``'s default; the devices get equal counts)
+    ledgers: pathlib.Path | None = None
 
 
 def _iconbench(*args: str) -> list[str]:
@@ -63,6 +69,8 @@ def select(request: Request) -> tuple[str, bool, str]:
                          "--backends", ",".join(request.backends), "--json")  # fmt: skip
     if request.full:
         command.append("--full")
+    if request.ledgers is not None:
+        command += ["--ledgers", str(request.ledgers)]
     chosen = json.loads(_run(command, "select"))
     if chosen["scope"] == "none":
         return "", False, chosen["reason"]
@@ -103,10 +111,14 @@ def run(request: Request) -> int:
                  "--programs", programs] + (["--one-variant"] if one_variant else [])  # fmt: skip
     with timeline.phase("precompile"):
         _precompile((base, head), selection, request.jobs)
+    shares = request.devices.shares(jobs, {})
+    if len(request.devices) > 1:  # balanced by the ledgers' measuring times
+        shares = request.devices.shares(jobs, measuring_seconds(request.ledgers))
+        log(f"check: {request.devices.describe_shares(shares)}")
     with timeline.phase("measure"):
         done = rounds.measure(
             {"base": base, "head": head},
-            jobs,
+            shares,
             selection,
             plan=request.plan,
             scratch=out / "rounds",
@@ -116,7 +128,8 @@ def run(request: Request) -> int:
         )
     timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped,
                        "measure_split": {"startup": done.startup_s, "measuring": done.measuring_s,
-                                         "deciding": done.deciding_s}}  # fmt: skip
+                                         "deciding": done.deciding_s},
+                       "devices": list(done.devices)}  # fmt: skip
     log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
     with timeline.phase("gate"):
         summary = _gate(base, head, selection, out)

@@ -6,8 +6,10 @@ import argparse
 import os
 import pathlib
 
+from iconbench.buildcache import REPO_ROOT
 from iconbench.cli import options
 from iconbench.cli.command import Command
+from iconbench.cli.select import DEFAULT_LEDGERS
 from iconbench.errors import IconbenchError
 
 
@@ -21,6 +23,8 @@ class Check(Command):
         "--out check --backends gtfn_gpu,dace_gpu --grid mch_icon-ch1_medium",
         "iconbench check --component gt4py --repo ../gt4py --base main --head HEAD --out check "
         "--backends gtfn_cpu --grid tiny --programs '^compute_tangential_wind\\['",
+        "iconbench check --component gt4py --repo ../gt4py --base main --head HEAD --out check "
+        "--devices 0,1,2,3",
     )
 
     @classmethod
@@ -38,6 +42,15 @@ class Check(Command):
         parser.add_argument("--one-variant", action="store_true", help="first variant only")
         parser.add_argument("--full", action="store_true", help="select everything")
         options.add_jobs(parser, default_help="cores")
+        options.add_devices(parser)
+        parser.add_argument(
+            "--ledgers",
+            type=pathlib.Path,
+            default=DEFAULT_LEDGERS,
+            help="a runner's work/ (compile.jsonl, session.jsonl): the selection's time shares "
+            "and the devices' shares of the cases balanced by their measuring time "
+            f"(default: {DEFAULT_LEDGERS.relative_to(REPO_ROOT)})",
+        )
         options.add_sampling(parser, samples=50, max_s=0.5, warmup_s=0.1)
         parser.add_argument(
             "--min-blocks", type=int, default=2, help="blocks of 4 rounds at least (ABBA BAAB)"
@@ -51,7 +64,8 @@ class Check(Command):
         parser.add_argument(
             "--no-pin",
             action="store_true",
-            help="let the measuring worker run on any core (default: cores of its own)",
+            help="let the measuring workers run on any core (default: cores of their own, one "
+            "per GPU)",
         )
         parser.add_argument("--repository", default="", help="OWNER/NAME: comment on its PR")
         parser.add_argument("--pr", type=int, default=0, help="pull request number")
@@ -73,6 +87,7 @@ class Check(Command):
         from iconbench.check import rounds
         from iconbench.check.run import Request, run
         from iconbench.programs import backends as registry
+        from iconbench.runner import devices as found
 
         if args.component not in ("gt4py", "dace", "icon4py"):
             raise IconbenchError(f"--component {args.component!r}: one of gt4py, dace, icon4py")
@@ -82,6 +97,7 @@ class Check(Command):
             raise IconbenchError("--min-blocks must be >= 1 and <= --max-blocks")
         backends = tuple(args.backends)
         on_gpu = all(registry.backend(name).on_gpu for name in backends)  # unknown: one line
+        devices = found.resolve(args.devices, on_gpu=on_gpu)
         plan = rounds.Plan(
             samples=args.samples,
             max_s=args.max_s,
@@ -89,7 +105,7 @@ class Check(Command):
             min_blocks=args.min_blocks,
             max_blocks=args.max_blocks,
             budget_s=args.budget,
-            measure_cores=() if args.no_pin else rounds.measuring_cores(on_gpu=on_gpu),
+            measure_cores=() if args.no_pin else rounds.measuring_cores(on_gpu, len(devices)),
         )
         request = Request(
             component=args.component,
@@ -109,5 +125,7 @@ class Check(Command):
             comment_args=tuple(args.comment_arg),
             site=args.site,
             record=args.record,
+            devices=devices,
+            ledgers=args.ledgers,
         )
         return run(request)

@@ -9,6 +9,7 @@ The same thing has the same option in every command, declared here once with its
 ``--experiment``   NAME, an ICON experiment (``baselines/experiments/NAME.toml``)
 ``--store``        DIR, a store of files (after the action: ``baseline list --store DIR``)
 ``--jobs``         N >= 1 compile processes (``--no-precompile``: compile on first call)
+``--devices``      ID[,ID] GPUs measured on at once (default: every visible GPU)
 ``--out``          PATH of the files written
 ``--json``         machine-readable output on stdout
 ``--dry-run``      check and print, write nothing
@@ -41,6 +42,7 @@ VOCABULARY: dict[str, str] = {
     "experiment": "--experiment",
     "store": "--store",
     "jobs": "--jobs",
+    "devices": "--devices",
     "no_precompile": "--no-precompile",
     "out": "--out",
     "json": "--json",
@@ -55,6 +57,7 @@ METAVARS: dict[str, str] = {
     "experiment": "NAME",
     "store": "DIR",
     "jobs": "N",
+    "devices": "ID[,ID]",
     "out": "PATH",
 }
 
@@ -456,6 +459,21 @@ def add_jobs(parser: argparse.ArgumentParser, *, default_help: str) -> None:
         "--no-precompile",
         action="store_true",
         help="do not compile up front; each program compiles on its first call",
+    )
+
+
+def add_devices(parser: argparse.ArgumentParser) -> None:
+    """``--devices ID[,ID]``: the GPUs measured on at once (:mod:`iconbench.runner.devices`)."""
+    from iconbench.runner import devices
+
+    parser.add_argument(
+        "--devices",
+        metavar=METAVARS["devices"],
+        type=_type(devices.parse),
+        default=None,
+        help="devices measured on at the same time, one worker on each, the cases split between "
+        "them by their measuring time (CUDA_VISIBLE_DEVICES entries, e.g. 0,1; default: for GPU "
+        "backends every GPU of $CUDA_VISIBLE_DEVICES, else of 'nvidia-smi -L'; else one)",
     )
 
 

@@ -50,6 +50,7 @@ class Run(Command):
             "--quick", action="store_true", help="10 samples of at most 0.5 s per case (smoke test)"
         )
         options.add_jobs(parser, default_help="cores - 2")
+        options.add_devices(parser)
         parser.add_argument(
             "--precompile-only",
             action="store_true",
@@ -79,12 +80,14 @@ class Run(Command):
         options.check_environment()
         options.select_cases(args.programs, one_variant=args.one_variant, shard=args.shard)
         options.create_dir(args.out, "--out")
-        from iconbench.runner import pipeline
+        from iconbench.programs import backends as registry
+        from iconbench.runner import devices, pipeline
         from iconbench.runner.options import RunOptions
         from iconbench.runner.resultdir import new_directory
 
         pipeline.optimized()
         stack = options.resolve_stack(args.stack)
+        on_gpu = all(registry.backend(name).on_gpu for name in args.backends)
         run = RunOptions(
             out=new_directory(args.out, "run", stack),
             backends=tuple(args.backends),
@@ -95,6 +98,7 @@ class Run(Command):
             one_variant=args.one_variant,
             processes=args.jobs or max(1, (os.cpu_count() or 2) - 2),
             machine=args.machine or pipeline.hostname(),
+            devices=devices.resolve(args.devices, on_gpu=on_gpu),
             **(QUICK if args.quick else {}),
         )
         if args.precompile_only:

@@ -14,6 +14,12 @@ from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
+
+def cores(text: str) -> tuple[int, ...]:
+    """``"3,5"`` -> ``(3, 5)`` (a worker's cores, given by the check that starts it)."""
+    return tuple(int(core) for core in text.split(",") if core)
+
+
 STEPS = ("plan", "precompile", "verify", "measure", "crosscheck", "ncu", "asv", "all",
          "ncu-target", "sources")  # fmt: skip
 
@@ -34,6 +40,8 @@ class Suite(Command):
         "iconbench suite all --out results/shard-2 --shard 2/4 --backends gtfn_gpu,dace_gpu",
         "iconbench suite all --out results/ch1 --backends gtfn_gpu "
         "--experiment mch_icon-ch1_medium",
+        "iconbench suite measure --out results/h100x4 --backends gtfn_gpu,dace_gpu --grid "
+        "ch1_medium --devices 0,1,2,3",
     )
 
     @classmethod
@@ -69,8 +77,8 @@ class Suite(Command):
             "--shard-ledgers",
             type=pathlib.Path,
             metavar="DIR",
-            help="a runner's work/ whose ledgers balance the shards by time "
-            "(default: $ICONBENCH_SHARD_LEDGERS, else by count)",
+            help="a runner's work/ whose ledgers balance the shards (and the devices' shares) "
+            "by time (default: $ICONBENCH_SHARD_LEDGERS, else by count)",
         )
         parser.add_argument(
             "--stack",
@@ -78,6 +86,7 @@ class Suite(Command):
             help="build-cache key (default: $ICONBENCH_STACK, else this environment's stack)",
         )
         options.add_jobs(parser, default_help="cores - 2")
+        options.add_devices(parser)
         parser.add_argument("--build-jobs", type=int, default=1, help="GT4PY_BUILD_JOBS each")
         parser.add_argument(
             "--budget", type=float, help="seconds after which no compile or case starts"
@@ -137,6 +146,9 @@ class Suite(Command):
         parser.add_argument("--round-name", default="", help=argparse.SUPPRESS)
         parser.add_argument("--turn", type=pathlib.Path, help=argparse.SUPPRESS)
         parser.add_argument("--measure-cores", default="", help=argparse.SUPPRESS)
+        parser.add_argument("--startup-cores", default="", help=argparse.SUPPRESS)
+        # a measure worker's one device (iconbench.runner.devices), recorded with its cases
+        parser.add_argument("--device", default="", help=argparse.SUPPRESS)
         parser.add_argument(
             "--commit",
             default="",
@@ -170,6 +182,8 @@ class Suite(Command):
             select_cases,
         )
         from iconbench.runner import pipeline
+        from iconbench.runner.devices import ONE
+        from iconbench.runner.devices import resolve as resolve_devices
         from iconbench.runner.options import RunOptions
         from iconbench.timing.sharding import parse_shard
 
@@ -194,9 +208,16 @@ class Suite(Command):
             experiment=experiment,
         )
         shard_ledgers = args.shard_ledgers or os.environ.get("ICONBENCH_SHARD_LEDGERS") or None
+        backends = tuple(args.backends)
+        devices = ONE  # a worker measures on the one device its driver gave it
+        if args.worker_jobs is None and args.step in ("measure", "all"):
+            from iconbench.programs import backends as registry
+
+            on_gpu = all(registry.backend(name).on_gpu for name in backends)
+            devices = resolve_devices(args.devices, on_gpu=on_gpu)
         return RunOptions(
             out=args.out,
-            backends=tuple(args.backends),
+            backends=backends,
             grid=grid,
             compile_grid=args.compile_grid,
             programs=args.programs,
@@ -222,7 +243,10 @@ class Suite(Command):
             inflight=args.inflight,
             round_name=args.round_name,
             turn=args.turn,
-            measure_cores=tuple(int(c) for c in args.measure_cores.split(",") if c),
+            measure_cores=cores(args.measure_cores),
+            startup_cores=cores(args.startup_cores),
+            devices=devices,
+            device=args.device,
             commit=args.commit,
             gt4py_calls=args.gt4py_calls,
             sources_dir=args.sources_dir,

@@ -16,14 +16,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from iconbench.runner import cases
+from iconbench.runner import cases, devices
 from iconbench.runner.options import RunOptions
 from iconbench.runner.progress import log, phase
 
 if TYPE_CHECKING:
-    from iconbench.timing import bandwidth
+    import threading
+
+    from iconbench.timing import bandwidth, isolation, session
 
 
 def run(options: RunOptions) -> None:
@@ -32,7 +35,7 @@ def run(options: RunOptions) -> None:
         worker(options)
         return
     from iconbench import suite
-    from iconbench.timing import compilation, isolation, session
+    from iconbench.timing import compilation, session
 
     jobs = cases.jobs(options)
     compile_ledger = compilation.CompileLedger(options.work / "compile.jsonl")
@@ -58,27 +61,30 @@ def run(options: RunOptions) -> None:
         todo = kept
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="iconbench-measure-") as scratch:
-        jobs_file = pathlib.Path(scratch) / "jobs.json"
-
-        def start_worker(worker_cases, budget_s, inflight):
-            jobs_file.write_text(json.dumps(list(worker_cases)), encoding="utf-8")
-            command = [sys.executable, "-m", "iconbench", "suite", *options.worker_argv,
-                       "--worker-jobs", str(jobs_file), "--inflight", str(inflight)]  # fmt: skip
-            if budget_s is not None:
-                command += ["--budget", f"{budget_s:.0f}"]
-            return subprocess.run(command, check=False).returncode
-
-        runs = isolation.run_in_workers(
-            todo,
-            grid=options.grid,
-            ledger=ledger,
-            start_worker=start_worker,
-            inflight=pathlib.Path(scratch) / "inflight",
-            budget_s=options.budget,
-            progress=log,
-        )
+        shares = options.devices.shares(todo, {})
+        if len(options.devices) > 1:  # balanced by the ledgers' measuring times
+            seconds = devices.measuring_seconds(options.work, options.shard_ledgers)
+            shares = options.devices.shares(todo, seconds)
+            log(f"measure: {options.devices.describe_shares(shares)}")
+        several = len(shares) > 1
+        lanes = [
+            _lane(
+                options,
+                device,
+                jobs,
+                ledger,
+                scratch=pathlib.Path(scratch) / f"d{index}",
+                several=several,
+            )
+            for index, device, jobs in shares
+        ]
+        runs = devices.side_by_side(lanes) if lanes else []
+    workers = sum(r.workers for r in runs)
+    results = [result for r in runs for result in r.results]
+    failed = [result for r in runs for result in r.failed]
     elapsed = time.perf_counter() - start
-    phase(options.out, "measure", elapsed, measured=len(runs.results), workers=runs.workers)
+    phase(options.out, "measure", elapsed, measured=len(results), workers=workers,
+          devices=options.devices.labels)  # fmt: skip
     left = len(
         ledger.todo(
             jobs, options.grid, retry_failed=options.retry_failed,
@@ -86,9 +92,51 @@ def run(options: RunOptions) -> None:
         )
     )  # fmt: skip
     log(
-        f"measure: {len(runs.results)} cases in {elapsed:.0f}s ({runs.workers} workers, "
-        f"{len(runs.failed)} failed); {left} left" + (" -> run measure again" if left else "")
+        f"measure: {len(results)} cases in {elapsed:.0f}s ({workers} workers, "
+        f"{len(failed)} failed); {left} left" + (" -> run measure again" if left else "")
     )
+
+
+def _lane(
+    options: RunOptions,
+    device: devices.Device,
+    jobs: list[tuple[str, str]],
+    ledger: session.SessionLedger,
+    *,
+    scratch: pathlib.Path,
+    several: bool,
+) -> Callable[[threading.Event], isolation.WorkerRuns]:
+    """One device's share: measured in its fresh workers, one at a time on that device."""
+    from iconbench.timing.isolation import run_in_workers
+
+    scratch.mkdir()
+    jobs_file = scratch / "jobs.json"
+    env = device.environment(os.environ)
+    name = f"measure [{device.label}]" if several else "measure"
+
+    def start_worker(worker_cases, budget_s, inflight):
+        jobs_file.write_text(json.dumps(list(worker_cases)), encoding="utf-8")
+        command = [sys.executable, "-m", "iconbench", "suite", *options.worker_argv,
+                   "--worker-jobs", str(jobs_file), "--inflight", str(inflight)]  # fmt: skip
+        if device.label:
+            command += ["--device", device.label]
+        if budget_s is not None:
+            command += ["--budget", f"{budget_s:.0f}"]
+        return subprocess.run(command, env=env, check=False).returncode
+
+    def lane(stop: threading.Event) -> isolation.WorkerRuns:
+        return run_in_workers(
+            jobs,
+            grid=options.grid,
+            ledger=ledger,
+            start_worker=start_worker,
+            inflight=scratch / "inflight",
+            budget_s=options.budget,
+            progress=lambda line: log(line.replace("measure", name, 1)),
+            stop=stop,
+        )
+
+    return lane
 
 
 def worker(options: RunOptions) -> None:
@@ -98,21 +146,21 @@ def worker(options: RunOptions) -> None:
     from iconbench.timing import bandwidth, compilation, isolation, session
 
     jobs = [tuple(job) for job in json.loads(options.worker_jobs.read_text(encoding="utf-8"))]
-    if options.measure_cores and hasattr(os, "sched_setaffinity"):
-        # start up beside the worker that measures now, off its cores
-        mine = os.sched_getaffinity(0)
-        os.sched_setaffinity(0, (mine - set(options.measure_cores)) or mine)
+    if options.startup_cores and hasattr(os, "sched_setaffinity"):
+        # start up and wait off the cores the measuring workers (of every device) run on
+        os.sched_setaffinity(0, set(options.startup_cores))
+    who = f"measure worker [{options.device}]" if options.device else "measure worker"
     compile_ledger = compilation.CompileLedger(options.work / "compile.jsonl")
     start = time.perf_counter()
-    log(f"measure worker: generating grid {options.grid} ...")
+    log(f"{who}: generating grid {options.grid} ...")
     suite.generated_grid(options.grid, options.backends[0])
-    log(f"measure worker: grid ready after {time.perf_counter() - start:.0f}s")
+    log(f"{who}: grid ready after {time.perf_counter() - start:.0f}s")
     on_gpu = any(backends.backend(b).on_gpu for b in options.backends)
     if options.turn is not None:
         # a check's worker: its programs loaded while another worker measures, then its turn
         for case, backend in jobs:
             suite.preload(case, backend, options.grid)
-        log(f"measure worker: {len(jobs)} programs loaded after {time.perf_counter() - start:.0f}s")
+        log(f"{who}: {len(jobs)} programs loaded after {time.perf_counter() - start:.0f}s")
         # what the set-up made (modules, grid, programs) lives as long as the process: frozen,
         # the collections before each case (the measurement's own, the device memory check)
         # walk only what the cases made, milliseconds instead of a tenth of a second a case
@@ -122,7 +170,7 @@ def worker(options: RunOptions) -> None:
     peak = _copy_peak(options.work / "copy-peak.jsonl", on_gpu=on_gpu, again=not options.round_name)
     datasheet = bandwidth.datasheet_peak(peak.device)
     log(
-        f"measure worker: copy peak {peak.bytes_per_s / 1e12:.3f} TB/s on {peak.device} "
+        f"{who}: copy peak {peak.bytes_per_s / 1e12:.3f} TB/s on {peak.device} "
         f"(datasheet {datasheet and datasheet / 1e12} TB/s)"
     )
     elapsed = time.perf_counter() - start
@@ -149,6 +197,8 @@ def worker(options: RunOptions) -> None:
         fit_for_next=isolation.DeviceMemory() if on_gpu else lambda: None,
         starting=lambda job: options.inflight and isolation.write_inflight(options.inflight, job),
         worker=options.round_name or None,
+        device=options.device or None,
+        progress=_progress(options.device),
     )
     if options.round_name:
         # a check's round ends here, and the next waits for this process to be gone: leave
@@ -156,6 +206,12 @@ def worker(options: RunOptions) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0)
+
+
+def _progress(device: str) -> Callable[[str], None]:
+    """A worker's progress lines on stderr, named by its device where a run has several."""
+    prefix = f"[{device}] " if device else ""
+    return lambda line: print(prefix + line, file=sys.stderr, flush=True)
 
 
 def _copy_peak(ledger: pathlib.Path, *, on_gpu: bool, again: bool) -> bandwidth.CopyPeak:

@@ -6,6 +6,8 @@ import dataclasses
 import pathlib
 from typing import Any
 
+from iconbench.runner.devices import ONE, Devices
+
 
 @dataclasses.dataclass(frozen=True)
 class RunOptions:
@@ -47,6 +49,12 @@ class RunOptions:
     turn: pathlib.Path | None = None
     #: the cores an interleaved check's worker measures on (empty: not pinned)
     measure_cores: tuple[int, ...] = ()
+    #: the cores an interleaved check's worker starts up and waits on (empty: not pinned)
+    startup_cores: tuple[int, ...] = ()
+    #: the devices the measure step spreads the cases over, one worker on each at a time
+    devices: Devices = ONE
+    #: a measure worker's device, as recorded in the ledger ("": the one a process finds)
+    device: str = ""
     #: calls measured with gt4py's own instrumentation after the samples (its cross-check)
     gt4py_calls: int = 10
     #: the commit the asv results are for ("": iconbench's own checkout)

@@ -48,11 +48,7 @@ class CostModel:
         import pathlib
 
         compile_ledger = compilation.CompileLedger(pathlib.Path(work) / "compile.jsonl")
-        measured = {
-            (r.case, r.backend): r.duration_s
-            for r in session.SessionLedger(pathlib.Path(work) / "session.jsonl").results()
-            if r.measurement is not None
-        }
+        measured = session.SessionLedger(pathlib.Path(work) / "session.jsonl").durations()
         default = statistics.median(measured.values()) if measured else 0.0
         return cls(measured, default, compile_ledger.expected_seconds())
 

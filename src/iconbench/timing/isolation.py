@@ -28,6 +28,7 @@ import json
 import pathlib
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -104,14 +105,21 @@ def run_in_workers(
     inflight: pathlib.Path,
     budget_s: float | None = None,
     progress: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+    stop: threading.Event | None = None,
 ) -> WorkerRuns:
-    """Measure ``jobs`` (all still to do) in as many fresh workers as the rules above need."""
+    """Measure ``jobs`` (all still to do) in as many fresh workers as the rules above need.
+
+    The workers of other devices may append to ``ledger`` meanwhile (each device measures its
+    own share of the cases, :mod:`iconbench.runner.devices`): only records of ``jobs`` count.
+    Once ``stop`` is set (another device's run failed) no fresh worker starts.
+    """
     started = time.perf_counter()
     pending = list(jobs)
+    mine = set(pending)
     retried: set[Job] = set()
     recorded: list[CaseResult] = []
     workers = 0
-    while pending:
+    while pending and not (stop is not None and stop.is_set()):
         left_s = None if budget_s is None else budget_s - (time.perf_counter() - started)
         if left_s is not None and left_s <= 0:
             progress(f"measure: time budget used; {len(pending)} cases left")
@@ -120,7 +128,8 @@ def run_in_workers(
         offset = ledger.size()
         returncode = start_worker(list(pending), left_s, inflight)
         workers += 1
-        new = [r for r in ledger.results_since(offset) if r.grid == grid]
+        since = ledger.results_since(offset)
+        new = [r for r in since if r.grid == grid and (r.case, r.backend) in mine]
         died_on = read_inflight(inflight) if returncode != 0 else None
         if died_on is not None and died_on not in {(r.case, r.backend) for r in new}:
             crash = CaseResult.failure(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import pathlib
 import sys
 import time
@@ -55,6 +56,9 @@ class CaseResult:
     #: the version of the model that counted ``bytes_moved``
     #: (:data:`iconbench.programs.inputs.MINIMUM_BYTES_MODEL`; ``None``: unknown, older lines)
     bytes_model: int | None = None
+    #: the device that measured it (its ``CUDA_VISIBLE_DEVICES`` entry, where a run measures
+    #: on several: :mod:`iconbench.runner.devices`); ``None``: the one device a process finds
+    device: str | None = None
 
     @property
     def timed_s(self) -> float | None:
@@ -107,10 +111,21 @@ class SessionLedger:
         self.path = pathlib.Path(path)
 
     def append(self, result: CaseResult) -> None:
-        """Append one result as one line."""
+        """Append one result as one line, in one write.
+
+        The measuring workers of several devices append to one ledger at the same time: a
+        line written by one ``write`` to a file opened for appending is never interleaved with
+        another's (a buffered text file splits a line of many samples into several writes).
+        """
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as out:
-            out.write(json.dumps(result.as_dict(), sort_keys=True) + "\n")
+        line = (json.dumps(result.as_dict(), sort_keys=True) + "\n").encode("utf-8")
+        handle = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            written = 0
+            while written < len(line):
+                written += os.write(handle, line[written:])
+        finally:
+            os.close(handle)
 
     def size(self) -> int:
         """Bytes in the file now (an offset for :meth:`results_since`)."""
@@ -177,6 +192,12 @@ class SessionLedger:
         """
         return {
             (r.case, r.backend, r.grid) for r in self.results() if _counts_as_measured(r, max_cv)
+        }
+
+    def durations(self) -> dict[tuple[str, str], float]:
+        """Each measured (case, backend)'s last measuring wall time (``duration_s``), any grid."""
+        return {
+            (r.case, r.backend): r.duration_s for r in self.results() if r.measurement is not None
         }
 
     def failed(self) -> set[tuple[str, str, str]]:
@@ -276,6 +297,7 @@ def run_cases(
     fit_for_next: Callable[[], str | None] = lambda: None,
     starting: Callable[[tuple[str, str] | None], None] = lambda _: None,
     worker: str | None = None,
+    device: str | None = None,
 ) -> list[CaseResult]:
     """Measure every (case, backend) of ``jobs`` not yet in ``ledger``; stop after ``budget_s``.
 
@@ -291,7 +313,8 @@ def run_cases(
     ``fingerprint`` of its generated code).
 
     A ``worker`` of an interleaved check (a round's process) measures every job again, whatever
-    the ledger holds, and tags its records with its name.
+    the ledger holds, and tags its records with its name; ``device`` tags them with the device
+    they were measured on.
     """
     started = time.perf_counter()
     todo = (
@@ -316,8 +339,8 @@ def run_cases(
             )
         finally:
             release(case, backend, grid)
-        if worker:
-            result = dataclasses.replace(result, worker=worker)
+        if worker or device:
+            result = dataclasses.replace(result, worker=worker, device=device)
         ledger.append(result)
         starting(None)
         new.append(result)

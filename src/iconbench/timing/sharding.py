@@ -102,11 +102,7 @@ def ledger_cost(work: str | os.PathLike[str], backends: Sequence[str]) -> Callab
 
     root = pathlib.Path(work)
     expect = compilation.CompileLedger(root / "compile.jsonl").expected_seconds()
-    measured = {
-        (r.case, r.backend): r.duration_s
-        for r in session.SessionLedger(root / "session.jsonl").results()
-        if r.measurement is not None
-    }
+    measured = session.SessionLedger(root / "session.jsonl").durations()
     typical = statistics.median(measured.values()) if measured else 0.0
 
     def cost(case: str) -> float:
