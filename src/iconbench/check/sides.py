@@ -90,7 +90,7 @@ def link_builds(base: Side, head: Side) -> int:
     return linked
 
 
-def _trees(component: str) -> pathlib.Path:
+def exported_trees(component: str) -> pathlib.Path:
     """Where a check exports a commit's tree: one place per commit, kept in the cache.
 
     gt4py keys its translation caches by the program's IR, which holds the absolute path of
@@ -117,7 +117,7 @@ def resolve(
     sides = []
     for name, ref in zip(("base", "head"), refs, strict=True):
         commit = trees.resolve_commit(repo, ref)
-        tree = trees.export_tree(repo, commit, _trees(component))
+        tree = trees.export_tree(repo, commit, exported_trees(component))
         roots = tuple(trees.source_roots(tree))
         key = stack
         if component not in SHARES_BUILD_CACHE:
