@@ -175,6 +175,13 @@ class History(Command):
                 "backfill --repo ../icon4py --from v0.3.0 --to v0.4.1 --out results/backfill'"
             )
         options.existing_dir(args.repo, "--repo")
+        experiment = None
+        if args.experiment:
+            from iconbench.baselines import experiments
+
+            experiment = experiments.load(args.experiment)
+        # a selection of no case fails here, not once per commit after each one's set-up
+        options.select_cases(args.programs, experiment=experiment)
         out = pathlib.Path(args.out)
         sampling = ("--samples", str(args.samples), "--max-s", str(args.max_s),
                     "--warmup-s", str(args.warmup_s))  # fmt: skip

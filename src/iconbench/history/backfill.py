@@ -274,12 +274,24 @@ def stack_key(step: Step) -> str:
     return key_of(stack=stack)
 
 
+def tree_place(request: Request) -> pathlib.Path:
+    """Where every commit of a backfill into ``request.out`` has its tree, one after another.
+
+    One path for all of them (:func:`iconbench.stacks.trees.export_in_place`): a program a
+    commit did not change keeps its translation from the commit before.
+    """
+    from iconbench.check import sides
+
+    key = hashlib.sha256(str(request.out).encode()).hexdigest()[:12]
+    return sides.exported_trees(f"{COMPONENT}-{LABEL}") / key
+
+
 def measure(request: Request, step: Step) -> int:
     """``iconbench suite all`` of ``step``'s commit into its directory; the exit status."""
     from iconbench.check import sides
     from iconbench.stacks import trees
 
-    tree = trees.export_tree(request.repo, step.commit.sha, sides.exported_trees(COMPONENT))
+    tree = trees.export_in_place(request.repo, step.commit.sha, tree_place(request))
     sources = tuple(trees.source_roots(tree)) + ((step.overlay,) if step.overlay else ())
     key = stack_key(step)
     side = sides.Side(LABEL, step.commit.sha, step.commit.sha, sources, step.out, key)
