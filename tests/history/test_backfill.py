@@ -288,3 +288,20 @@ def test_a_commit_runs_on_the_overlay_of_its_own_stack(fake_icon4py, tmp_path):
         assert len(keys) == 2  # one build cache per stack, shared by its commits
     finally:
         shutil.rmtree(backfill.tree_place(request(repo, out.resolve())), ignore_errors=True)
+
+
+def test_a_finished_commit_not_in_the_store_is_appended_not_measured(fake_icon4py, twice, tmp_path):
+    _, c = fake_icon4py
+    out, _, _ = twice
+    moved = tmp_path / "results"
+    shutil.copytree(out / c["stencil"], moved / c["stencil"])  # e.g. a store lost or moved
+    done = _backfill(fake_icon4py[0], moved)
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert f"{c['stencil'][:10]} " in done.stdout
+    assert "to append" in done.stdout
+    assert "0 measured, 1 appended" in done.stderr
+    assert "measure:" not in done.stderr
+    from iconbench.history.store import HistoryStore
+
+    (entry,) = HistoryStore.open(moved / "history").entries()
+    assert entry.commit == c["stencil"]

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import pathlib
+import signal
 import subprocess
 import sys
 from typing import Any
@@ -298,7 +300,19 @@ def measure(request: Request, step: Step) -> int:
     command = [sys.executable, "-m", "iconbench", "suite", "all", "--out", str(step.out),
                "--stack", key, "--commit", step.commit.sha, *request.suite_args()]  # fmt: skip
     log(f"backfill: {step.commit.short} ({step.stack.describe()}): {step.commit.subject[:60]}")
-    return subprocess.run(command, env=side.environment(), check=False).returncode
+    # its own process group, ended with the backfill: a backfill stopped by a runner's time
+    # limit must not leave a suite measuring on the device beside the next one
+    process = subprocess.Popen(command, env=side.environment(), start_new_session=True)
+    try:
+        return process.wait()
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
 
 
 def append(request: Request, step: Step) -> str:
