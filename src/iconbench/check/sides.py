@@ -22,7 +22,7 @@ TRANSLATION_CACHES = frozenset({"gtfn_cache", "translation_cache"})
 
 @dataclasses.dataclass(frozen=True)
 class Side:
-    """One commit of a check, resolved: where its sources and its runner directory are."""
+    """One commit of a check (or a backfill), resolved: its sources and runner directory."""
 
     name: str  # "base" | "head"
     ref: str
@@ -92,6 +92,8 @@ def link_builds(base: Side, head: Side) -> int:
 
 def exported_trees(component: str) -> pathlib.Path:
     """Where a check exports a commit's tree: one place per commit, kept in the cache.
+
+    A backfill keeps one place for all its commits, under ``exported_trees("icon4py-backfill")``.
 
     gt4py keys its translation caches by the program's IR, which holds the absolute path of
     every source line. A tree exported anew for each check (under ``--out``) put every

@@ -5,11 +5,12 @@ The three stacks of a stretch of icon4py's history differ in gt4py and dace alon
 other dependencies resolve to the same versions), and both are pure Python. So a commit's
 stack is the running environment with that gt4py and dace installed into a directory of
 their own (``uv pip install --target``, no dependencies) that the commit's processes find
-first on ``PYTHONPATH``, as they find the commit's icon4py tree: seconds and 41 MB on disk
-(4 MB packed) instead of an environment per stack, and it travels to a GPU runner without
-network as it is. What the overlay's packages require from the rest is checked against the
-environment that uses it (:func:`unmet`), so a stack whose dependencies did move says so in
-one line instead of failing inside gt4py.
+first on ``PYTHONPATH``, as they find the commit's icon4py tree: 13 s for two stacks with
+uv's cache warm and 33 MB on disk each (4 MB as ``.tar.xz``) instead of an environment per
+stack, and it travels to a GPU runner without network as it is. What the overlay's
+packages require from the rest is checked against the environment that uses it
+(:func:`unmet`), so a stack whose dependencies did move says so in one line instead of
+failing inside gt4py.
 """
 
 from __future__ import annotations
