@@ -22,7 +22,7 @@ TRANSLATION_CACHES = frozenset({"gtfn_cache", "translation_cache"})
 
 @dataclasses.dataclass(frozen=True)
 class Side:
-    """One commit of a check, resolved: where its sources and its runner directory are."""
+    """One commit of a check (or a backfill), resolved: its sources and runner directory."""
 
     name: str  # "base" | "head"
     ref: str
@@ -90,8 +90,10 @@ def link_builds(base: Side, head: Side) -> int:
     return linked
 
 
-def _trees(component: str) -> pathlib.Path:
+def exported_trees(component: str) -> pathlib.Path:
     """Where a check exports a commit's tree: one place per commit, kept in the cache.
+
+    A backfill keeps one place for all its commits, under ``exported_trees("icon4py-backfill")``.
 
     gt4py keys its translation caches by the program's IR, which holds the absolute path of
     every source line. A tree exported anew for each check (under ``--out``) put every
@@ -117,7 +119,7 @@ def resolve(
     sides = []
     for name, ref in zip(("base", "head"), refs, strict=True):
         commit = trees.resolve_commit(repo, ref)
-        tree = trees.export_tree(repo, commit, _trees(component))
+        tree = trees.export_tree(repo, commit, exported_trees(component))
         roots = tuple(trees.source_roots(tree))
         key = stack
         if component not in SHARES_BUILD_CACHE:

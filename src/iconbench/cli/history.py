@@ -6,6 +6,7 @@ import argparse
 import datetime
 import json
 import pathlib
+import signal
 import subprocess
 import sys
 import tempfile
@@ -18,7 +19,7 @@ from iconbench.errors import IconbenchError
 if TYPE_CHECKING:
     from iconbench.history.store import Entry, HistoryStore
 
-ACTIONS = ("append", "list", "cat", "export", "prune", "check", "publish")
+ACTIONS = ("append", "list", "cat", "export", "prune", "check", "publish", "backfill")
 
 
 def site_command(exported_asv: pathlib.Path, gate_dir: pathlib.Path, out: pathlib.Path) -> list:
@@ -28,22 +29,11 @@ def site_command(exported_asv: pathlib.Path, gate_dir: pathlib.Path, out: pathli
 
 
 def _files(args: argparse.Namespace) -> dict[str, tuple[str, pathlib.Path]]:
-    files: dict[str, tuple[str, pathlib.Path]] = {}
-    for directory in args.asv or []:
-        root = pathlib.Path(directory)
-        if not (root / "benchmarks.json").exists():
-            raise IconbenchError(
-                f"--asv {root}: not an asv results directory (no benchmarks.json); give the "
-                "directory that holds benchmarks.json and <machine>/*.json"
-            )
-        for path in sorted(root.rglob("*.json")):
-            files[path.relative_to(root).as_posix()] = ("asv", path)
-    for role, option in (("summary", args.summary), ("gate", args.gate), ("other", args.other)):
-        for number, path in enumerate(option or []):
-            name = pathlib.Path(path).name
-            key = f"{role}/{number}-{name}" if len(option) > 1 else f"{role}/{name}"
-            files[key] = (role, pathlib.Path(path))
-    return files
+    from iconbench.history.store import result_set_files
+
+    return result_set_files(
+        asv=args.asv or (), summary=args.summary or (), gate=args.gate or (), other=args.other or ()
+    )
 
 
 def _cat(store: HistoryStore, entries: list[Entry], path: str | None) -> int:
@@ -79,6 +69,9 @@ class History(Command):
         "iconbench history publish --store history --out site",
         "iconbench history export --store history --out exported   # asv/ and gate/",
         "iconbench history check --store history",
+        "iconbench history backfill --repo ../icon4py --from v0.3.0 --to v0.4.1 --out "
+        "results/backfill-h100 --backends gtfn_gpu,dace_gpu --experiment mch_icon-ch1_medium "
+        "--dry-run",
     )
 
     @classmethod
@@ -92,7 +85,9 @@ class History(Command):
         parser.add_argument("--commit", help="append: commit of the component under test")
         parser.add_argument("--repository", default="", help="append: owner/name")
         parser.add_argument("--ref", default="", help="append: branch or PR ref")
-        parser.add_argument("--machine", default="", help="append: machine name (asv's)")
+        parser.add_argument(
+            "--machine", default="", help="append, backfill: machine name (default: host name)"
+        )
         parser.add_argument(
             "--label", default="", help="append: free text, e.g. 'nightly'; list/cat: only it"
         )
@@ -118,15 +113,118 @@ class History(Command):
         parser.add_argument(
             "--pr-days", type=int, default=90, help="prune: days a PR's results are kept (90)"
         )
-        options.add_out(parser, help="export/publish: directory to write")
+        options.add_out(
+            parser, help="export/publish: directory to write; backfill: OUT/<commit> per commit"
+        )
+        cls._add_backfill_arguments(parser)
         options.add_json(parser, help="list/append: machine-readable output")
         options.add_dry_run(parser, help="append/prune/publish: say what would be done")
+
+    @staticmethod
+    def _add_backfill_arguments(parser: argparse.ArgumentParser) -> None:
+        """The options of ``history backfill`` (the others ignore them)."""
+        from iconbench.history.firstparent import ICON4PY_PATHS
+
+        parser.add_argument(
+            "--repo", type=pathlib.Path, help="backfill: a clone of icon4py (bare is fine)"
+        )
+        parser.add_argument(
+            "--from", dest="start", metavar="REF", help="backfill: the commit before the range"
+        )
+        parser.add_argument("--to", dest="end", metavar="REF", help="backfill: its last commit")
+        parser.add_argument(
+            "--paths",
+            type=lambda text: tuple(p for p in text.split(",") if p),
+            default=ICON4PY_PATHS,
+            metavar="PATH[,PATH]",
+            help="backfill: first-parent commits touching these are measured (default: "
+            f"{','.join(ICON4PY_PATHS)})",
+        )
+        options.add_backends(parser, help="backfill: backends (default: embedded,gtfn_cpu)")
+        options.add_grid(parser, default=None, help="backfill: grid (default: the experiment's)")
+        options.add_experiment(parser, help="backfill: the ICON experiment whose variants run")
+        options.add_programs(parser, help="backfill: regex of the cases (default: all)")
+        parser.add_argument(
+            "--stacks",
+            type=pathlib.Path,
+            metavar="DIR",
+            help="backfill: where the stacks' overlays are (default: <iconbench cache>/stacks)",
+        )
+        parser.add_argument(
+            "--build-stacks",
+            action="store_true",
+            help="backfill: build the overlay of a stack that is missing (needs its registry)",
+        )
+        parser.add_argument(
+            "--jobs",
+            metavar=options.METAVARS["jobs"],
+            type=options.positive_int_type,
+            help="backfill: compile processes, N >= 1 (default: the suite's, cores - 2)",
+        )
+        options.add_sampling(parser, samples=100, max_s=5.0, warmup_s=0.5)
+
+    @staticmethod
+    def _backfill(args: argparse.Namespace) -> int:
+        """Plan (``--dry-run``: print it) and run the backfill; exit 1 while commits are left."""
+        from iconbench.history import backfill
+
+        missing = [f for f, v in (("--repo", args.repo), ("--from", args.start),
+                                  ("--to", args.end), ("--out", args.out)) if not v]  # fmt: skip
+        if missing:
+            raise IconbenchError(
+                "history backfill: give " + ", ".join(missing) + ", e.g. 'iconbench history "
+                "backfill --repo ../icon4py --from v0.3.0 --to v0.4.1 --out results/backfill'"
+            )
+        options.existing_dir(args.repo, "--repo")
+        experiment = None
+        if args.experiment:
+            from iconbench.baselines import experiments
+
+            experiment = experiments.load(args.experiment)
+        # a selection of no case fails here, not once per commit after each one's set-up
+        options.select_cases(args.programs, experiment=experiment)
+        out = pathlib.Path(args.out)
+        sampling = ("--samples", str(args.samples), "--max-s", str(args.max_s),
+                    "--warmup-s", str(args.warmup_s))  # fmt: skip
+        request = backfill.Request(
+            repo=args.repo.resolve(),
+            start=args.start,
+            end=args.end,
+            out=out.resolve(),
+            store=(args.store or out / "history").resolve(),
+            backends=tuple(args.backends),
+            paths=args.paths,
+            grid=args.grid or "",
+            experiment=args.experiment or "",
+            programs=args.programs,
+            stacks=args.stacks.resolve() if args.stacks else None,
+            jobs=args.jobs,
+            machine=args.machine,
+            repository=args.repository or backfill.Request.repository,
+            sampling=sampling,
+        )
+        planned = backfill.plan(request)
+        if args.dry_run:
+            print(
+                json.dumps([s.as_dict() for s in planned.steps], indent=1)
+                if args.json
+                else backfill.render(planned)
+            )
+            return 0
+        if args.build_stacks:
+            planned = backfill.build_missing_stacks(planned)
+        print(backfill.render(planned), flush=True)
+        # stopped (a runner's time limit): end the commit's suite too, its ledgers resume it
+        signal.signal(signal.SIGTERM, lambda number, _frame: sys.exit(128 + number))
+        return 1 if backfill.run(planned).left else 0
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench.history import export, retention
         from iconbench.history.store import HistoryStore
 
+        if args.action == "backfill":
+            return cls._backfill(args)
         if args.store is None:
             raise IconbenchError(f"history {args.action}: give --store DIR (the history)")
         if args.action in ("export", "publish") and not args.out:

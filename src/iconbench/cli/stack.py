@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import pathlib
 import sys
 from typing import TYPE_CHECKING
 
@@ -31,17 +32,19 @@ class StackCommand(Command):
         "iconbench stack pins --refresh --gt4py-repo ../gt4py --ref v1.2.1",
         "iconbench stack components icon4py   # NAME URL SUBDIR...: its repository, its projects",
         "iconbench stack commits stack.json --component dace   # a nightly's pinned commit",
+        "iconbench stack build 73e58caabd --repo ../icon4py   # gt4py and dace as its uv.lock pins",
     )
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "action",
-            choices=("show", "resolve", "pins", "components", "commits"),
+            choices=("show", "resolve", "pins", "components", "commits", "build"),
             help="show: this environment (or the stored stack NAME); resolve: the given refs; "
             "pins: the recorded pins of gt4py's uv.lock per release; components: each "
             "component's repository and installable projects; commits: the commits a "
-            "nightly's stack.json pins",
+            "nightly's stack.json pins; build: an overlay of the gt4py and dace that commits' "
+            "uv.lock pins, for 'iconbench history backfill'",
         )
         parser.add_argument(
             "refs",
@@ -49,7 +52,7 @@ class StackCommand(Command):
             metavar="COMPONENT",
             help="resolve: NAME, NAME==VERSION or NAME=REPO@REF (others: the lock's pins); "
             "show: the name of a stored stack; components: component names (default: all); "
-            "commits: the stack.json file",
+            "commits: the stack.json file; build: commits of --repo",
         )
         parser.add_argument(
             "--component",
@@ -58,6 +61,21 @@ class StackCommand(Command):
         )
         parser.add_argument(
             "--save", metavar="NAME", help="resolve: store the resolved stack under NAME"
+        )
+        parser.add_argument(
+            "--repo", type=pathlib.Path, help="build: the icon4py clone the commits are of"
+        )
+        parser.add_argument(
+            "--stacks",
+            type=pathlib.Path,
+            metavar="DIR",
+            help="build: where overlays go (default: <iconbench cache>/stacks)",
+        )
+        parser.add_argument(
+            "--find-links",
+            type=pathlib.Path,
+            metavar="DIR",
+            help="build: install from the wheels in DIR, not from the registries (no network)",
         )
         options.add_json(parser)
         parser.add_argument(
@@ -86,6 +104,8 @@ class StackCommand(Command):
             return cls._components(args.refs, args.json)
         if args.action == "commits":
             return cls._commits(args.refs, args.component, args.json)
+        if args.action == "build":
+            return cls._build(args)
         if args.action == "show" and len(args.refs) > 1:
             raise IconbenchError(
                 f"stack show takes one stored stack name, got {len(args.refs)}: "
@@ -147,6 +167,24 @@ class StackCommand(Command):
         for version, entry in entries.items():
             pins = ", ".join(f"{k} {v}" for k, v in entry.pins.items())
             print(f"gt4py {version:<8} {pins:<28} {entry.origin} commit {entry.commit[:12]}")
+        return 0
+
+    @staticmethod
+    def _build(args: argparse.Namespace) -> int:
+        """An overlay per distinct stack the commits' ``uv.lock`` pin (kept; built once)."""
+        from iconbench.stacks import overlay, pinned, trees
+
+        if args.repo is None or not args.refs:
+            raise IconbenchError(
+                "stack build: give --repo PATH (an icon4py clone) and the commits whose uv.lock "
+                "pins the stack, e.g. 'iconbench stack build 73e58caabd --repo ../icon4py'"
+            )
+        repo = options.existing_dir(args.repo, "--repo")
+        directory = args.stacks or overlay.default_dir()
+        stacks = {pinned.of_commit(repo, trees.resolve_commit(repo, ref)) for ref in args.refs}
+        for stack in sorted(stacks, key=lambda s: s.name):
+            path = overlay.build(stack, directory, find_links=args.find_links)
+            print(f"{stack.describe()}: {path}")
         return 0
 
     @staticmethod

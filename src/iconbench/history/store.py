@@ -27,7 +27,7 @@ import json
 import os
 import pathlib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from iconbench.errors import IconbenchError
@@ -98,6 +98,36 @@ def _entry_id(manifest: Mapping[str, Any]) -> str:
     """
     canonical = json.dumps(manifest, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def result_set_files(
+    *,
+    asv: Sequence[str | os.PathLike[str]] = (),
+    summary: Sequence[str | os.PathLike[str]] = (),
+    gate: Sequence[str | os.PathLike[str]] = (),
+    other: Sequence[str | os.PathLike[str]] = (),
+) -> dict[str, tuple[str, pathlib.Path]]:
+    """The files of one result set as :meth:`HistoryStore.append` takes them.
+
+    Every ``*.json`` of each asv results directory under its path in that directory (role
+    ``asv``); the others under ``ROLE/NAME`` (``ROLE/N-NAME`` where a role has several).
+    """
+    files: dict[str, tuple[str, pathlib.Path]] = {}
+    for directory in asv:
+        root = pathlib.Path(directory)
+        if not (root / "benchmarks.json").exists():
+            raise IconbenchError(
+                f"--asv {root}: not an asv results directory (no benchmarks.json); give the "
+                "directory that holds benchmarks.json and <machine>/*.json"
+            )
+        for path in sorted(root.rglob("*.json")):
+            files[path.relative_to(root).as_posix()] = ("asv", path)
+    for role, given in (("summary", summary), ("gate", gate), ("other", other)):
+        for number, path in enumerate(given):
+            name = pathlib.Path(path).name
+            key = f"{role}/{number}-{name}" if len(given) > 1 else f"{role}/{name}"
+            files[key] = (role, pathlib.Path(path))
+    return files
 
 
 class HistoryStore:

@@ -17,6 +17,7 @@ import pathlib
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Sequence
 
 from iconbench.errors import IconbenchError
@@ -86,6 +87,38 @@ def export_tree(repo: pathlib.Path, commit: str, trees: pathlib.Path) -> pathlib
     except OSError:  # another process exported it first
         shutil.rmtree(scratch, ignore_errors=True)
     return tree
+
+
+#: The file in a tree exported in place that names its commit.
+PLACED_COMMIT = ".iconbench-commit"
+
+
+def export_in_place(repo: pathlib.Path, commit: str, place: pathlib.Path) -> pathlib.Path:
+    """``commit``'s files at ``place``, replacing whichever commit's files were there.
+
+    For a sequence of commits measured one after another (a backfill): gt4py keys its
+    translations by the program's IR, which holds the absolute path and line of every source
+    line, so a program that one commit leaves as it was keeps the previous commit's
+    translation only where its sources stay at the same path. One writer per ``place``.
+
+    Every file gets the time of the export as its modification time: Python trusts a cached
+    ``.pyc`` whose source has the same size and second, and ``git archive`` stamps files
+    with their commit's time, which two commits of one push can share.
+    """
+    marker = place / PLACED_COMMIT
+    if marker.exists() and marker.read_text(encoding="utf-8") == commit:
+        return place
+    staging = place.parent / f".{place.name}.exports"
+    exported = export_tree(repo, commit, staging)
+    now = time.time()
+    for path in exported.rglob("*"):
+        if path.is_file():
+            os.utime(path, (now, now))
+    (exported / PLACED_COMMIT).write_text(commit, encoding="utf-8")
+    shutil.rmtree(place, ignore_errors=True)
+    os.replace(exported, place)
+    shutil.rmtree(staging, ignore_errors=True)
+    return place
 
 
 def code_identity(roots: Sequence[pathlib.Path]) -> str:

@@ -67,18 +67,37 @@ def pins_from_lock(text: str, origin: str = LOCK_PATH) -> dict[str, str]:
     >>> pins_from_lock('[[package]]\nname = "dace"\nversion = "2.0.0a6"\n')
     {'dace': '2.0.0a6'}
     """
+    found = locked_packages(text, FOLLOWED, origin)
+    if "dace" not in found:
+        raise IconbenchError(f"{origin}: the lock pins no dace; is this gt4py's uv.lock?")
+    # a lock may fork one package by marker (several versions): keep them all, sorted
+    return {
+        name: ", ".join(sorted({entry["version"] for entry in entries}))
+        for name, entries in sorted(found.items())
+    }
+
+
+def locked_packages(
+    text: str, names: tuple[str, ...], origin: str = LOCK_PATH
+) -> dict[str, list[dict[str, Any]]]:
+    r"""The ``[[package]]`` entries of a ``uv.lock`` text for each of ``names`` it holds.
+
+    An entry keeps its ``version`` and ``source`` (``{"registry": URL}``, ``{"git": URL}``,
+    ...), so a reader can tell a release from a git pin; a lock that forks a package by
+    marker has several entries of it.
+
+    >>> locked_packages('[[package]]\nname = "gt4py"\nversion = "1.2.0"\n', ("gt4py", "dace"))
+    {'gt4py': [{'name': 'gt4py', 'version': '1.2.0'}]}
+    """
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise IconbenchError(f"{origin}: not a uv.lock ({error})") from None
-    found: dict[str, set[str]] = {}
+    found: dict[str, list[dict[str, Any]]] = {}
     for package in data.get("package", []):
-        if package.get("name") in FOLLOWED:
-            found.setdefault(package["name"], set()).add(package["version"])
-    if "dace" not in found:
-        raise IconbenchError(f"{origin}: the lock pins no dace; is this gt4py's uv.lock?")
-    # a lock may fork one package by marker (several versions): keep them all, sorted
-    return {name: ", ".join(sorted(versions)) for name, versions in sorted(found.items())}
+        if package.get("name") in names and "version" in package:
+            found.setdefault(package["name"], []).append(package)
+    return found
 
 
 def _git(repo: pathlib.Path | str, *args: str) -> str:

@@ -1,0 +1,137 @@
+"""A stack other than the running one, as a directory put first on the path: an overlay.
+
+The three stacks of a stretch of icon4py's history differ in gt4py and dace alone (gt4py
+1.1.12 → 1.2.0 → 1.2.1 with dace 2.0.0a4 → a5 → a6 between icon4py 0.3.0 and 0.4.1: their
+other dependencies resolve to the same versions), and both are pure Python. So a commit's
+stack is the running environment with that gt4py and dace installed into a directory of
+their own (``uv pip install --target``, no dependencies) that the commit's processes find
+first on ``PYTHONPATH``, as they find the commit's icon4py tree: 13 s for two stacks with
+uv's cache warm and 33 MB on disk each (4 MB as ``.tar.xz``) instead of an environment per
+stack, and it travels to a GPU runner without network as it is. What the overlay's
+packages require from the rest is checked against the environment that uses it
+(:func:`unmet`), so a stack whose dependencies did move says so in one line instead of
+failing inside gt4py.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from iconbench.errors import IconbenchError
+from iconbench.files.atomic import write_atomic
+from iconbench.stacks.pinned import PinnedStack
+
+#: The file that marks a complete overlay and names its stack (written last).
+MARKER = "iconbench-overlay.json"
+
+
+def default_dir() -> pathlib.Path:
+    """Where overlays live unless ``--stacks`` says otherwise: ``<iconbench cache>/stacks``."""
+    from iconbench.buildcache import cache_root
+
+    return cache_root() / "stacks"
+
+
+def find(stack: PinnedStack, directory: pathlib.Path) -> pathlib.Path | None:
+    """The complete overlay of ``stack`` under ``directory``, else ``None``."""
+    path = directory / stack.name
+    try:
+        recorded = json.loads((path / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return path if isinstance(recorded, dict) and recorded.get("stack") == stack.as_dict() else None
+
+
+def unmet(site: pathlib.Path) -> list[str]:
+    """What the packages in ``site`` require and neither ``site`` nor this environment meets.
+
+    One line each: ``gt4py 1.1.12 needs numpy>=2.5, this environment has 2.4.6``.
+    """
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    dists = [importlib.metadata.PathDistribution(p) for p in sorted(site.glob("*.dist-info"))]
+    inside = {canonicalize_name(d.metadata["Name"]): d.version for d in dists}
+    problems = []
+    for dist in dists:
+        for text in dist.requires or []:
+            requirement = Requirement(text)
+            if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
+                continue
+            name = canonicalize_name(requirement.name)
+            version = inside.get(name)
+            if version is None:
+                try:
+                    version = importlib.metadata.version(requirement.name)
+                except importlib.metadata.PackageNotFoundError:
+                    version = None
+            who = f"{dist.metadata['Name']} {dist.version} needs {requirement}"
+            if version is None:
+                problems.append(f"{who}, which this environment lacks")
+            elif not requirement.specifier.contains(version, prereleases=True):
+                problems.append(f"{who}, this environment has {version}")
+    return problems
+
+
+def build(
+    stack: PinnedStack, directory: pathlib.Path, *, find_links: pathlib.Path | None = None
+) -> pathlib.Path:
+    """Install ``stack``'s gt4py and dace into ``directory/<stack name>`` (kept; built once).
+
+    ``find_links``: a directory of wheels to install from instead of the registries (a
+    runner without network). Built under a temporary name and moved into place once
+    complete, so a killed build leaves no overlay that looks whole.
+    """
+    from iconbench.stacks.uvtool import uv_executable
+
+    found = find(stack, directory)
+    if found is not None:
+        return found
+    directory.mkdir(parents=True, exist_ok=True)
+    scratch = pathlib.Path(tempfile.mkdtemp(dir=directory, prefix=".tmp-"))
+    try:
+        for pin in stack.pins:
+            command = [uv_executable(), "pip", "install", "--quiet", "--no-deps", "--target",
+                       str(scratch), "--python", sys.executable]  # fmt: skip
+            if find_links is not None:
+                command += ["--no-index", "--find-links", str(find_links)]
+            elif pin.index:
+                command += ["--index-url", pin.index]
+            done = subprocess.run(
+                [*command, pin.requirement], capture_output=True, text=True, check=False
+            )
+            if done.returncode != 0:
+                reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                where = f" from {find_links}" if find_links is not None else ""
+                raise IconbenchError(
+                    f"stack {stack.describe()}: installing {pin.requirement}{where} failed "
+                    f"({reason})"
+                )
+        problems = unmet(scratch)
+        if problems:
+            raise IconbenchError(
+                f"stack {stack.describe()}: {problems[0]}"
+                + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
+                + "; an overlay changes gt4py and dace only: use an environment of its own"
+            )
+        write_atomic(
+            scratch / MARKER,
+            json.dumps({"stack": stack.as_dict(), "python": sys.version.split()[0]}, indent=1),
+        )
+        scratch.chmod(0o755)  # mkdtemp's 0700 would hide it from a runner of another user
+        path = directory / stack.name
+        try:
+            os.replace(scratch, path)
+        except OSError:  # another build finished first
+            if find(stack, directory) is None:
+                raise
+        return path
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
