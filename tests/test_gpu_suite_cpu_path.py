@@ -255,6 +255,7 @@ def test_the_committed_h100_report_is_what_the_result_directories_give():
     assert "lease" not in report.stdout.lower()
 
 
+@pytest.mark.slow  # three suite runs: 37-82 s on 2 cores
 def test_a_later_job_with_fewer_backends_or_another_stack(tmp_path):
     """``asv`` covers every backend of the ledger, not only this job's ``--backends``; a job of
     another stack is refused before it adds to the directory (its ledger has no stack field)."""

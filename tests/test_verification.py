@@ -246,6 +246,7 @@ def test_a_pool_of_workers_verifies_as_the_serial_loop_does():
     ]
 
 
+@pytest.mark.slow  # verifies three times: 21-38 s on 2 cores
 def test_the_shards_of_a_verification_merge_into_the_whole_table(tmp_path, capsys):
     """``--shard i/n`` splits the cases so that each is verified once; ``iconbench merge``
     of the shards' tables gives the unsharded table's verdicts in its order."""

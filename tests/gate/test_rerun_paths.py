@@ -2,7 +2,7 @@
 
 A runner set (``iconbench suite``) runs here on gtfn_cpu and the tiny grid (embedded has no
 device clock, so no device samples); a side read from asv's files (embedded: asv's
-``time_device`` is the host time) is a slow test. Neither uses a stand-in.
+``time_device`` is the host time) too; both run with ``-m slow``. Neither uses a stand-in.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ def _suite(out: pathlib.Path, *step: str) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
 
 
+@pytest.mark.slow  # three runner processes: 70-110 s on 2 cores
 def test_runner_side_is_measured_again_by_the_suite_runner(tmp_path, monkeypatch):
     monkeypatch.delenv("ICONBENCH_CATALOG", raising=False)
     _suite(tmp_path, "measure", "--samples", "5", "--max-s", "0.3")

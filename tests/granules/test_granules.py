@@ -257,6 +257,7 @@ def _program_calls(calls, program):
     return {k.variant: n for k, n in calls.items() if k.program == program}
 
 
+@pytest.mark.slow  # a whole granule on the CPU: 31-37 s on 2 cores
 def test_the_diffusion_granule_runs_on_tiny_and_counts_the_calls_the_granule_code_issues():
     """CI's granule check: diffusion on embedded, gtfn_cpu for its 2 programs embedded cannot
     run (2 compiles; solve_nonhydro's 14, serial, took 12 of a fresh clone's 25 minutes on
