@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import pathlib
 import sys
+from collections.abc import Mapping
 
 #: Repository root (``src/iconbench/buildcache.py`` -> three levels up).
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -20,9 +21,12 @@ REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEFAULT_CACHE_ROOT = REPO_ROOT / ".cache"
 
 
-def cache_root() -> pathlib.Path:
-    """The directory under which iconbench keeps gt4py build caches and generated grids."""
-    return pathlib.Path(os.environ.get("ICONBENCH_CACHE_DIR", DEFAULT_CACHE_ROOT))
+def cache_root(environ: Mapping[str, str] = os.environ) -> pathlib.Path:
+    """The directory under which iconbench keeps gt4py build caches and generated grids.
+
+    ``environ``: the environment that sets it (a process about to be started has its own).
+    """
+    return pathlib.Path(environ.get("ICONBENCH_CACHE_DIR", DEFAULT_CACHE_ROOT))
 
 
 def configure(stack_key: str | None = None, *, jobs: int | None = None) -> pathlib.Path:

@@ -45,7 +45,7 @@ def configure(environ: MutableMapping[str, str] = os.environ) -> pathlib.Path | 
         environ is os.environ and sys.flags.dont_write_bytecode
     ):
         return None
-    directory = _cache_root(environ) / "pycache"
+    directory = cache_root(environ) / "pycache"
     environ.pop("PYTHONDONTWRITEBYTECODE", None)
     environ["PYTHONPYCACHEPREFIX"] = str(directory)
     if environ is os.environ:
@@ -53,10 +53,3 @@ def configure(environ: MutableMapping[str, str] = os.environ) -> pathlib.Path | 
         sys.pycache_prefix = str(directory)  # this process's later imports, too
         sys.dont_write_bytecode = False
     return directory
-
-
-def _cache_root(environ: MutableMapping[str, str]) -> pathlib.Path:
-    """:func:`iconbench.buildcache.cache_root` as ``environ`` sets it."""
-    if environ is os.environ:
-        return cache_root()
-    return pathlib.Path(environ.get("ICONBENCH_CACHE_DIR", str(cache_root())))

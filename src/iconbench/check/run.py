@@ -185,7 +185,8 @@ def _precompile(both: tuple[sides.Side, sides.Side], selection: list[str], jobs:
     """
     base, head = both
     if base.stack != head.stack:
-        log(f"check: head's build cache has base's {sides.link_builds(base, head)} build folders")
+        linked = sides.link_builds(base, head)
+        log(f"check: head's build cache has base's {linked} build folders")
     _wait([_start_precompile(side, selection, max(1, jobs // 2)) for side in both])
 
 
