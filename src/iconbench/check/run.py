@@ -175,24 +175,33 @@ def _precompile(both: tuple[sides.Side, sides.Side], selection: list[str], jobs:
     """Both sides' builds, side by side, each built once where the generated code is the same.
 
     Where base and head share a build cache (an icon4py change, or a change of comments
-    alone) the head's pool finds every unchanged program built by the base's (gt4py locks a
-    build folder while it builds). Otherwise the head's cache first gets the build folders the
-    base's cache kept from earlier checks or nights (:func:`iconbench.check.sides.link_builds`;
-    DaCe's by the identity of their SDFG, :mod:`iconbench.timing.sdfg_identity`). Side by side,
-    not one after the other: from empty caches, a gt4py change's base and head took 219 s and
-    198 s one after the other on an H100 host; each is bound by its longest translation (up to
-    192 s), not by the cores.
+    alone) each side still translates its programs (their IR holds its tree's paths), but a
+    program whose generated code is the same is built once: gt4py locks a build folder while
+    one process builds it, and head's pool takes the jobs in the opposite order, so the two
+    pools meet in the middle instead of one waiting on each build of the other. Otherwise the
+    head's cache first gets the build folders the base's cache kept from earlier checks or
+    nights (:func:`iconbench.check.sides.link_builds`; DaCe's by the identity of their SDFG,
+    :mod:`iconbench.timing.sdfg_identity`). Side by side, not one after the other: from empty
+    caches, a gt4py change's base and head took 219 s and 198 s one after the other on an H100
+    host; each is bound by its longest translation (up to 192 s), not by the cores.
     """
     base, head = both
-    if base.stack != head.stack:
+    shared = base.stack == head.stack
+    if not shared:
         linked = sides.link_builds(base, head)
         log(f"check: head's build cache has base's {linked} build folders")
-    _wait([_start_precompile(side, selection, max(1, jobs // 2)) for side in both])
+    # in one cache, head's pool takes the jobs in the opposite order and meets base's in the
+    # middle (:func:`iconbench.runner.precompile.compile_pairs`)
+    _wait([_start_precompile(side, selection, max(1, jobs // 2),
+                             shortest_first=shared and side is head) for side in both])  # fmt: skip
 
 
-def _start_precompile(side: sides.Side, selection: list[str], jobs: int):
+def _start_precompile(side: sides.Side, selection: list[str], jobs: int, *,
+                      shortest_first: bool = False):  # fmt: skip
     command = _iconbench("suite", "precompile", "--out", str(side.out), "--stack", side.stack,
                          *selection, "--jobs", str(jobs))  # fmt: skip
+    if shortest_first:
+        command.append("--shortest-first")
     side.out.mkdir(parents=True, exist_ok=True)
     log_path = side.out / "precompile.log"
     with log_path.open("w", encoding="utf-8") as handle:

@@ -89,6 +89,12 @@ class Suite(Command):
         options.add_devices(parser)
         parser.add_argument("--build-jobs", type=int, default=1, help="GT4PY_BUILD_JOBS each")
         parser.add_argument(
+            "--shortest-first",
+            action="store_true",
+            help="precompile: start with the shortest compiles (a second precompile into the "
+            "same build cache then meets the first in the middle instead of waiting on its builds)",
+        )
+        parser.add_argument(
             "--budget", type=float, help="seconds after which no compile or case starts"
         )
         options.add_sampling(parser, samples=100, max_s=5.0, warmup_s=0.5)
@@ -225,6 +231,7 @@ class Suite(Command):
             stack=resolve_stack(args.stack),
             processes=args.jobs or max(1, (os.cpu_count() or 2) - 2),
             build_jobs=args.build_jobs,
+            shortest_first=args.shortest_first,
             budget=args.budget,
             samples=args.samples,
             max_s=args.max_s,

@@ -26,6 +26,9 @@ class RunOptions:
     shard: str = ""
     processes: int = 1
     build_jobs: int = 1
+    #: precompile the shortest compiles first: a second precompile into the same build cache
+    #: (a check's head beside its base) then meets the first in the middle
+    shortest_first: bool = False
     budget: float | None = None
     samples: int = 100
     max_s: float = 5.0

@@ -49,6 +49,7 @@ def run(options: RunOptions) -> None:
         budget_s=options.budget,
         skip_failed=not options.retry_failed,
         cache_dir=cache_dir,
+        shortest_first=options.shortest_first,
     )
     elapsed = time.perf_counter() - start
     phase(options.out, "precompile", elapsed, compiled=len(records))
@@ -75,6 +76,7 @@ def compile_pairs(
     skip_failed: bool = False,
     budget_s: float | None = None,
     cache_dir: os.PathLike[str] | None = None,
+    shortest_first: bool = False,
 ) -> list[CompileRecord]:
     """Compile every (case, backend) of ``jobs`` with ``processes`` workers; append to ``ledger``.
 
@@ -87,8 +89,12 @@ def compile_pairs(
     gt4py's ``GT4PY_BUILD_JOBS`` parallelises the C++ build inside each worker, so
     ``processes * build jobs`` should be about the core count. The longest compiles (as the
     ledger knows them from earlier runs) start first, so that a 190 s fused program does not
-    start last and keep the pool waiting on it alone. ``progress`` defaults to one line per
-    compile on stderr.
+    start last and keep the pool waiting on it alone. ``shortest_first`` turns that order
+    round for a second pool over the same jobs into the same build cache (a check's head
+    beside its base): gt4py locks a build folder while one process builds it and any other
+    waits, so two pools in one order each held half their workers waiting on the other's
+    builds; in opposite orders they meet in the middle and each build is made once.
+    ``progress`` defaults to one line per compile on stderr.
     """
     progress = progress or print_progress
     compiled = [job for job in jobs if job[1] != "embedded"]
@@ -100,7 +106,7 @@ def compile_pairs(
     started = time.perf_counter()
     context = multiprocessing.get_context("spawn")
     expected = ledger.expected_seconds()
-    pending = sorted(todo, key=lambda job: expected(job[0], job[1]))
+    pending = queue(todo, lambda job: expected(job[0], job[1]), shortest_first=shortest_first)
     workers = max(1, processes)
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
         running: set[concurrent.futures.Future[CompileRecord]] = set()
@@ -142,6 +148,28 @@ def _worker(job: tuple[str, str, str, str]) -> CompileRecord:
     except Exception as error:
         detail = "".join(traceback.format_exception_only(error)).strip()
         return CompileRecord(case, backend, grid, stack, 0.0, None, detail[-2000:])
+
+
+def queue[Job](
+    jobs: Sequence[Job], expected: Callable[[Job], float], *, shortest_first: bool = False
+) -> list[Job]:
+    """``jobs`` in the order :func:`take_fitting` takes them from the end: longest first.
+
+    With ``shortest_first`` the whole order is turned round, the jobs' own order too where
+    the ledger knows none of them, so that a second pool over the same jobs starts at the
+    other end.
+
+    >>> seconds = {"a": 10.0, "b": 60.0, "c": 160.0, "d": 0.0}.get
+    >>> queue("abcd", seconds)[::-1], queue("abcd", seconds, shortest_first=True)[::-1]
+    (['c', 'b', 'a', 'd'], ['d', 'a', 'b', 'c'])
+    >>> unknown = dict.fromkeys("xyz", 0.0).get
+    >>> queue("xyz", unknown)[::-1], queue("xyz", unknown, shortest_first=True)[::-1]
+    (['z', 'y', 'x'], ['x', 'y', 'z'])
+    """
+    ordered = sorted(jobs, key=expected)
+    if shortest_first:
+        ordered.reverse()
+    return ordered
 
 
 def take_fitting[Job](
