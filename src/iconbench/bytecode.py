@@ -53,3 +53,65 @@ def configure(environ: MutableMapping[str, str] = os.environ) -> pathlib.Path | 
         sys.pycache_prefix = str(directory)  # this process's later imports, too
         sys.dont_write_bytecode = False
     return directory
+
+
+#: What the processes of a run import: iconbench's runner and catalog, gt4py, DaCe, the
+#: icon4py programs (``cupy`` where it is installed).
+STACK_MODULES = (
+    "iconbench.runner.measure", "iconbench.runner.precompile", "iconbench.gate.verdict",
+    "iconbench.programs.catalog", "gt4py.next", "dace", "icon4py.model.atmosphere.dycore",
+    "icon4py.model.atmosphere.diffusion", "icon4py.model.common", "cupy",
+)  # fmt: skip
+
+
+def compile_stack(
+    workers: int | None = None, modules: tuple[str, ...] = STACK_MODULES
+) -> tuple[int, int]:
+    """Compile the bytecode of the whole stack once, ahead, as an installer does.
+
+    A runner whose stack was installed without bytecode (``pip install --no-compile``, a
+    carried wheelhouse) or whose bytecode lives in the cache of :func:`configure` has none
+    for a run's first processes: the two precompile pools of a check (16 processes on a
+    GPU host) each compiled the same ~2 400 modules from source at once. This imports
+    ``modules`` (which writes the bytecode of what they import) and then compiles
+    every file of each package they came from (gt4py, DaCe and the programs import much of
+    theirs only when compiling or measuring), in ``workers`` processes, at this process's
+    optimization level and at level 2 (the measuring workers'). Returns (files compiled or
+    found current, packages).
+    """
+    import compileall
+    import importlib
+    import sysconfig
+    import warnings
+
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # cupy on a machine without CUDA
+            continue
+    if any(name.startswith("icon4py") for name in modules):
+        from iconbench.programs import catalog
+
+        catalog.discover()  # every program module
+    stdlib = pathlib.Path(sysconfig.get_paths()["stdlib"]).resolve()
+    packages: set[pathlib.Path] = set()  # whole: parts of them are imported later
+    files: set[pathlib.Path] = set()  # the standard library's: only what is imported
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not path or not path.endswith(".py"):
+            continue
+        path = pathlib.Path(path).resolve()
+        depth = module.__name__.count(".") + (path.name == "__init__.py")
+        if path.is_relative_to(stdlib) or depth == 0:
+            files.add(path)
+        else:
+            packages.add(path.parents[depth - 1])
+    levels = sorted({sys.flags.optimize, 2})
+    with warnings.catch_warnings():  # old escapes in a dependency's sources are not ours
+        warnings.simplefilter("ignore", SyntaxWarning)
+        for package in sorted(packages):
+            compileall.compile_dir(package, quiet=2, optimize=levels, workers=workers or 0)
+        for path in sorted(files):
+            compileall.compile_file(path, quiet=2, optimize=levels)
+    count = len(files) + sum(1 for package in packages for _ in package.rglob("*.py"))
+    return count, len(packages)

@@ -15,7 +15,8 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-from iconbench import __version__, bytecode
+from iconbench import __version__
+from iconbench.bytecode import configure as configure_bytecode
 from iconbench.cli.command import Command
 from iconbench.cli.options import OneLineParser
 from iconbench.errors import IconbenchError
@@ -63,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``iconbench`` console script."""
-    bytecode.configure()  # before gt4py is imported, here and in every process started
+    configure_bytecode()  # before gt4py is imported, here and in every process started
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "_command", None):
