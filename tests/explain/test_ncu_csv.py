@@ -123,3 +123,22 @@ def test_the_raw_page_of_a_real_ncu_run_reads_its_kernels():
     assert all(launch.registers and 8 <= launch.registers <= 255 for launch in found)
     assert all(launch.dram_bytes and launch.dram_bytes > 1e6 for launch in found)
     assert all(launch.occupancy is not None and 0 < launch.occupancy <= 1 for launch in found)
+
+
+def test_gtfn_kernels_of_two_block_sizes_pair_up_and_show_the_launch_change():
+    """Real H100 pages of ``compute_hydrostatic_correction_term`` on gtfn_gpu, gt4py 1.2.1 with
+    its unstructured GPU blocks 32×8 (base) and 8×4 (head), 3 calls each (2026-11-26).
+
+    gtfn puts the block size into the kernel template's arguments, so the demangled names of
+    the same stencil differ between the sides; ncu also prints gtfn's anonymous namespaces as an
+    unbalanced ``unnamed>::``. The kernel pairs by its function name all the same.
+    """
+    base = _records("ncu_gtfn_gpu_blocks32x8_h100.csv")
+    head = _records("ncu_gtfn_gpu_blocks8x4_h100.csv")
+    assert [r.kernel for r in base] == [r.kernel for r in head] == ["kernel"]
+    assert [r.block for r in base] == ["32×8×1"]
+    assert [r.block for r in head] == ["8×4×1"]
+    diff = kernels.diff("compute_hydrostatic_correction_term|gtfn_gpu|device_time", base, head)
+    assert all(c.base is not None and c.head is not None for c in diff.changes)
+    assert diff.head_s > 1.3 * diff.base_s  # the gate measured 1.60x on this program
+    assert kernels.counters(diff.changes[0])["block"] == "32×8×1 → 8×4×1"

@@ -226,6 +226,7 @@ def _kernel_row(change: Any) -> dict[str, str]:
     return {
         "kernel": f"`{_escape(change.kernel)}`",
         "launches": written["count"],
+        "block": written["block"],
         "base": format_time(base.device_s if base else None),
         "head": format_time(head.device_s if head else None),
         "change": moved,
@@ -386,13 +387,23 @@ def context(
     by_verdict: dict[str, list[Benchmark]] = {}
     for bench in summary.benchmarks:
         by_verdict.setdefault(bench.verdict, []).append(bench)
-    regressions = sorted(by_verdict.get("regression", []), key=lambda b: -(b.ratio or 0))
-    improvements = sorted(by_verdict.get("improvement", []), key=lambda b: b.ratio or 0)
+    # the tables hold what the verdict counts: a change of a metric the gate does not gate
+    # (compile time: a build found in one side's cache loads in a second) is a note
+    gated = [b for b in summary.benchmarks if b.gated]
+    regressions = sorted(
+        (b for b in gated if b.verdict == "regression"), key=lambda b: -(b.ratio or 0)
+    )
+    improvements = sorted(
+        (b for b in gated if b.verdict == "improvement"), key=lambda b: b.ratio or 0
+    )
+    ungated = [b for b in summary.benchmarks
+               if not b.gated and b.verdict in ("regression", "improvement")]  # fmt: skip
     metrics = {b.metric for b in regressions + improvements}
     codegen = [b for b in summary.benchmarks if b.codegen_changed]
     notes = []
     for key, title, benches, why in (
         ("codegen", "Code generation changed", codegen, False),
+        ("ungated", "Changed, not gated (reported only)", ungated, False),
         (
             "inconclusive",
             "Inconclusive (too noisy to decide)",

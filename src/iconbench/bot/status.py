@@ -51,7 +51,7 @@ def describe(summary: Summary) -> str:
         return _fit(f"benchmark run failed: {reason}")
     if summary.verdict == "regression":
         worst = max(
-            (b for b in summary.benchmarks if b.verdict == "regression"),
+            (b for b in summary.benchmarks if b.verdict == "regression" and b.gated),
             key=lambda b: b.ratio or 0,
             default=None,
         )

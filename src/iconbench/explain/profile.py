@@ -76,6 +76,7 @@ def kernel_records(found: Sequence[nsight.KernelLaunch], calls: int) -> list[Ker
                 dram_bytes=dram,
                 registers=max(registers) if registers else None,
                 occupancy=None if occupancy is None else round(occupancy, 4),
+                block=launches[0].block,
             )
         )
     return records

@@ -8,12 +8,12 @@ gives per-kernel records, read here from JSON (a list of objects, one per kernel
       "dram_bytes": 3.2e8, "registers": 64, "occupancy": 0.62}, ...]
 
 ``kernel``, ``count`` (launches per call) and ``device_s`` (device time per call, all
-launches) are required; ``dram_bytes``, ``registers`` and ``occupancy`` (achieved, 0-1) are
-optional. :func:`diff` pairs kernels by name and orders them by how much of the change each
-explains: with :math:`\Delta_i = t^{head}_i - t^{base}_i` and :math:`\Delta = \sum_i
-\Delta_i`, kernel :math:`i` explains :math:`\Delta_i / \Delta` of it (a kernel only on one
-side counts with 0 on the other: generated code that split or fused kernels shows as one
-gone and one new).
+launches) are required; ``dram_bytes``, ``registers``, ``occupancy`` (achieved, 0-1) and
+``block`` (threads per block as launched, ``32×8×1``) are optional. :func:`diff` pairs
+kernels by name and orders them by how much of the change each explains: with
+:math:`\Delta_i = t^{head}_i - t^{base}_i` and :math:`\Delta = \sum_i \Delta_i`, kernel
+:math:`i` explains :math:`\Delta_i / \Delta` of it (a kernel only on one side counts with 0
+on the other: generated code that split or fused kernels shows as one gone and one new).
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from typing import Any
 from iconbench.errors import IconbenchError
 
 OPTIONAL = ("dram_bytes", "registers", "occupancy")
+#: optional fields that are text: the launch configuration
+TEXT = ("block",)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +42,7 @@ class KernelRecord:
     dram_bytes: float | None = None
     registers: int | None = None
     occupancy: float | None = None
+    block: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,7 +117,7 @@ def read(path: str | pathlib.Path) -> list[KernelRecord]:
         where = f"{path}: record {number}"
         if not isinstance(item, dict):
             raise IconbenchError(f"{where}: an object expected")
-        if extra := sorted(set(item) - {"kernel", "count", "device_s", *OPTIONAL}):
+        if extra := sorted(set(item) - {"kernel", "count", "device_s", *OPTIONAL, *TEXT}):
             raise IconbenchError(f"{where}: unknown key(s) {extra}")
         kernel, count, seconds = item.get("kernel"), item.get("count"), item.get("device_s")
         if not isinstance(kernel, str) or not kernel:
@@ -126,6 +129,9 @@ def read(path: str | pathlib.Path) -> list[KernelRecord]:
         for key in OPTIONAL:
             if item.get(key) is not None and not _positive(item[key], zero=True):
                 raise IconbenchError(f"{where}: '{key}' must be a number >= 0")
+        for key in TEXT:
+            if item.get(key) is not None and not isinstance(item[key], str):
+                raise IconbenchError(f"{where}: '{key}' must be text")
         records.append(KernelRecord(**item))
     names = [r.kernel for r in records]
     if len(set(names)) != len(names):
@@ -202,6 +208,7 @@ def format_bytes(value: float) -> str:
 #: The counters of a kernel besides its time, and how each is written.
 COUNTERS = {
     "count": str,
+    "block": str,
     "dram_bytes": format_bytes,
     "registers": str,
     "occupancy": lambda value: f"{100 * value:.0f} %",
@@ -214,10 +221,11 @@ def counters(change: KernelChange) -> dict[str, str]:
     One value where it stayed, ``a → b`` where it moved (as written: DRAM bytes to 3 digits,
     occupancy to the per cent), ``–`` where neither side has it.
 
-    >>> a = KernelRecord("k", 1, 1e-4, 3.2e8, 56, 0.62)
-    >>> b = KernelRecord("k", 1, 2e-4, 3.2e8, 96, 0.38)
-    >>> counters(KernelChange("k", a, b, 1.0))
-    {'count': '1', 'dram_bytes': '320 MB', 'registers': '56 → 96', 'occupancy': '62 % → 38 %'}
+    >>> a = KernelRecord("k", 1, 1e-4, 3.2e8, 56, 0.62, "32×8×1")
+    >>> b = KernelRecord("k", 1, 2e-4, 3.2e8, 96, 0.38, "8×4×1")
+    >>> counters(KernelChange("k", a, b, 1.0))  # doctest: +NORMALIZE_WHITESPACE
+    {'count': '1', 'block': '32×8×1 → 8×4×1', 'dram_bytes': '320 MB', 'registers': '56 → 96',
+     'occupancy': '62 % → 38 %'}
     """
     found = {}
     for key, fmt in COUNTERS.items():
@@ -231,7 +239,8 @@ def counters(change: KernelChange) -> dict[str, str]:
 
 
 def _hardware(change: KernelChange) -> str:
-    """What moved besides time: DRAM bytes, registers, occupancy (base -> head)."""
+    """What moved besides time: block, DRAM bytes, registers, occupancy (base -> head)."""
     moved = counters(change)
-    names = {"dram_bytes": "DRAM", "registers": "registers", "occupancy": "occupancy"}
+    names = {"block": "block", "dram_bytes": "DRAM", "registers": "registers",
+             "occupancy": "occupancy"}  # fmt: skip
     return "; ".join(f"{name} {moved[key]}" for key, name in names.items() if "→" in moved[key])

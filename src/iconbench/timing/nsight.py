@@ -86,6 +86,20 @@ class KernelLaunch:
     dram_bytes: float | None = None
     registers: int | None = None
     occupancy: float | None = None
+    #: threads per block as launched (``32×8×1``): what a change of launch configuration moves
+    block: str | None = None
+
+
+def block_size(text: str) -> str | None:
+    """The ``Block Size`` column of ncu (``(32, 8, 1)``) as ``32×8×1``; ``None`` if absent.
+
+    >>> block_size("(32, 8, 1)"), block_size(""), block_size("n/a")
+    ('32×8×1', None, None)
+    """
+    parts = [part.strip() for part in text.strip().strip("()").split(",")]
+    if not all(part.isdigit() for part in parts):
+        return None
+    return "×".join(parts)
 
 
 def command(
@@ -145,7 +159,9 @@ def _value(text: str, unit: str, metric: str) -> float | None:
     return float(text) * _SCALES.get(unit, 1.0)
 
 
-def _launch(kernel: str, values: dict[str, float | None]) -> KernelLaunch | None:
+def _launch(
+    kernel: str, values: dict[str, float | None], block: str | None = None
+) -> KernelLaunch | None:
     seconds = values.get(METRIC)
     if seconds is None:
         return None
@@ -156,6 +172,7 @@ def _launch(kernel: str, values: dict[str, float | None]) -> KernelLaunch | None
         dram_bytes=values.get(DRAM_BYTES),
         registers=None if registers is None else round(registers),
         occupancy=values.get(OCCUPANCY),
+        block=block,
     )
 
 
@@ -167,12 +184,17 @@ def _raw(header: list[str], rows: list[list[str]]) -> list[KernelLaunch]:
     # ranges, names): only those a launch keeps are numbers to read
     metrics = [i for i, name in enumerate(header) if name in KERNEL_METRICS]
     kernel = header.index("Kernel Name") if "Kernel Name" in header else None
+    block = header.index("Block Size") if "Block Size" in header else None
     found = []
     for row in rows[1:] if has_units else rows:
         if len(row) != len(header) or not row[0]:
             continue
         values = {header[i]: _value(row[i], units[i], header[i]) for i in metrics}
-        launch = _launch(row[kernel] if kernel is not None else "?", values)
+        launch = _launch(
+            row[kernel] if kernel is not None else "?",
+            values,
+            block_size(row[block]) if block is not None else None,
+        )
         if launch is not None:
             found.append(launch)
     return found
@@ -181,7 +203,7 @@ def _raw(header: list[str], rows: list[list[str]]) -> list[KernelLaunch]:
 def _details(header: list[str], rows: list[list[str]]) -> list[KernelLaunch]:
     """The details page: one row per launch and metric, grouped by the launch ``ID``."""
     column = {name: i for i, name in enumerate(header)}
-    by_id: dict[str, tuple[str, dict[str, float | None]]] = {}
+    by_id: dict[str, tuple[str, dict[str, float | None], str | None]] = {}
     for row in rows:
         if len(row) != len(header):
             continue
@@ -189,10 +211,11 @@ def _details(header: list[str], rows: list[list[str]]) -> list[KernelLaunch]:
         if name not in KERNEL_METRICS:
             continue
         kernel = row[column["Kernel Name"]] if "Kernel Name" in column else "?"
-        entry = by_id.setdefault(row[column.get("ID", 0)], (kernel, {}))
+        block = block_size(row[column["Block Size"]]) if "Block Size" in column else None
+        entry = by_id.setdefault(row[column.get("ID", 0)], (kernel, {}, block))
         unit = row[column["Metric Unit"]] if "Metric Unit" in column else ""
         entry[1][name] = _value(row[column["Metric Value"]], unit, name)
-    found = [_launch(kernel, values) for kernel, values in by_id.values()]
+    found = [_launch(kernel, values, block) for kernel, values, block in by_id.values()]
     return [launch for launch in found if launch is not None]
 
 
@@ -206,26 +229,22 @@ def per_call_seconds(found: Sequence[KernelLaunch], calls: int) -> float:
 def function_name(printed: str) -> str:
     """The kernel's function name out of a demangled signature (namespace, templates cut).
 
+    Everything from the first ``<`` or ``(`` on is template arguments or parameters, so
+    the name is the last ``::`` part of what stands before them (after the return type). ncu
+    shortens anonymous namespaces to an unbalanced ``unnamed>::`` inside gtfn's templates, so
+    the brackets after the name cannot be counted.
+
     >>> function_name("map_100_fieldop_0_0_0(const double *, double *, int)")
     'map_100_fieldop_0_0_0'
     >>> function_name("void gridtools::fn::backend::gpu_impl_::kernel<int, 32, "
     ...               "gridtools::hymap::keys<a, b>::values<int, int>>(int, double *)")
     'kernel'
-    >>> function_name("kernel")
+    >>> function_name("void kernel<list<integral_constant<int, 32>>, unnamed>::E2C_t>, 256>(T3)")
     'kernel'
+    >>> function_name("(anonymous namespace)::fill<double>(double *)"), function_name("kernel")
+    ('fill', 'kernel')
     """
-    text = printed.strip()
-    for opening, closing in (("(", ")"), ("<", ">")):
-        if text.endswith(closing):
-            depth = 0
-            for index in range(len(text) - 1, -1, -1):
-                depth += {closing: 1, opening: -1}.get(text[index], 0)
-                if depth == 0:
-                    text = text[:index].rstrip()
-                    break
-    depth, start = 0, 0
-    for index, char in enumerate(text):
-        depth += {"<": 1, ">": -1, "(": 1, ")": -1}.get(char, 0)
-        if depth == 0 and (char == " " or text.startswith("::", index)):
-            start = index + (2 if char == ":" else 1)
-    return text[start:] or printed
+    text = printed.strip().replace("(anonymous namespace)::", "")
+    cut = min((i for i in (text.find("<"), text.find("(")) if i > 0), default=len(text))
+    name = text[:cut].rstrip().rpartition(" ")[2].rpartition("::")[2]
+    return name or printed
