@@ -167,3 +167,31 @@ def test_head_moved_is_said_only_of_the_pull_requests_own_commits(component, rep
     # the measured head itself: nothing to say in any case
     same = render.render(gate, target.PullRequest.parse(repo, 9), head_now=gate.head.commit)
     assert sentence not in same
+
+
+def test_a_check_with_kernels_explained_lists_gated_changes_and_the_block_size():
+    """The H100 check of gtfn's GPU blocks 8x4 instead of 32x8 (2026-11-26): 9 gtfn_gpu
+    device-time regressions, explained kernel by kernel."""
+    gate = Summary.read(
+        pathlib.Path(__file__).parent / "data" / "h100-gt4py-blocks-2026-11-26.json"
+    )
+    # a head that compiles what base found built moves compile time 100x: reported, not gated
+    benches = [
+        dataclasses.replace(b, verdict="regression", ratio=130.0)
+        if b.metric == "compile_time" and b.backend == "gtfn_gpu"
+        else b
+        for b in gate.benchmarks
+    ]
+    gate = dataclasses.replace(gate, benchmarks=tuple(benches))
+    body = publish.body(gate, target.PullRequest.parse("GridTools/gt4py", 7), None)
+    assert "#### Regressions (9)" in body
+    regressions = body[body.index("#### Regressions (9)") : body.index("#### Why it changed")]
+    assert "compile time" not in regressions
+    assert "**Changed, not gated (reported only)** (9)" in body
+    # kernels paired by function name and launch order, the cause in the block column
+    why = body[body.index("#### Why it changed") : body.index("#### Notes")]
+    assert "| `kernel#1` | 1 | 32×8×1 → 8×4×1 | 27.4 µs | 64.4 µs | **+134.8 %** |" in why
+    assert max(len(line) for line in why.splitlines()) < 400
+    described = status.describe(gate)
+    assert described.startswith("9 regressions: compute_advection_in_corrector_vertical_momentum")
+    assert described.endswith("(gtfn_gpu device time)")
