@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from iconbench import grids
 from iconbench.gate import processes, resultset, stats, verdict
 
 
@@ -73,7 +74,7 @@ def _ledger(path, side, cpu_speed, overhead_s):
     work = path / side / "work"
     work.mkdir(parents=True)
     (work / "session.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return resultset.ledger_set(path / side, label=side, commit=side, grid="tiny")
+    return resultset.ledger_set(path / side, label=side, commit=side, grid=grids.resolve("tiny"))
 
 
 def test_a_slower_cpu_in_some_processes_is_not_a_change_of_host_overhead(tmp_path):

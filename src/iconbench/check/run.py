@@ -11,6 +11,7 @@ import sys
 from iconbench.check import rounds, sides
 from iconbench.check.phases import Timeline
 from iconbench.errors import IconbenchError
+from iconbench.grids.grid import Grid
 from iconbench.runner.devices import ONE, Devices, measuring_seconds
 from iconbench.runner.progress import log
 
@@ -25,7 +26,7 @@ class Request:
     head: str
     out: pathlib.Path
     backends: tuple[str, ...]
-    grid: str
+    grid: Grid
     plan: rounds.Plan
     programs: str = ""  # "": what ``iconbench select`` chooses for the change
     one_variant: bool = False
@@ -84,7 +85,7 @@ def run(request: Request) -> int:
     out.mkdir(parents=True, exist_ok=True)
     timeline = Timeline(out, facts={
         "component": request.component, "base_ref": request.base, "head_ref": request.head,
-        "backends": list(request.backends), "grid": request.grid,
+        "backends": list(request.backends), "grid": request.grid.name,
     })  # fmt: skip
     with timeline.phase("select"):
         programs, one_variant, reason = select(request)
@@ -107,7 +108,7 @@ def run(request: Request) -> int:
             stack=stack_key(),
         )
     timeline.facts |= {"base": base.commit, "head": head.commit, "cases": len(jobs)}
-    selection = ["--backends", ",".join(request.backends), "--grid", request.grid,
+    selection = ["--backends", ",".join(request.backends), *request.grid.argv,
                  "--programs", programs] + (["--one-variant"] if one_variant else [])  # fmt: skip
     with timeline.phase("precompile"):
         _precompile((base, head), selection, request.jobs)
@@ -230,7 +231,7 @@ def _wait(started: list) -> None:
 
 
 def _reason_to_stop(
-    base: sides.Side, head: sides.Side, grid: str, processes: int, most: int
+    base: sides.Side, head: sides.Side, grid: Grid, processes: int, most: int
 ) -> str | None:
     """Why to stop measuring, judged by the gate on what the ledgers hold now (or ``None``)."""
     from iconbench.check import stopping

@@ -35,7 +35,7 @@ class Check(Command):
         parser.add_argument("--head", default="HEAD", help="head ref of the change")
         options.add_out(parser, help="the check's directory (sides, rounds, summary, phases)")
         options.add_backends(parser, default=("gtfn_gpu", "dace_gpu"))
-        options.add_grid(parser, default="mch_icon-ch1_medium")
+        options.add_grid_source(parser, default="mch_icon-ch1_medium")
         options.add_programs(
             parser, help="regex of case ids to measure (default: what 'iconbench select' picks)"
         )
@@ -114,7 +114,7 @@ class Check(Command):
             head=args.head,
             out=args.out.resolve(),
             backends=backends,
-            grid=args.grid,
+            grid=options.grid_of(args, default="mch_icon-ch1_medium"),
             plan=plan,
             programs=args.programs,
             one_variant=args.one_variant,

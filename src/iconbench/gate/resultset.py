@@ -35,11 +35,14 @@ import math
 import pathlib
 import statistics
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iconbench.errors import IconbenchError
 from iconbench.gate.summary import Grid
 from iconbench.runner.resultdir import read_summary
+
+if TYPE_CHECKING:
+    from iconbench import grids
 
 METRICS = ("device_time", "host_overhead", "compile_time")
 
@@ -499,18 +502,20 @@ def _measured_entries(
     return entries
 
 
-def ledger_set(root: pathlib.Path, *, label: str, commit: str, grid: str) -> ResultSet:
+def ledger_set(root: pathlib.Path, *, label: str, commit: str, grid: grids.Grid) -> ResultSet:
     """What a runner directory's session ledger holds now, before any summary is written.
 
     An interleaved check decides after each block of rounds whether it has seen enough; the
-    summary and asv files are written once, at the end.
+    summary and asv files are written once, at the end. ``grid`` is the one the check
+    measured on (its name and counts).
     """
     rows = _session_rows(root, float("inf"))
     cases = [{"case": c, "backend": b, "fingerprint": r.get("fingerprint")}
              for (c, b), r in rows.items()]  # fmt: skip
     return ResultSet(
         label=label, kind="runner", commit=commit, date=None, stack={}, machine={},
-        grid=_grid_of(grid, None), source=str(root / "work" / "session.jsonl"),
+        grid=_grid_of(grid.name, grid.counts.as_dict()),
+        source=str(root / "work" / "session.jsonl"),
         entries=_measured_entries(cases, rows), results_dir=root,
     )  # fmt: skip
 
