@@ -7,6 +7,7 @@ import json
 import pathlib
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
 from iconbench.check import rounds, sides
 from iconbench.check.phases import Timeline
@@ -14,6 +15,9 @@ from iconbench.errors import IconbenchError
 from iconbench.grids.grid import Grid
 from iconbench.runner.devices import ONE, Devices, measuring_seconds
 from iconbench.runner.progress import log
+
+if TYPE_CHECKING:
+    from iconbench.gate.summary import Summary
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,12 +85,7 @@ def select(request: Request) -> tuple[str, bool, str]:
 
 def run(request: Request) -> int:
     """The check; its exit status is the gate's (0 pass, 1 regression), 2 for an error."""
-    out = request.out
-    out.mkdir(parents=True, exist_ok=True)
-    timeline = Timeline(out, facts={
-        "component": request.component, "base_ref": request.base, "head_ref": request.head,
-        "backends": list(request.backends), "grid": request.grid.name,
-    })  # fmt: skip
+    timeline = start(request)
     with timeline.phase("select"):
         programs, one_variant, reason = select(request)
     timeline.facts |= {"selection": reason, "programs": programs, "one_variant": one_variant}
@@ -96,44 +95,11 @@ def run(request: Request) -> int:
         timeline.facts["verdict"] = "nothing to measure"
         timeline.write()
         return 0
-    with timeline.phase("environments"):
-        from iconbench.stacks.identity import stack_key
+    compared = compare(request, programs, one_variant, timeline)
+    base, head, summary, out = compared.base, compared.head, compared.summary, request.out
+    from iconbench.gate import table
 
-        jobs = _jobs(programs, one_variant, request.backends)  # a typo: one line, nothing made
-        base, head = sides.resolve(
-            request.component,
-            request.repo,
-            (request.base, request.head),
-            out=out,
-            stack=stack_key(),
-        )
-    timeline.facts |= {"base": base.commit, "head": head.commit, "cases": len(jobs)}
-    selection = ["--backends", ",".join(request.backends), *request.grid.argv,
-                 "--programs", programs] + (["--one-variant"] if one_variant else [])  # fmt: skip
-    with timeline.phase("precompile"):
-        _precompile((base, head), selection, request.jobs)
-    shares = request.devices.shares(jobs, {})
-    if len(request.devices) > 1:  # balanced by the ledgers' measuring times
-        shares = request.devices.shares(jobs, measuring_seconds(request.ledgers))
-        log(f"check: {request.devices.describe_shares(shares)}")
-    with timeline.phase("measure"):
-        done = rounds.measure(
-            {"base": base, "head": head},
-            shares,
-            selection,
-            plan=request.plan,
-            scratch=out / "rounds",
-            decided=lambda processes: _reason_to_stop(
-                base, head, request.grid, processes, 2 * request.plan.max_blocks
-            ),
-        )
-    timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped,
-                       "measure_split": {"startup": done.startup_s, "measuring": done.measuring_s,
-                                         "deciding": done.deciding_s},
-                       "devices": list(done.devices)}  # fmt: skip
-    log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
-    with timeline.phase("gate"):
-        summary = _gate(base, head, selection, out)
+    print(table.render(summary))
     from iconbench.explain.run import flagged
 
     if flagged(summary, 1):  # a GPU regression or improvement: what changed in its kernels
@@ -159,6 +125,78 @@ def run(request: Request) -> int:
         with request.record.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(timeline.as_dict(), sort_keys=True) + "\n")
     return status
+
+
+def start(request: Request) -> Timeline:
+    """``OUT``, and the record of the check's phases in it (what was asked, so far)."""
+    request.out.mkdir(parents=True, exist_ok=True)
+    return Timeline(request.out, facts={
+        "component": request.component, "base_ref": request.base, "head_ref": request.head,
+        "backends": list(request.backends), "grid": request.grid.name,
+    })  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
+class Compared:
+    """Both commits of a change, measured interleaved and gated (:func:`compare`)."""
+
+    base: sides.Side
+    head: sides.Side
+    summary: Summary
+
+
+def compare(request: Request, programs: str, one_variant: bool, timeline: Timeline) -> Compared:
+    """Environments, precompile, measure, gate: the cases ``programs`` selects, on both commits.
+
+    The part of a check between its selection and its explanation, and the whole of
+    ``iconbench continuous``: each commit's tree first on the path of this stack
+    (:mod:`iconbench.check.sides`), both precompiled side by side (nothing to compile when
+    every backend is embedded), measured in alternating fresh workers until the gate decides
+    (:mod:`iconbench.check.rounds`), then each side's asv files and summary (``OUT/base``,
+    ``OUT/head``) and the verdict (``OUT/gate-summary.json``).
+    """
+    from iconbench.programs import backends as registry
+    from iconbench.stacks.identity import stack_key
+
+    out = request.out
+    with timeline.phase("environments"):
+        jobs = _jobs(programs, one_variant, request.backends)  # a typo: one line, nothing made
+        base, head = sides.resolve(
+            request.component,
+            request.repo,
+            (request.base, request.head),
+            out=out,
+            stack=stack_key(),
+        )
+    timeline.facts |= {"base": base.commit, "head": head.commit, "cases": len(jobs)}
+    selection = ["--backends", ",".join(request.backends), *request.grid.argv,
+                 "--programs", programs] + (["--one-variant"] if one_variant else [])  # fmt: skip
+    if not all(registry.backend(name).is_embedded for name in request.backends):
+        with timeline.phase("precompile"):
+            _precompile((base, head), selection, request.jobs)
+    shares = request.devices.shares(jobs, {})
+    if len(request.devices) > 1:  # balanced by the ledgers' measuring times
+        shares = request.devices.shares(jobs, measuring_seconds(request.ledgers))
+        log(f"check: {request.devices.describe_shares(shares)}")
+    with timeline.phase("measure"):
+        done = rounds.measure(
+            {"base": base, "head": head},
+            shares,
+            selection,
+            plan=request.plan,
+            scratch=out / "rounds",
+            decided=lambda processes: _reason_to_stop(
+                base, head, request.grid, processes, 2 * request.plan.max_blocks
+            ),
+        )
+    timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped,
+                       "measure_split": {"startup": done.startup_s, "measuring": done.measuring_s,
+                                         "deciding": done.deciding_s},
+                       "devices": list(done.devices)}  # fmt: skip
+    log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
+    with timeline.phase("gate"):
+        summary = _gate(base, head, selection, out)
+    return Compared(base, head, summary)
 
 
 def _jobs(programs: str, one_variant: bool, backends: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -244,7 +282,7 @@ def _reason_to_stop(
     return stopping.reason_to_stop(summary.benchmarks, processes, most)
 
 
-def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib.Path):
+def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib.Path) -> Summary:
     """Each side's asv files and summary, then the verdict (``OUT/gate-summary.json``)."""
     written = []
     for side in (base, head):
@@ -253,14 +291,13 @@ def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib
         written.append(subprocess.Popen(command, env=side.environment()))
     if any(process.wait() != 0 for process in written):
         raise IconbenchError(f"writing the result files of {base.out} or {head.out} failed")
-    from iconbench.gate import resultset, table, verdict
+    from iconbench.gate import resultset, verdict
 
     summary = verdict.compare(
         resultset.resolve(str(base.out), label=f"base {base.commit[:12]}"),
         resultset.resolve(str(head.out), label=f"head {head.commit[:12]}"),
     )
     summary.write(out / "gate-summary.json")
-    print(table.render(summary))
     return summary
 
 
