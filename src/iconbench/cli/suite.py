@@ -68,7 +68,8 @@ class Suite(Command):
         )
         parser.add_argument(
             "--compile-grid",
-            default="",
+            type=options.grid_type,
+            metavar=options.METAVARS["grid"],
             help="grid preset the compile workers take static arguments from (default: --grid)",
         )
         options.add_programs(parser)
@@ -199,12 +200,7 @@ class Suite(Command):
             if args.one_variant:
                 raise IconbenchError("--experiment chooses the variants; leave out --one-variant")
         grid = grid_of(args, default=experiment.grid if experiment else "tiny")
-        compile_grid = None
-        if args.compile_grid:
-            try:
-                compile_grid = grids.resolve(args.compile_grid)
-            except IconbenchError as error:
-                raise IconbenchError(f"--compile-grid: {error}") from None
+        compile_grid = grids.resolve(args.compile_grid) if args.compile_grid else None
         check_environment()
         # a selection of no case, before the restart, any directory or gt4py (milliseconds)
         select_cases(
