@@ -7,13 +7,14 @@ import json
 import pathlib
 import subprocess
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from iconbench.check import rounds, sides
 from iconbench.check.phases import Timeline
 from iconbench.errors import IconbenchError
 from iconbench.grids.grid import Grid
-from iconbench.runner.devices import ONE, Devices, measuring_seconds
+from iconbench.runner.devices import ONE, Device, Devices, measuring_seconds
 from iconbench.runner.progress import log
 
 if TYPE_CHECKING:
@@ -150,53 +151,100 @@ def compare(request: Request, programs: str, one_variant: bool, timeline: Timeli
 
     The part of a check between its selection and its explanation, and the whole of
     ``iconbench continuous``: each commit's tree first on the path of this stack
-    (:mod:`iconbench.check.sides`), both precompiled side by side (nothing to compile when
-    every backend is embedded), measured in alternating fresh workers until the gate decides
-    (:mod:`iconbench.check.rounds`), then each side's asv files and summary (``OUT/base``,
-    ``OUT/head``) and the verdict (``OUT/gate-summary.json``).
+    (:mod:`iconbench.check.sides`), then :func:`compare_sides`.
     """
-    from iconbench.programs import backends as registry
     from iconbench.stacks.identity import stack_key
 
-    out = request.out
     with timeline.phase("environments"):
         jobs = _jobs(programs, one_variant, request.backends)  # a typo: one line, nothing made
         base, head = sides.resolve(
             request.component,
             request.repo,
             (request.base, request.head),
-            out=out,
+            out=request.out,
             stack=stack_key(),
         )
     timeline.facts |= {"base": base.commit, "head": head.commit, "cases": len(jobs)}
     selection = ["--backends", ",".join(request.backends), *request.grid.argv,
                  "--programs", programs] + (["--one-variant"] if one_variant else [])  # fmt: skip
-    if not all(registry.backend(name).is_embedded for name in request.backends):
+    summary = compare_sides(
+        base,
+        head,
+        jobs,
+        selection,
+        plan=request.plan,
+        grid=request.grid,
+        out=request.out,
+        compile_jobs=request.jobs,
+        timeline=timeline,
+        devices=request.devices,
+        ledgers=request.ledgers,
+    )
+    return Compared(base, head, summary)
+
+
+def compare_sides(
+    base: sides.Side,
+    head: sides.Side,
+    jobs: Sequence[tuple[str, str]],
+    selection: list[str],
+    *,
+    plan: rounds.Plan,
+    grid: Grid,
+    out: pathlib.Path,
+    compile_jobs: int,
+    timeline: Timeline,
+    devices: Devices = ONE,
+    ledgers: pathlib.Path | None = None,
+) -> Summary:
+    """Precompile, measure interleaved and gate two resolved sides; the gate's summary.
+
+    Both precompiled side by side (nothing to compile when every backend is embedded),
+    measured in alternating fresh workers on each of ``devices`` until the gate decides
+    (:func:`measure_sides`), then each side's asv files and summary (``OUT/base``,
+    ``OUT/head``) and the verdict (``OUT/gate-summary.json``); the phases in ``timeline``.
+    ``selection`` is the runner options every process of a side gets (``--backends``, the
+    grid's argv, ``--programs``).
+    """
+    from iconbench.programs import backends as registry
+
+    if not all(registry.backend(name).is_embedded for name in {b for _, b in jobs}):
         with timeline.phase("precompile"):
-            _precompile((base, head), selection, request.jobs)
-    shares = request.devices.shares(jobs, {})
-    if len(request.devices) > 1:  # balanced by the ledgers' measuring times
-        shares = request.devices.shares(jobs, measuring_seconds(request.ledgers))
-        log(f"check: {request.devices.describe_shares(shares)}")
+            _precompile((base, head), selection, compile_jobs)
+    shares = devices.shares(jobs, {})
+    if len(devices) > 1:  # balanced by the ledgers' measuring times
+        shares = devices.shares(jobs, measuring_seconds(ledgers))
+        log(f"check: {devices.describe_shares(shares)}")
     with timeline.phase("measure"):
-        done = rounds.measure(
-            {"base": base, "head": head},
-            shares,
-            selection,
-            plan=request.plan,
-            scratch=out / "rounds",
-            decided=lambda processes: _reason_to_stop(
-                base, head, request.grid, processes, 2 * request.plan.max_blocks
-            ),
-        )
+        done = measure_sides(base, head, shares, selection, plan=plan, grid=grid, scratch=out)
     timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped,
                        "measure_split": {"startup": done.startup_s, "measuring": done.measuring_s,
                                          "deciding": done.deciding_s},
                        "devices": list(done.devices)}  # fmt: skip
     log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
     with timeline.phase("gate"):
-        summary = _gate(base, head, selection, out)
-    return Compared(base, head, summary)
+        return _gate(base, head, selection, out)
+
+
+def measure_sides(
+    base: sides.Side,
+    head: sides.Side,
+    shares: Sequence[tuple[int, Device, Sequence[tuple[str, str]]]],
+    selection: list[str],
+    *,
+    plan: rounds.Plan,
+    grid: Grid,
+    scratch: pathlib.Path,
+) -> rounds.Rounds:
+    """Base and head in alternating rounds (``scratch/rounds``) until the gate has decided."""
+    return rounds.measure(
+        {"base": base, "head": head},
+        shares,
+        selection,
+        plan=plan,
+        scratch=scratch / "rounds",
+        decided=lambda processes: _reason_to_stop(base, head, grid, processes, 2 * plan.max_blocks),
+    )
 
 
 def _jobs(programs: str, one_variant: bool, backends: tuple[str, ...]) -> list[tuple[str, str]]:
