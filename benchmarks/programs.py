@@ -80,7 +80,7 @@ def precompile(cases, backend_names, grids) -> dict[str, float]:
     compiled = sum(1 for _, backend in jobs if backend != "embedded")
     records = compile_pairs(
         jobs,
-        grid=grids[0],
+        grid=suite.as_grid(grids[0]),
         stack=STACK,
         ledger=CompileLedger(pathlib.Path("work") / "compile.jsonl"),
         processes=max(1, min(compiled, os.cpu_count() or 1)),

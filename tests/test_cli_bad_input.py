@@ -114,6 +114,22 @@ def _not_a_checkout(tmp: pathlib.Path) -> None:
     (tmp / "plain").mkdir()
 
 
+def _gt4py_checkout(tmp: pathlib.Path) -> None:
+    """A git repository that says it is gt4py, one commit on ``main``."""
+    repo = tmp / "gt4py"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text('[project]\nname = "gt4py"\n')
+    identity = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], [*identity, "commit", "-qm", "a"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+def _earlier_comparison(tmp: pathlib.Path) -> None:
+    _gt4py_checkout(tmp)
+    (tmp / "earlier").mkdir()
+    (tmp / "earlier" / "gate-summary.json").write_text("{}")
+
+
 def _empty_links(tmp: pathlib.Path) -> None:
     (tmp / "links").mkdir()
 
@@ -147,7 +163,18 @@ _IMPORT = (
     "6",
 )
 _SPEEDUP = ("speedup", "{results}", "--baseline", BASELINE, "--store", "{store}")
-_CONTINUOUS = ("continuous", "main", "HEAD", "--existing", "--quick")
+_CONTINUOUS = ("continuous", "main", "HEAD", "--quick")
+#: An option of the asv-driven continuous that is gone, and what its line names instead.
+_REMOVED = (
+    (("--bench", "Programs.time_host"), ("--bench", "--programs")),
+    (("--asv-arg=-a",), ("--asv-arg", "--samples", "--min-blocks")),
+    (("--factor", "1.2"), ("--factor", "iconbench compare", "--config")),
+    (("--environment", "build"), ("--environment", "no environment is built")),
+    (("--existing",), ("--existing", "no environment is built")),
+    (("--asv-dir", "{tmp}/asv"), ("--asv-dir", "--out DIR", "DIR/base/asv")),
+    (("--benchmark-dir", "{tmp}"), ("--benchmark-dir", "--programs")),
+    (("--stack", "dace-fix"), ("--stack", "this Python's stack")),
+)
 _SUITE_TINY = ("--backends", "embedded", "--grid", "tiny", "--out", "{tmp}/out")
 
 ROWS: list[Row] = [
@@ -219,18 +246,18 @@ ROWS: list[Row] = [
     # continuous
     Row(
         "continuous-unknown-backend",
-        (*_CONTINUOUS, "--repo", str(REPO), "--backend", "nosuch"),
+        (*_CONTINUOUS, "--repo", "{tmp}/gt4py", "--backend", "nosuch"),
         ("unknown backend 'nosuch'",),
+        setup=_gt4py_checkout,
     ),
-    Row(
-        "continuous-negative-factor",
-        (*_CONTINUOUS, "--repo", str(REPO), "--factor", "-1"),
-        ("--factor", "> 1"),
-    ),
-    Row(
-        "continuous-factor-below-one",
-        (*_CONTINUOUS, "--repo", str(REPO), "--factor", "0.9"),
-        ("--factor", "> 1"),
+    *(
+        Row(
+            f"continuous-removed{argv[0].split('=')[0]}",
+            (*_CONTINUOUS, *argv),
+            names,
+            setup=_gt4py_checkout,
+        )
+        for argv, names in _REMOVED
     ),
     Row(
         "continuous-missing-repo",
@@ -244,20 +271,46 @@ ROWS: list[Row] = [
         setup=_not_a_checkout,
     ),
     Row(
+        "continuous-iconbench-itself",
+        (*_CONTINUOUS, "--repo", str(REPO)),
+        ("is iconbench itself", "asv continuous main HEAD"),
+    ),
+    Row(
         "continuous-unknown-ref",
-        ("continuous", "main", "no-such-branch-xyz", "--existing", "--repo", str(REPO)),
-        ("unknown ref 'no-such-branch-xyz'",),
+        ("continuous", "main", "no-such-branch-xyz", "--repo", "{tmp}/gt4py"),
+        ("'no-such-branch-xyz' is no commit of",),
+        setup=_gt4py_checkout,
     ),
     Row(
         "continuous-typo-in-programs-variable",
-        (*_CONTINUOUS, "--repo", str(REPO)),
+        (*_CONTINUOUS, "--repo", "{tmp}/gt4py"),
         ("ICONBENCH_PROGRAMS='compute_tangentail_wind'", "compute_tangential_wind"),
         env=(("ICONBENCH_PROGRAMS", "compute_tangentail_wind"),),
+        setup=_gt4py_checkout,
+    ),
+    Row(
+        "continuous-programs-match-nothing",
+        (*_CONTINUOUS, "--repo", "{tmp}/gt4py", "--programs", "compute_tangentail_wind"),
+        ("compute_tangential_wind",),
+        setup=_gt4py_checkout,
     ),
     Row(
         "continuous-unknown-grid",
-        (*_CONTINUOUS, "--repo", str(REPO), "--grid", "nosuch"),
+        (*_CONTINUOUS, "--repo", "{tmp}/gt4py", "--grid", "nosuch"),
         ("unknown grid preset 'nosuch'",),
+        setup=_gt4py_checkout,
+    ),
+    Row(
+        "continuous-grid-and-cells",
+        (*_CONTINUOUS, "--repo", "{tmp}/gt4py", "--grid", "tiny", "--cells", "900"),
+        ("give one of --grid PRESET, --cells N or --grid-file FILE",),
+        setup=_gt4py_checkout,
+    ),
+    Row(
+        "continuous-out-of-an-earlier-comparison",
+        (*_CONTINUOUS, "--repo", "{tmp}/gt4py", "--out", "{tmp}/earlier"),
+        ("--out", "not an empty directory", "give a new directory"),
+        setup=_earlier_comparison,
     ),
     # programs
     Row("programs-bad-regex", ("programs", "--program", "["), ("bad regex '['",)),

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.grids.grid import Grid, resolve
 from iconbench.programs.backends import backend as resolved_backend
 from iconbench.timing import codegen
 from iconbench.timing.sharding import parse_shard, select_shard
@@ -248,28 +249,39 @@ def resolve_backend(name: str) -> Any:
     return like["backend_factory"](**like)
 
 
-_GRIDS: dict[tuple[str, bool], Any] = {}
+def as_grid(grid: Grid | str) -> Grid:
+    """``grid`` as a :class:`~iconbench.grids.Grid` (a string names a preset).
+
+    The runner hands the grid it resolved at its command line; asv's parameters and the
+    commands outside the runner (``verify``, ``granules``) name a preset.
+
+    >>> as_grid("tiny") == as_grid(as_grid("tiny"))
+    True
+    """
+    return grid if isinstance(grid, Grid) else resolve(grid)
 
 
-def generated_grid(name: str, backend: str | None = None) -> Any:
-    """The generated grid preset ``name``, once per process: one host copy, one GPU copy.
+_GRIDS: dict[tuple[Grid, bool], Any] = {}
+
+
+def generated_grid(grid: Grid | str, backend: str | None = None) -> Any:
+    """``grid`` built once per process (:meth:`Grid.generate`): one host copy, one GPU copy.
 
     For a GPU ``backend`` the neighbour tables live on the GPU: compiled GPU programs read
     them by pointer (gtfn checks the device only in an ``assert``, gone under ``-O``), so host
     tables would be paged over the bus inside the timed call. Every GPU backend allocates on
     the same device, so they share the GPU copy.
     """
+    grid = as_grid(grid)
     on_gpu = backend is not None and resolved_backend(backend).on_gpu
-    if (name, on_gpu) not in _GRIDS:
-        from iconbench import grids
-
+    if (grid, on_gpu) not in _GRIDS:
         allocator = None
         if on_gpu:
             from iconbench.programs import backends
 
             allocator = backends.allocator(backend)
-        _GRIDS[name, on_gpu] = grids.generate(name, allocator=allocator)
-    return _GRIDS[name, on_gpu]
+        _GRIDS[grid, on_gpu] = grid.generate(allocator=allocator)
+    return _GRIDS[grid, on_gpu]
 
 
 @dataclasses.dataclass
@@ -278,7 +290,7 @@ class PreparedCase:
 
     case: str
     backend: str
-    grid: str
+    grid: Grid
     program: Any
     kwargs: dict[str, Any]
     offset_provider: dict[str, Any]
@@ -319,8 +331,8 @@ class PreparedCase:
         return call
 
 
-def minimum_bytes(case: str, grid: str) -> int:
-    """Bytes ``case`` must at least move on the preset ``grid`` (today's model; no fields made).
+def minimum_bytes(case: str, grid: Grid | str) -> int:
+    """Bytes ``case`` must at least move on ``grid`` (today's model; no fields made).
 
     >>> minimum_bytes("compute_tangential_wind[default]", "tiny") > 0
     True
@@ -364,7 +376,7 @@ def reference_call(program_name: str, backend_obj: Any) -> tuple[Any, dict, dict
 
 
 def _build(
-    case: str, backend: str, grid: str, *, fields: bool = True
+    case: str, backend: str, grid: Grid, *, fields: bool = True
 ) -> tuple[Any, dict, dict, dict, int]:
     """(program bound to backend, kwargs, static args, offset provider, bytes moved).
 
@@ -395,8 +407,10 @@ def _build(
         kwargs = {**call.kwargs, **static}
         offsets, nbytes = dict(call.offset_provider), int(call.bytes_moved)
     else:
-        if grid != DEFAULT_GRID:
-            raise IconbenchError(f"grid {grid!r} needs the program catalog (not available yet)")
+        if grid.name != DEFAULT_GRID:
+            raise IconbenchError(
+                f"grid {grid.name!r} needs the program catalog (not available yet)"
+            )
         program, kwargs, static, offsets, nbytes = reference_call(program_name, backend_obj)
     program = program.with_backend(backend_obj)
     return program, kwargs, static, offsets, nbytes
@@ -430,11 +444,11 @@ def _artifacts(program: Any, static: dict, offsets: dict) -> list[Any]:
     return artifacts
 
 
-def compilation_artifact(case: str, backend: str, grid: str) -> Any:
+def compilation_artifact(case: str, backend: str, grid: Grid | str) -> Any:
     """The compilation artifact of ``case`` on ``backend`` (from the cache, else compiled)."""
     if resolved_backend(backend).is_embedded:
         raise IconbenchError(f"{backend} generates no code: nothing to compare")
-    program, _kwargs, static, offsets, _ = _build(case, backend, grid, fields=False)
+    program, _kwargs, static, offsets, _ = _build(case, backend, as_grid(grid), fields=False)
     artifacts = _artifacts(program, static, offsets)
     if not artifacts:
         raise IconbenchError(
@@ -444,18 +458,19 @@ def compilation_artifact(case: str, backend: str, grid: str) -> Any:
     return artifacts[-1]
 
 
-_PREPARED: dict[tuple[str, str, str], PreparedCase] = {}
+_PREPARED: dict[tuple[str, str, Grid], PreparedCase] = {}
 #: Programs loaded ahead of their inputs (:func:`preload`): program, load seconds, build.
-_LOADED: dict[tuple[str, str, str], tuple[Any, float, codegen.Build | None]] = {}
+_LOADED: dict[tuple[str, str, Grid], tuple[Any, float, codegen.Build | None]] = {}
 
 
-def preload(case: str, backend: str, grid: str) -> None:
+def preload(case: str, backend: str, grid: Grid | str) -> None:
     """Load (or compile) ``case``'s program now, its inputs later in :func:`prepare`.
 
     A worker of an interleaved check loads its programs while another worker measures: the
     seconds a DaCe program takes to load from the cache are then not spent on the device's
     time, and no input field is drawn on the device meanwhile.
     """
+    grid = as_grid(grid)
     key = (case, backend, grid)
     if key in _PREPARED or key in _LOADED:
         return
@@ -465,8 +480,9 @@ def preload(case: str, backend: str, grid: str) -> None:
     _LOADED[key] = (program, time.perf_counter() - start, build)
 
 
-def prepare(case: str, backend: str, grid: str) -> PreparedCase:
+def prepare(case: str, backend: str, grid: Grid | str) -> PreparedCase:
     """Build inputs and compile (or load) ``case`` for ``backend`` on ``grid``, once per process."""
+    grid = as_grid(grid)
     key = (case, backend, grid)
     if key not in _PREPARED:
         program, kwargs, static, offsets, nbytes = _build(case, backend, grid)
@@ -492,16 +508,16 @@ def _bytes_model() -> int | None:
     return MINIMUM_BYTES_MODEL
 
 
-def forget(case: str, backend: str, grid: str) -> None:
+def forget(case: str, backend: str, grid: Grid | str) -> None:
     """Drop a prepared case (frees its device memory before the next one)."""
-    _PREPARED.pop((case, backend, grid), None)
+    _PREPARED.pop((case, backend, as_grid(grid)), None)
 
 
-def compile_case(case: str, backend: str, grid: str) -> tuple[float, codegen.Build | None]:
+def compile_case(case: str, backend: str, grid: Grid | str) -> tuple[float, codegen.Build | None]:
     """Compile ``case`` for ``backend`` into the persistent cache; wall seconds and the build."""
     from iconbench.timing import sdfg_identity
 
-    program, _kwargs, static, offsets, _ = _build(case, backend, grid, fields=False)
+    program, _kwargs, static, offsets, _ = _build(case, backend, as_grid(grid), fields=False)
     start = time.perf_counter()
     with sdfg_identity.reusing():  # a DaCe build equal to one in the cache is linked, not built
         build = _compile(program, static, offsets, backend)

@@ -18,6 +18,7 @@ import sys
 
 import pytest
 
+from iconbench import grids
 from iconbench.check.sides import Side
 from iconbench.explain import codediff, sources
 from iconbench.stacks import trees
@@ -56,7 +57,7 @@ def test_each_side_writes_the_code_it_built(tmp_path, monkeypatch):
         assert gtfn is not None
         assert gtfn.origin == "build folder"
         dace = sources.generated_again(
-            side, CASE, "dace_cpu", "tiny", work=tmp_path / "work", timeout_s=900
+            side, CASE, "dace_cpu", grids.resolve("tiny"), work=tmp_path / "work", timeout_s=900
         )
         assert dace.origin == "generated again from the SDFG"
         found[side.name] = (gtfn, dace)

@@ -20,6 +20,10 @@ import statistics
 import sys
 import time
 
+from iconbench.grids import resolve
+
+TINY = resolve("tiny")
+
 BASE, HEAD = "b0" * 20, "e1" * 20
 
 #: case -> role; the verdict each role must get is asserted in test_compare_cpu.py
@@ -115,7 +119,7 @@ def main(out: pathlib.Path) -> None:
                 continue
             session.run_cases(
                 [(case, "embedded")],
-                grid="tiny",
+                grid=TINY,
                 ledger=ledgers[side],
                 prepare=prepare_for(side),
                 measure_options={"samples": 40, "min_samples": 40, "max_s": 5.0, "warmup_s": 0.02},

@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from iconbench import grids
 from iconbench.gate import processes, resultset, stats, verdict
 
 
@@ -73,7 +74,7 @@ def _ledger(path, side, cpu_speed, overhead_s):
     work = path / side / "work"
     work.mkdir(parents=True)
     (work / "session.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return resultset.ledger_set(path / side, label=side, commit=side, grid="tiny")
+    return resultset.ledger_set(path / side, label=side, commit=side, grid=grids.resolve("tiny"))
 
 
 def test_a_slower_cpu_in_some_processes_is_not_a_change_of_host_overhead(tmp_path):
@@ -90,4 +91,33 @@ def test_more_host_work_per_call_is_a_regression_whatever_the_cpu(tmp_path):
     head = _ledger(tmp_path, "head", [1.3, 1.0, 1.3, 1.0], 80e-6)  # +20 µs per call
     (row,) = [r for r in verdict.compare(base, head).benchmarks if r.metric == "host_overhead"]
     assert row.verdict == "regression", row
+    assert row.notes[-1].startswith("4+4 processes")
+
+
+def _embedded_ledger(path, side, host_s):
+    """A check's rounds on embedded: host samples only (no device clock), 4 processes."""
+    rng = np.random.default_rng(len(side))
+    lines = [
+        {"case": "p[default]", "backend": "embedded", "grid": "tiny", "worker": f"r{n:02d}",
+         "started_at": float(n), "duration_s": 1.0, "fingerprint": None,
+         "measurement": {"host_s": list(host_s * np.exp(rng.normal(0, 0.03, 50))),
+                         "device_s": [], "device_source": "none"}}
+        for n in range(1, 5)
+    ]  # fmt: skip
+    work = path / side / "work"
+    work.mkdir(parents=True)
+    (work / "session.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return resultset.ledger_set(path / side, label=side, commit=side, grid=grids.resolve("tiny"))
+
+
+def test_embedded_is_judged_by_its_host_time_per_process(tmp_path):
+    """No device clock: the host time is embedded's time, gated with a process per group."""
+    base = _embedded_ledger(tmp_path, "base", 1.0e-3)
+    head = _embedded_ledger(tmp_path, "head", 3.0e-3)  # a 2 ms sleep in every call
+    entry = base.entries["p[default]|embedded|device_time"]
+    assert (len(entry.samples), len(entry.groups), entry.not_run) == (200, 4, None)
+    assert "p[default]|embedded|host_overhead" not in base.entries
+    (row,) = verdict.compare(base, head).benchmarks
+    assert (row.metric, row.gated, row.verdict) == ("device_time", True, "regression")
+    assert 2.7 < row.ratio < 3.3
     assert row.notes[-1].startswith("4+4 processes")

@@ -6,8 +6,11 @@ import pytest
 
 from iconbench import suite
 from iconbench.baselines import experiments, mapping, store
+from iconbench.grids import resolve
 from iconbench.runner import cases
 from iconbench.runner.options import RunOptions
+
+TINY = resolve("tiny")
 
 
 @pytest.fixture
@@ -55,7 +58,7 @@ def test_timer_order_puts_mapped_variants_first_by_openacc_share(catalog_on) -> 
 
 def test_jobs_give_both_backends_the_same_case_before_the_next(tmp_path, catalog_on) -> None:
     options = RunOptions(
-        out=tmp_path, backends=("gtfn_gpu", "dace_gpu"), grid="tiny", compile_grid="tiny",
+        out=tmp_path, backends=("gtfn_gpu", "dace_gpu"), grid=TINY, compile_grid=TINY,
         programs="", shard="", stack="s", processes=1, build_jobs=1, budget=None, samples=1,
         max_s=1.0, warmup_s=0.0, crosscheck=0, retry_failed=False, remeasure_cv_above=None,
         one_variant=False, compiled_only=False, machine="m", provenance=None, case="",

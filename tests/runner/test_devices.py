@@ -12,8 +12,11 @@ import time
 import pytest
 
 from iconbench.errors import IconbenchError
+from iconbench.grids import resolve
 from iconbench.runner import devices
 from iconbench.timing import isolation, session
+
+TINY = resolve("tiny")
 
 
 def _record(case: str, backend: str, duration_s: float) -> session.CaseResult:
@@ -174,7 +177,7 @@ def test_each_devices_workers_take_its_share_from_a_shared_ledger(tmp_path):
             return subprocess.run(command, check=False).returncode
 
         return lambda stop: isolation.run_in_workers(
-            share, grid="tiny", ledger=ledger, start_worker=start_worker,
+            share, grid=TINY, ledger=ledger, start_worker=start_worker,
             inflight=tmp_path / f"inflight-{index}", progress=lambda line: None, stop=stop,
         )  # fmt: skip
 

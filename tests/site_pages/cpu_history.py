@@ -89,6 +89,7 @@ def build(target: pathlib.Path, commit_list: list[str]) -> pathlib.Path:
     warnings.filterwarnings("ignore")
     buildcache.configure("default", jobs=1)
     from iconbench import results, suite
+    from iconbench.grids import resolve
     from iconbench.timing import session
 
     benchmarks = results.discover_benchmarks(REPO / "benchmarks")
@@ -105,7 +106,7 @@ def build(target: pathlib.Path, commit_list: list[str]) -> pathlib.Path:
             ledger = session.SessionLedger(pathlib.Path(work) / f"{index}.jsonl")
             measured = session.run_cases(
                 [(case, BACKEND) for case in PROGRAMS],
-                grid=GRID,
+                grid=resolve(GRID),
                 ledger=ledger,
                 prepare=suite.prepare,
                 measure_options={"samples": 30, "max_s": 1.0, "warmup_s": 0.05, "gt4py_calls": 0},

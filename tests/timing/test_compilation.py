@@ -1,7 +1,10 @@
 import pathlib
 
+from iconbench.grids import resolve
 from iconbench.runner import precompile
 from iconbench.timing import compilation
+
+TINY = resolve("tiny")
 
 REFERENCE = "compute_tangential_wind[default]"
 
@@ -28,7 +31,7 @@ def test_precompile_in_a_process_pool_and_resume(tmp_path: pathlib.Path, gtfn_cp
     jobs = [(REFERENCE, "gtfn_cpu"), ("no_such_program[default]", "gtfn_cpu")]
     records = precompile.compile_pairs(
         jobs,
-        grid="tiny",
+        grid=TINY,
         stack="default",
         ledger=ledger,
         processes=2,
@@ -41,7 +44,7 @@ def test_precompile_in_a_process_pool_and_resume(tmp_path: pathlib.Path, gtfn_cp
     assert "unknown program" in by_case["no_such_program[default]"].error
     assert sorted(n for n, _, _ in seen) == [1, 2]
     again = precompile.compile_pairs(
-        jobs[:1], grid="tiny", stack="default", ledger=ledger, processes=1
+        jobs[:1], grid=TINY, stack="default", ledger=ledger, processes=1
     )
     assert again == []
 
@@ -51,7 +54,7 @@ def test_precompile_skips_known_failures_unless_retried(tmp_path: pathlib.Path):
     ledger = compilation.CompileLedger(tmp_path / "compile.jsonl")
     job = ("no_such_program[default]", "gtfn_cpu")
     ledger.append(compilation.CompileRecord(*job, "tiny", "default", 0.0, error="boom"))
-    kwargs = {"grid": "tiny", "stack": "default", "ledger": ledger, "processes": 1}
+    kwargs = {"grid": TINY, "stack": "default", "ledger": ledger, "processes": 1}
     assert precompile.compile_pairs([job], skip_failed=True, **kwargs) == []
     again = precompile.compile_pairs([job], skip_failed=False, **kwargs)
     assert [r.case for r in again] == [job[0]]
@@ -67,7 +70,7 @@ def test_precompile_starts_nothing_expected_to_end_after_its_budget(tmp_path: pa
                                                 "old-stack", seconds))  # fmt: skip
     jobs = [("solver[x=3]", "gtfn_cpu"), ("solver[x=4]", "gtfn_cpu")]
     records = precompile.compile_pairs(
-        jobs, grid="tiny", stack="s", ledger=ledger, processes=2, budget_s=60.0
+        jobs, grid=TINY, stack="s", ledger=ledger, processes=2, budget_s=60.0
     )
     assert records == []
     assert ledger.pending(jobs, "s") == jobs

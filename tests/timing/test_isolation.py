@@ -9,7 +9,10 @@ import textwrap
 import pytest
 
 from iconbench.errors import IconbenchError
+from iconbench.grids import resolve
 from iconbench.timing import isolation, session
+
+TINY = resolve("tiny")
 
 #: Enough of the measurement protocol to time a Python call, quickly.
 QUICK = {"samples": 3, "min_samples": 3, "warmup_calls": 1, "warmup_s": 0.0, "gt4py_calls": 0}
@@ -20,6 +23,7 @@ QUICK = {"samples": 3, "min_samples": 3, "warmup_calls": 1, "warmup_s": 0.0, "gt
 WORKER = textwrap.dedent(
     """
     import json, os, pathlib, sys
+    from iconbench.grids import resolve
     from iconbench.timing import isolation, session
 
     jobs_file, inflight, ledger_path, behaviour_file = map(pathlib.Path, sys.argv[1:5])
@@ -45,7 +49,7 @@ WORKER = textwrap.dedent(
 
     session.run_cases(
         [tuple(job) for job in json.loads(jobs_file.read_text())],
-        grid="tiny",
+        grid=resolve("tiny"),
         ledger=session.SessionLedger(ledger_path),
         prepare=prepare,
         retry_failed=True,
@@ -77,7 +81,7 @@ def _driver(tmp_path: pathlib.Path, behaviour: dict[str, str]):
     def run(jobs):
         return isolation.run_in_workers(
             jobs,
-            grid="tiny",
+            grid=TINY,
             ledger=ledger,
             start_worker=start_worker,
             inflight=tmp_path / "inflight",
@@ -121,7 +125,7 @@ def test_run_cases_stops_when_the_process_is_no_longer_fit(tmp_path):
     answers = iter([None, "12.0 GB of device memory not given back"])
     measured = session.run_cases(
         [(case, "embedded") for case in "abcd"],
-        grid="tiny",
+        grid=TINY,
         ledger=ledger,
         prepare=lambda *_: type(
             "P", (), {"bytes_moved": 8, "load_s": 0.0, "call_and_sync": lambda self: id}

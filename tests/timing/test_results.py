@@ -6,7 +6,10 @@ import subprocess
 import sys
 
 from iconbench import results, suite
+from iconbench.grids import resolve
 from iconbench.timing import session
+
+TINY = resolve("tiny")
 
 REFERENCE = "compute_tangential_wind[default]"
 
@@ -33,7 +36,7 @@ def test_session_to_asv_to_records_and_publish(tmp_path, monkeypatch, gtfn_cpu_c
     jobs = [(REFERENCE, "embedded"), (REFERENCE, "gtfn_cpu")]
     measured = session.run_cases(
         jobs,
-        grid="tiny",
+        grid=TINY,
         ledger=ledger,
         prepare=suite.prepare,
         measure_options={"samples": 20, "gt4py_calls": 0},
@@ -41,7 +44,7 @@ def test_session_to_asv_to_records_and_publish(tmp_path, monkeypatch, gtfn_cpu_c
     )
     assert [r.error for r in measured] == [None, None]
     # resumable: nothing is measured twice
-    assert session.run_cases(jobs, grid="tiny", ledger=ledger, prepare=suite.prepare) == []
+    assert session.run_cases(jobs, grid=TINY, ledger=ledger, prepare=suite.prepare) == []
 
     # a git repository for asv to find the commit in
     repo = tmp_path / "repo"

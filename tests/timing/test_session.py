@@ -4,8 +4,11 @@ import dataclasses
 import json
 import weakref
 
+from iconbench.grids import resolve
 from iconbench.timing import session
 from iconbench.timing.measurement import Measurement
+
+TINY = resolve("tiny")
 
 #: Enough of the measurement protocol to time a Python call, quickly.
 QUICK = {"samples": 3, "min_samples": 3, "warmup_calls": 1, "warmup_s": 0.0, "gt4py_calls": 0}
@@ -37,7 +40,7 @@ def _run(jobs, ledger, calls, **options):
     """``run_cases`` on the embedded cases of ``jobs``; each call appends its case to ``calls``."""
     return session.run_cases(
         jobs,
-        grid="tiny",
+        grid=TINY,
         ledger=ledger,
         prepare=lambda case, _backend, _grid: _Prepared(calls, case),
         measure_options=QUICK,
@@ -99,7 +102,7 @@ def test_each_case_is_freed_before_the_next_is_prepared(tmp_path):
 
     measured = session.run_cases(
         [(case, "embedded") for case in "abc"],
-        grid="tiny",
+        grid=TINY,
         ledger=session.SessionLedger(tmp_path / "session.jsonl"),
         prepare=prepare,
         release=lambda case, _backend, _grid: held.pop(case),

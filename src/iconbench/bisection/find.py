@@ -10,6 +10,7 @@ the ratio, so that a reader can see the step, not only a name.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import pathlib
@@ -19,7 +20,7 @@ import sys
 from typing import Any
 
 from iconbench.errors import IconbenchError
-from iconbench.stacks import asvconf, continuous
+from iconbench.stacks import asvconf
 
 _FOUND = re.compile(r"Greatest (regression|improvement) found: ([0-9a-f]{6,40})")
 
@@ -71,11 +72,49 @@ def checkout_config(
     )
 
 
+def _expand(key: str, params: list[list[str]]) -> list[str]:
+    if not params:
+        return [key]
+    return [f"{key}({', '.join(combo)})" for combo in itertools.product(*params)]
+
+
+def load_results(results_dir: pathlib.Path, machine: str, commit: str) -> dict[str, float | None]:
+    """Benchmark name (with its parameters) -> value of every saved result of ``commit``."""
+    from asv import results as asv_results
+
+    found: dict[str, float | None] = {}
+    for path in sorted((results_dir / machine).glob(f"{commit[:8]}-*.json")):
+        result = asv_results.Results.load(str(path), machine_name=machine)
+        for key in result.get_all_result_keys():
+            values = result._results[key] or [None]
+            names = _expand(key, result.get_result_params(key))
+            found.update(zip(names, values, strict=False))
+    return found
+
+
+def machine_name(asv_command: list[str], config: pathlib.Path) -> str:
+    """The asv machine name, creating ``~/.asv-machine.json`` with defaults on first use."""
+    from asv.machine import MachineCollection
+
+    path = pathlib.Path(MachineCollection.get_machine_file_path())
+    if not path.exists():
+        subprocess.run(
+            [*asv_command, "machine", "--yes", "--config", str(config)],
+            check=True,
+            capture_output=True,
+        )
+    data = json.loads(path.read_text())
+    names = [k for k in data if k != "version"]
+    if not names:
+        raise IconbenchError(f"{path} names no machine; run 'asv machine --yes'")
+    return names[0]
+
+
 def _values(results_dir: pathlib.Path, machine: str, commit: str, bench: str) -> list[float]:
     pattern = re.compile(bench)
     return [
         value
-        for name, (value, _) in continuous._load(results_dir, machine, commit).items()
+        for name, value in load_results(results_dir, machine, commit).items()
         if pattern.search(name) and isinstance(value, float) and not math.isnan(value)
     ]
 
@@ -101,7 +140,7 @@ def find(
     conf = json.loads(config.read_text())
     results_dir = (config.parent / conf["results_dir"]).resolve()
     asv = [sys.executable, "-m", "asv"]
-    machine = continuous.machine_name(asv, config)
+    machine = machine_name(asv, config)
     # asv's range a..b excludes a: include good so the search compares against it (a root
     # commit has no parent: then the range is all of bad's history, which starts at good)
     parent_of_good = ["git", "-C", str(repo), "rev-parse", "-q", "--verify", f"{good_sha}^"]

@@ -1,4 +1,4 @@
-"""The pull-request check: base and head of a change through the runner, measured interleaved.
+"""Two commits measured against each other through the runner, interleaved: the PR check.
 
 ``iconbench check`` (what ``ci/pr-check`` runs on a GitHub runner with a GPU, a SLURM node or
 a workstation) takes both commits through the runner's own steps (:mod:`iconbench.runner`):
@@ -14,6 +14,7 @@ a workstation) takes both commits through the runner's own steps (:mod:`iconbenc
    processes counted (:mod:`iconbench.gate.processes`);
 6. **comment** and **site**, when asked.
 
-Each phase's wall time goes to ``OUT/check.json`` and ``OUT/check.md``
-(:mod:`iconbench.check.phases`).
+Phases 2-5 are :func:`iconbench.check.run.compare`, which ``iconbench continuous`` (a branch
+of gt4py, dace or icon4py against its base) runs alone. Each phase's wall time goes to
+``OUT/check.json`` and ``OUT/check.md`` (:mod:`iconbench.check.phases`).
 """

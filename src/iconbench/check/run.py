@@ -7,12 +7,18 @@ import json
 import pathlib
 import subprocess
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from iconbench.check import rounds, sides
 from iconbench.check.phases import Timeline
 from iconbench.errors import IconbenchError
-from iconbench.runner.devices import ONE, Devices, measuring_seconds
+from iconbench.grids.grid import Grid
+from iconbench.runner.devices import ONE, Device, Devices, measuring_seconds
 from iconbench.runner.progress import log
+
+if TYPE_CHECKING:
+    from iconbench.gate.summary import Summary
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,7 +31,7 @@ class Request:
     head: str
     out: pathlib.Path
     backends: tuple[str, ...]
-    grid: str
+    grid: Grid
     plan: rounds.Plan
     programs: str = ""  # "": what ``iconbench select`` chooses for the change
     one_variant: bool = False
@@ -80,12 +86,7 @@ def select(request: Request) -> tuple[str, bool, str]:
 
 def run(request: Request) -> int:
     """The check; its exit status is the gate's (0 pass, 1 regression), 2 for an error."""
-    out = request.out
-    out.mkdir(parents=True, exist_ok=True)
-    timeline = Timeline(out, facts={
-        "component": request.component, "base_ref": request.base, "head_ref": request.head,
-        "backends": list(request.backends), "grid": request.grid,
-    })  # fmt: skip
+    timeline = start(request)
     with timeline.phase("select"):
         programs, one_variant, reason = select(request)
     timeline.facts |= {"selection": reason, "programs": programs, "one_variant": one_variant}
@@ -95,44 +96,11 @@ def run(request: Request) -> int:
         timeline.facts["verdict"] = "nothing to measure"
         timeline.write()
         return 0
-    with timeline.phase("environments"):
-        from iconbench.stacks.identity import stack_key
+    compared = compare(request, programs, one_variant, timeline)
+    base, head, summary, out = compared.base, compared.head, compared.summary, request.out
+    from iconbench.gate import table
 
-        jobs = _jobs(programs, one_variant, request.backends)  # a typo: one line, nothing made
-        base, head = sides.resolve(
-            request.component,
-            request.repo,
-            (request.base, request.head),
-            out=out,
-            stack=stack_key(),
-        )
-    timeline.facts |= {"base": base.commit, "head": head.commit, "cases": len(jobs)}
-    selection = ["--backends", ",".join(request.backends), "--grid", request.grid,
-                 "--programs", programs] + (["--one-variant"] if one_variant else [])  # fmt: skip
-    with timeline.phase("precompile"):
-        _precompile((base, head), selection, request.jobs)
-    shares = request.devices.shares(jobs, {})
-    if len(request.devices) > 1:  # balanced by the ledgers' measuring times
-        shares = request.devices.shares(jobs, measuring_seconds(request.ledgers))
-        log(f"check: {request.devices.describe_shares(shares)}")
-    with timeline.phase("measure"):
-        done = rounds.measure(
-            {"base": base, "head": head},
-            shares,
-            selection,
-            plan=request.plan,
-            scratch=out / "rounds",
-            decided=lambda processes: _reason_to_stop(
-                base, head, request.grid, processes, 2 * request.plan.max_blocks
-            ),
-        )
-    timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped,
-                       "measure_split": {"startup": done.startup_s, "measuring": done.measuring_s,
-                                         "deciding": done.deciding_s},
-                       "devices": list(done.devices)}  # fmt: skip
-    log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
-    with timeline.phase("gate"):
-        summary = _gate(base, head, selection, out)
+    print(table.render(summary))
     from iconbench.explain.run import flagged
 
     if flagged(summary, 1):  # a GPU regression or improvement: what changed in its kernels
@@ -158,6 +126,125 @@ def run(request: Request) -> int:
         with request.record.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(timeline.as_dict(), sort_keys=True) + "\n")
     return status
+
+
+def start(request: Request) -> Timeline:
+    """``OUT``, and the record of the check's phases in it (what was asked, so far)."""
+    request.out.mkdir(parents=True, exist_ok=True)
+    return Timeline(request.out, facts={
+        "component": request.component, "base_ref": request.base, "head_ref": request.head,
+        "backends": list(request.backends), "grid": request.grid.name,
+    })  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
+class Compared:
+    """Both commits of a change, measured interleaved and gated (:func:`compare`)."""
+
+    base: sides.Side
+    head: sides.Side
+    summary: Summary
+
+
+def compare(request: Request, programs: str, one_variant: bool, timeline: Timeline) -> Compared:
+    """Environments, precompile, measure, gate: the cases ``programs`` selects, on both commits.
+
+    The part of a check between its selection and its explanation, and the whole of
+    ``iconbench continuous``: each commit's tree first on the path of this stack
+    (:mod:`iconbench.check.sides`), then :func:`compare_sides`.
+    """
+    from iconbench.stacks.identity import stack_key
+
+    with timeline.phase("environments"):
+        jobs = _jobs(programs, one_variant, request.backends)  # a typo: one line, nothing made
+        base, head = sides.resolve(
+            request.component,
+            request.repo,
+            (request.base, request.head),
+            out=request.out,
+            stack=stack_key(),
+        )
+    timeline.facts |= {"base": base.commit, "head": head.commit, "cases": len(jobs)}
+    selection = ["--backends", ",".join(request.backends), *request.grid.argv,
+                 "--programs", programs] + (["--one-variant"] if one_variant else [])  # fmt: skip
+    summary = compare_sides(
+        base,
+        head,
+        jobs,
+        selection,
+        plan=request.plan,
+        grid=request.grid,
+        out=request.out,
+        compile_jobs=request.jobs,
+        timeline=timeline,
+        devices=request.devices,
+        ledgers=request.ledgers,
+    )
+    return Compared(base, head, summary)
+
+
+def compare_sides(
+    base: sides.Side,
+    head: sides.Side,
+    jobs: Sequence[tuple[str, str]],
+    selection: list[str],
+    *,
+    plan: rounds.Plan,
+    grid: Grid,
+    out: pathlib.Path,
+    compile_jobs: int,
+    timeline: Timeline,
+    devices: Devices = ONE,
+    ledgers: pathlib.Path | None = None,
+) -> Summary:
+    """Precompile, measure interleaved and gate two resolved sides; the gate's summary.
+
+    Both precompiled side by side (nothing to compile when every backend is embedded),
+    measured in alternating fresh workers on each of ``devices`` until the gate decides
+    (:func:`measure_sides`), then each side's asv files and summary (``OUT/base``,
+    ``OUT/head``) and the verdict (``OUT/gate-summary.json``); the phases in ``timeline``.
+    ``selection`` is the runner options every process of a side gets (``--backends``, the
+    grid's argv, ``--programs``).
+    """
+    from iconbench.programs import backends as registry
+
+    if not all(registry.backend(name).is_embedded for name in {b for _, b in jobs}):
+        with timeline.phase("precompile"):
+            _precompile((base, head), selection, compile_jobs)
+    shares = devices.shares(jobs, {})
+    if len(devices) > 1:  # balanced by the ledgers' measuring times
+        shares = devices.shares(jobs, measuring_seconds(ledgers))
+        log(f"check: {devices.describe_shares(shares)}")
+    with timeline.phase("measure"):
+        done = measure_sides(base, head, shares, selection, plan=plan, grid=grid, scratch=out)
+    timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped,
+                       "measure_split": {"startup": done.startup_s, "measuring": done.measuring_s,
+                                         "deciding": done.deciding_s},
+                       "devices": list(done.devices)}  # fmt: skip
+    log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
+    with timeline.phase("gate"):
+        return _gate(base, head, selection, out)
+
+
+def measure_sides(
+    base: sides.Side,
+    head: sides.Side,
+    shares: Sequence[tuple[int, Device, Sequence[tuple[str, str]]]],
+    selection: list[str],
+    *,
+    plan: rounds.Plan,
+    grid: Grid,
+    scratch: pathlib.Path,
+) -> rounds.Rounds:
+    """Base and head in alternating rounds (``scratch/rounds``) until the gate has decided."""
+    return rounds.measure(
+        {"base": base, "head": head},
+        shares,
+        selection,
+        plan=plan,
+        scratch=scratch / "rounds",
+        decided=lambda processes: _reason_to_stop(base, head, grid, processes, 2 * plan.max_blocks),
+    )
 
 
 def _jobs(programs: str, one_variant: bool, backends: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -239,7 +326,7 @@ def _wait(started: list) -> None:
 
 
 def _reason_to_stop(
-    base: sides.Side, head: sides.Side, grid: str, processes: int, most: int
+    base: sides.Side, head: sides.Side, grid: Grid, processes: int, most: int
 ) -> str | None:
     """Why to stop measuring, judged by the gate on what the ledgers hold now (or ``None``)."""
     from iconbench.check import stopping
@@ -252,7 +339,7 @@ def _reason_to_stop(
     return stopping.reason_to_stop(summary.benchmarks, processes, most)
 
 
-def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib.Path):
+def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib.Path) -> Summary:
     """Each side's asv files and summary, then the verdict (``OUT/gate-summary.json``)."""
     written = []
     for side in (base, head):
@@ -261,14 +348,13 @@ def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib
         written.append(subprocess.Popen(command, env=side.environment()))
     if any(process.wait() != 0 for process in written):
         raise IconbenchError(f"writing the result files of {base.out} or {head.out} failed")
-    from iconbench.gate import resultset, table, verdict
+    from iconbench.gate import resultset, verdict
 
     summary = verdict.compare(
         resultset.resolve(str(base.out), label=f"base {base.commit[:12]}"),
         resultset.resolve(str(head.out), label=f"head {head.commit[:12]}"),
     )
     summary.write(out / "gate-summary.json")
-    print(table.render(summary))
     return summary
 
 

@@ -56,7 +56,8 @@ class Bisect(Command):
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench.bisection import find, record
-        from iconbench.stacks import asvconf, continuous
+        from iconbench.stacks import asvconf
+        from iconbench.stacks.component import detect
 
         repo = pathlib.Path(args.repo)
         if not (repo / ".git").exists() and not (repo / "HEAD").exists():
@@ -89,7 +90,7 @@ class Bisect(Command):
         ):
             if getattr(args, option):
                 variables[variable] = getattr(args, option)
-        component = args.component or continuous.detect_component(repo, args.good) or "iconbench"
+        component = args.component or detect(repo, args.good) or "iconbench"
         if args.config:
             config = pathlib.Path(args.config)
         elif args.environment == "checkout":

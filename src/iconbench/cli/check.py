@@ -5,12 +5,22 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+from typing import TYPE_CHECKING
 
 from iconbench.buildcache import REPO_ROOT
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.cli.select import DEFAULT_LEDGERS
 from iconbench.errors import IconbenchError
+
+if TYPE_CHECKING:
+    from iconbench.check.rounds import Plan
+    from iconbench.grids import Grid
+    from iconbench.runner.devices import Devices
+
+
+#: The check's grid unless ``--grid`` (or a size, or a file) says otherwise.
+DEFAULT_GRID = "mch_icon-ch1_medium"
 
 
 class Check(Command):
@@ -34,39 +44,11 @@ class Check(Command):
         parser.add_argument("--base", required=True, help="base ref of the change")
         parser.add_argument("--head", default="HEAD", help="head ref of the change")
         options.add_out(parser, help="the check's directory (sides, rounds, summary, phases)")
-        options.add_backends(parser, default=("gtfn_gpu", "dace_gpu"))
-        options.add_grid(parser, default="mch_icon-ch1_medium")
+        add_interleaving(parser, backends=("gtfn_gpu", "dace_gpu"), grid=DEFAULT_GRID)
         options.add_programs(
             parser, help="regex of case ids to measure (default: what 'iconbench select' picks)"
         )
-        parser.add_argument("--one-variant", action="store_true", help="first variant only")
         parser.add_argument("--full", action="store_true", help="select everything")
-        options.add_jobs(parser, default_help="cores")
-        options.add_devices(parser)
-        parser.add_argument(
-            "--ledgers",
-            type=pathlib.Path,
-            default=DEFAULT_LEDGERS,
-            help="a runner's work/ (compile.jsonl, session.jsonl): the selection's time shares "
-            "and the devices' shares of the cases balanced by their measuring time "
-            f"(default: {DEFAULT_LEDGERS.relative_to(REPO_ROOT)})",
-        )
-        options.add_sampling(parser, samples=50, max_s=0.5, warmup_s=0.1)
-        parser.add_argument(
-            "--min-blocks", type=int, default=2, help="blocks of 4 rounds at least (ABBA BAAB)"
-        )
-        parser.add_argument(
-            "--max-blocks", type=int, default=4, help="blocks at most, if still undecided"
-        )
-        parser.add_argument(
-            "--budget", type=float, help="seconds of measuring after which no block starts"
-        )
-        parser.add_argument(
-            "--no-pin",
-            action="store_true",
-            help="let the measuring workers run on any core (default: cores of their own, one "
-            "per GPU)",
-        )
         parser.add_argument("--repository", default="", help="OWNER/NAME: comment on its PR")
         parser.add_argument("--pr", type=int, default=0, help="pull request number")
         parser.add_argument(
@@ -84,29 +66,13 @@ class Check(Command):
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
-        from iconbench.check import rounds
         from iconbench.check.run import Request, run
-        from iconbench.programs import backends as registry
-        from iconbench.runner import devices as found
 
         if args.component not in ("gt4py", "dace", "icon4py"):
             raise IconbenchError(f"--component {args.component!r}: one of gt4py, dace, icon4py")
         if args.repository and not args.pr:
             raise IconbenchError("--repository needs --pr (the pull request's number)")
-        if not 1 <= args.min_blocks <= args.max_blocks:
-            raise IconbenchError("--min-blocks must be >= 1 and <= --max-blocks")
-        backends = tuple(args.backends)
-        on_gpu = all(registry.backend(name).on_gpu for name in backends)  # unknown: one line
-        devices = found.resolve(args.devices, on_gpu=on_gpu)
-        plan = rounds.Plan(
-            samples=args.samples,
-            max_s=args.max_s,
-            warmup_s=args.warmup_s,
-            min_blocks=args.min_blocks,
-            max_blocks=args.max_blocks,
-            budget_s=args.budget,
-            measure_cores=() if args.no_pin else rounds.measuring_cores(on_gpu, len(devices)),
-        )
+        backends, grid, devices, plan = interleaving(args, grid=DEFAULT_GRID)
         request = Request(
             component=args.component,
             repo=args.repo.resolve(),
@@ -114,7 +80,7 @@ class Check(Command):
             head=args.head,
             out=args.out.resolve(),
             backends=backends,
-            grid=args.grid,
+            grid=grid,
             plan=plan,
             programs=args.programs,
             one_variant=args.one_variant,
@@ -129,3 +95,69 @@ class Check(Command):
             ledgers=args.ledgers,
         )
         return run(request)
+
+
+def add_interleaving(
+    parser: argparse.ArgumentParser, *, backends: tuple[str, ...], grid: str
+) -> None:
+    """The options of base and head measured interleaved (``iconbench check``, ``continuous``).
+
+    What is measured (backends, grid, the first variant only), on which cores and devices,
+    how long each case a round, and how many blocks of rounds ABBA BAAB at least and at most.
+    """
+    options.add_backends(parser, default=backends)
+    options.add_grid_source(parser, default=grid)
+    parser.add_argument("--one-variant", action="store_true", help="first variant only")
+    options.add_jobs(parser, default_help="cores")
+    options.add_devices(parser)
+    parser.add_argument(
+        "--ledgers",
+        type=pathlib.Path,
+        default=DEFAULT_LEDGERS,
+        help="a runner's work/ (compile.jsonl, session.jsonl): the selection's time shares "
+        "and the devices' shares of the cases balanced by their measuring time "
+        f"(default: {DEFAULT_LEDGERS.relative_to(REPO_ROOT)})",
+    )
+    options.add_sampling(parser, samples=50, max_s=0.5, warmup_s=0.1)
+    parser.add_argument(
+        "--min-blocks", type=int, default=2, help="blocks of 4 rounds at least (ABBA BAAB)"
+    )
+    parser.add_argument(
+        "--max-blocks", type=int, default=4, help="blocks at most, if still undecided"
+    )
+    parser.add_argument(
+        "--budget", type=float, help="seconds of measuring after which no block starts"
+    )
+    parser.add_argument(
+        "--no-pin",
+        action="store_true",
+        help="let the measuring workers run on any core (default: cores of their own, one per GPU)",
+    )
+
+
+def interleaving(
+    args: argparse.Namespace, *, grid: str
+) -> tuple[tuple[str, ...], Grid, Devices, Plan]:
+    """:func:`add_interleaving`'s options resolved: backends, grid, devices and the plan.
+
+    Milliseconds, before any work: an unknown backend, a bad grid or block count is one line.
+    """
+    from iconbench.check import rounds
+    from iconbench.programs import backends as registry
+    from iconbench.runner import devices as found
+
+    if not 1 <= args.min_blocks <= args.max_blocks:
+        raise IconbenchError("--min-blocks must be >= 1 and <= --max-blocks")
+    chosen = tuple(args.backends)
+    on_gpu = all(registry.backend(name).on_gpu for name in chosen)  # unknown: one line
+    devices = found.resolve(args.devices, on_gpu=on_gpu)
+    plan = rounds.Plan(
+        samples=args.samples,
+        max_s=args.max_s,
+        warmup_s=args.warmup_s,
+        min_blocks=args.min_blocks,
+        max_blocks=args.max_blocks,
+        budget_s=args.budget,
+        measure_cores=() if args.no_pin else rounds.measuring_cores(on_gpu, len(devices)),
+    )
+    return chosen, options.grid_of(args, default=grid), devices, plan

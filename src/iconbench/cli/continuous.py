@@ -1,25 +1,79 @@
-"""``iconbench continuous``: is my branch of gt4py, dace or icon4py slower than main."""
+"""``iconbench continuous``: whether a branch of gt4py, dace or icon4py is slower than main.
+
+A front end of the pull-request check's measurement (:func:`iconbench.check.run.compare`):
+both commits' sources exported and put first on the path of this Python's stack, precompiled
+side by side into the build cache, measured in alternating fresh workers (ABBA BAAB) until
+the gate decides, asv result files written for each commit, and the gate's verdict. No
+selection from the change, no comment, no site: the programs are the user's ``--programs``.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import pathlib
+from typing import Any, NoReturn
 
+from iconbench.buildcache import REPO_ROOT
 from iconbench.cli import options
+from iconbench.cli.check import add_interleaving, interleaving
 from iconbench.cli.command import Command
+from iconbench.errors import IconbenchError
+
+#: ``--quick``: one block of four rounds, short samples (a smoke test, little statistics).
+QUICK = {"samples": 10, "max_s": 0.1, "warmup_s": 0.05, "min_blocks": 2, "max_blocks": 2}
+
+#: Options of the asv-driven command this one replaced: each is refused with what to do now.
+REMOVED: dict[str, tuple[int, str]] = {
+    "--bench": (1, "every round measures every metric of each case (device time, host "
+                "overhead, compile time); choose the cases with --programs REGEX and --backends"),
+    "--asv-arg": (1, "no asv runs here; how long a case is measured: --samples, --max-s, "
+                  "--warmup-s; how many rounds: --min-blocks, --max-blocks, --quick"),
+    "--factor": (1, "the gate decides with its thresholds (device time 5 %, host overhead 10 %; "
+                 "docs/gate.md); to judge the result with others: iconbench compare OUT/base "
+                 "OUT/head --config gate.toml"),
+    "--environment": (1, "no environment is built: each commit's sources go first on the path "
+                      "of this Python's stack (what 'checkout' did); a change of compiled code "
+                      "(dace's C++ runtime) is compared by asv continuous with an iconbench-uv "
+                      "config (docs/stacks.md)"),
+    "--existing": (0, "not needed: no environment is built, each commit's sources go first on "
+                   "the path of this Python's stack (seconds); commit your edits and name both "
+                   "commits"),
+    "--asv-dir": (1, "the results go to --out DIR: asv result files in DIR/base/asv and "
+                  "DIR/head/asv, the verdict in DIR/gate-summary.json"),
+    "--benchmark-dir": (1, "the programs of the catalog are measured by the runner, not an asv "
+                        "suite: choose them with --programs; another asv suite runs with asv "
+                        "continuous and its own config"),
+    "--stack": (1, "both commits run on this Python's stack (its gt4py, dace and icon4py, the "
+                "commit's sources first on the path); to compare on another stack, run "
+                "iconbench continuous from an environment that has it installed"),
+}  # fmt: skip
+
+
+class _Removed(argparse.Action):
+    """An option that is gone: one line naming what replaces it."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> NoReturn:
+        parser.error(f"{option_string}: {REMOVED[option_string or ''][1]}")
 
 
 class Continuous(Command):
-    """Benchmark two commits of a checkout in their own environments and compare them."""
+    """Both commits of a checkout measured interleaved through the runner, gated."""
 
     name = "continuous"
-    summary = "compare two commits of a gt4py, dace, icon4py (or iconbench) checkout with asv"
+    summary = "is my branch of gt4py, dace or icon4py slower? both commits interleaved, gated"
     examples = (
         "iconbench continuous main HEAD --repo ../gt4py",
-        "iconbench continuous main HEAD --repo . --bench diffusion --backends gtfn_cpu --grid tiny",
-        "iconbench continuous main main --existing --repo ../gt4py   # store main, current env",
-        "iconbench continuous origin/main HEAD --repo ../icon4py --out report.json",
+        "iconbench continuous main HEAD --repo ../icon4py --backends gtfn_cpu --grid tiny "
+        "--programs compute_tangential_wind",
+        "iconbench continuous origin/main HEAD --repo ../gt4py --backends embedded --quick",
+        "iconbench continuous $BASE $HEAD --repo $CHECKOUT --out $KEPT/continuous --json",
     )
 
     @classmethod
@@ -31,120 +85,97 @@ class Continuous(Command):
             type=pathlib.Path,
             default=pathlib.Path("."),
             metavar="DIR",
-            help="git checkout of gt4py, dace, icon4py or iconbench (default: .)",
+            help="git checkout of gt4py, dace or icon4py (default: .)",
         )
         parser.add_argument(
             "--component",
             choices=("gt4py", "dace", "icon4py"),
             help="which component the checkout is (default: from its pyproject.toml)",
         )
-        parser.add_argument(
-            "--bench",
-            "-b",
-            metavar="REGEX",
-            type=options.regex_type,
-            help="only asv benchmarks matching REGEX, e.g. time_device",
-        )
-        options.add_backends(
-            parser,
-            default=None,
-            help="backends the suite runs, comma list or repeated "
-            "(default: the suite's, embedded,gtfn_cpu)",
-        )
-        options.add_grid(parser, default=None, help="grid preset the suite uses (default: tiny)")
-        parser.add_argument(
-            "--stack",
-            metavar="NAME",
-            help="take the other two components from this stored stack (default: the lock)",
-        )
-        options.add_programs(parser, help="only cases matching REGEX (default: all)")
-        parser.add_argument(
-            "--existing",
-            action="store_true",
-            help="measure the current environment as HEAD, no rebuild (quick local iteration)",
-        )
-        parser.add_argument(
-            "--environment",
-            choices=("build", "checkout"),
-            default="build",
-            help="build: an environment per commit (default); checkout: this Python's stack "
-            "with each commit's sources first on the path (pure-Python changes, seconds)",
-        )
+        add_interleaving(parser, backends=("embedded", "gtfn_cpu"), grid="tiny")
+        options.add_programs(parser, help="regex of case ids to measure (default: all)")
         parser.add_argument(
             "--quick",
             action="store_true",
-            help="one sample per benchmark (smoke test, no statistics)",
+            help="one block of 4 rounds, 10 samples of at most 0.1 s a case (smoke test)",
         )
-        parser.add_argument(
-            "--factor",
-            type=options.ratio_type,
-            default=1.1,
-            help="a ratio head/base above FACTOR (or below 1/FACTOR) counts as a change, "
-            "as in asv continuous; > 1 (default 1.1)",
+        options.add_out(
+            parser,
+            help="the comparison's directory, a new one (default: "
+            "results-local/continuous-<time>/): base/ and head/ (asv files, summary.json), "
+            "gate-summary.json, check.json (phase times)",
         )
-        parser.add_argument(
-            "--benchmark-dir",
-            type=options.existing_dir_type,
-            metavar="DIR",
-            help="asv suite to run (default: iconbench's benchmarks/)",
-        )
-        parser.add_argument(
-            "--asv-dir",
-            type=pathlib.Path,
-            default=None,
-            metavar="DIR",
-            help="where configs, environments, results and provenance go "
-            "(default: .asv/ of iconbench; CI: a directory the job keeps)",
-        )
-        parser.add_argument(
-            "--asv-arg",
-            action="append",
-            default=[],
-            metavar="ARG",
-            help="pass ARG to asv (repeatable), e.g. --asv-arg=-a --asv-arg=rounds=1",
-        )
-        options.add_json(parser, help="print the report as JSON instead of the table")
-        options.add_out(parser, help="also write the report as JSON to PATH")
+        options.add_json(parser, help="print the gate summary as JSON instead of the table")
+        for name, (values, _) in REMOVED.items():
+            parser.add_argument(name, nargs=values, action=_Removed, help=argparse.SUPPRESS)
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
-        from iconbench.stacks import continuous, resolve, stored
+        import dataclasses
 
-        # Everything the user named is checked before any environment is built.
-        options.check_environment()  # the suite in each environment reads them
-        repo = options.existing_dir(args.repo, "--repo")
-        component = args.component or continuous.detect_component(repo, args.base)
-        label = component or "iconbench"
-        for ref in (args.base, args.head):
-            resolve.commit_of(label, str(repo), ref)
-        if args.stack:
-            stored.load(args.stack)
-        if args.programs:
-            options.select_cases(args.programs)
-        if args.asv_dir:
-            options.writable_dir(args.asv_dir, "--asv-dir")
-        report = continuous.run(
-            continuous.Options(
-                base=args.base,
-                head=args.head,
-                repo=repo,
-                component=component,
-                bench=args.bench,
-                backend=",".join(args.backends) if args.backends else None,
-                grid=args.grid,
-                programs=args.programs or None,
-                stack=args.stack,
-                existing=args.existing,
-                quick=args.quick,
-                factor=args.factor,
-                benchmark_dir=args.benchmark_dir,
-                environment=args.environment,
-                asv_args=tuple(args.asv_arg),
-                **({"asv_root": args.asv_dir.resolve()} if args.asv_dir else {}),
+        from iconbench.check.run import Request, compare, start
+        from iconbench.stacks import component, trees
+
+        # Everything the user named is checked before anything is exported or measured.
+        options.check_environment()
+        repo = options.existing_dir(args.repo, "--repo").resolve()
+        chosen = args.component or component.detect(repo, args.base)
+        if chosen is None:
+            raise IconbenchError(
+                f"--repo {repo} is iconbench itself: compare its commits with asv in its "
+                "checkout, 'asv continuous main HEAD' (README); this command compares gt4py, "
+                "dace or icon4py"
             )
+        for ref in (args.base, args.head):
+            trees.resolve_commit(repo, ref)
+        options.select_cases(args.programs, one_variant=args.one_variant)
+        backends, grid, devices, plan = interleaving(args, grid="tiny")
+        if args.quick:
+            plan = dataclasses.replace(plan, **QUICK)
+        request = Request(
+            component=chosen,
+            repo=repo,
+            base=args.base,
+            head=args.head,
+            out=_new_out(args.out),
+            backends=backends,
+            grid=grid,
+            plan=plan,
+            programs=args.programs,
+            one_variant=args.one_variant,
+            jobs=args.jobs or os.cpu_count() or 1,
+            devices=devices,
+            ledgers=args.ledgers,
         )
-        data = json.dumps(report.as_dict(), indent=2) + "\n"
-        print(data, end="") if args.json else print(report.table())
-        if args.out:
-            args.out.write_text(data)
-        return 1 if report.bad else 0
+        timeline = start(request)
+        summary = compare(request, args.programs, args.one_variant, timeline).summary
+        timeline.facts |= {"verdict": summary.verdict, "counts": dict(summary.counts),
+                           "exit": summary.exit_code}  # fmt: skip
+        timeline.write()
+        if args.json:
+            print(summary.to_json(), end="")
+        else:
+            from iconbench.gate import table
+
+            print(table.render(summary))
+            print(f"results: {request.out} (base/asv, head/asv, gate-summary.json)")
+        return summary.exit_code
+
+
+def _new_out(given: pathlib.Path | None) -> pathlib.Path:
+    """The comparison's directory: ``given`` if new or empty, else a new one under results-local.
+
+    A directory of an earlier comparison is refused: its ledgers would mix into this one's.
+    """
+    if given is None:
+        from iconbench.runner.resultdir import new_directory
+
+        root = options.create_dir(REPO_ROOT / "results-local", "--out")
+        # stack "": no compile ledger to continue (each side keeps its own, in base/ and head/)
+        return new_directory(root, "continuous", stack="").resolve()
+    if given.exists() and (not given.is_dir() or any(given.iterdir())):
+        raise IconbenchError(
+            f"--out {given}: exists and is not an empty directory; results are kept: give a "
+            "new directory"
+        )
+    return options.create_dir(given, "--out").resolve()

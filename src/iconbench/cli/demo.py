@@ -11,10 +11,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from iconbench.buildcache import REPO_ROOT
 from iconbench.cli import options
 from iconbench.cli.command import Command
+
+if TYPE_CHECKING:
+    from iconbench.grids import Grid
+    from iconbench.runner.options import RunOptions
 
 #: Two cheap, representative stencils: a neighbour reduction and a pointwise update.
 DEMO_CASES: tuple[str, ...] = (
@@ -41,7 +46,7 @@ class Demo(Command):
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         options.add_backends(parser)
-        options.add_grid(parser)
+        options.add_grid_source(parser)
         options.add_programs(
             parser,
             help="regex searched in case ids program[variant] "
@@ -65,13 +70,14 @@ class Demo(Command):
     def run(cls, args: argparse.Namespace) -> int:
         # Names are checked (argparse, the case index) before the restart and before gt4py.
         options.check_environment()
+        grid = options.grid_of(args)
         if args.programs:
             options.select_cases(args.programs)
         options.create_dir(args.out, "--out")  # before the work, not after it
         from iconbench.runner import pipeline, resultdir
 
         pipeline.optimized()
-        run = cls._options(args)
+        run = cls._options(args, grid)
         pipeline.run(run, pipeline.ALL if not args.no_precompile else ("measure", "asv"))
         summary = resultdir.read_summary(resultdir.newest_summary(run.out))
         rows = [_row(case) for case in summary["cases"]]
@@ -85,7 +91,7 @@ class Demo(Command):
             "demo.md.j2",
             {
                 "rows": rows,
-                "grid": run.grid,
+                "grid": run.grid.name,
                 "stamp": run.out.name.removeprefix("demo-"),
                 "stack": summary["provenance"],
                 "copy_peak": max(peaks, default=0.0) or None,
@@ -100,7 +106,7 @@ class Demo(Command):
         return 1 if any(r["error"] for r in rows) else 0
 
     @staticmethod
-    def _options(args: argparse.Namespace):
+    def _options(args: argparse.Namespace, grid: Grid) -> RunOptions:
         """The runner's options for the demo's cases, in a new ``OUT/demo-<time>/``."""
         import re
 
@@ -118,7 +124,7 @@ class Demo(Command):
         return RunOptions(
             out=new_directory(args.out, "demo", stack),
             backends=tuple(args.backends),
-            grid=args.grid,
+            grid=grid,
             stack=stack,
             programs="^(?:" + "|".join(re.escape(case) for case in cases) + ")$",
             processes=args.jobs or max(1, min(compiled, os.cpu_count() or 1)),

@@ -43,8 +43,10 @@ class Explain(Command):
                 help=f"{side}'s source tree (checkout), first on the path of its processes "
                 "(default: this environment's packages)",
             )
-        options.add_grid(
-            parser, default=None, help="grid preset the programs run on (default: the summary's)"
+        options.add_grid_source(
+            parser,
+            default=None,
+            preset_help="grid preset the programs run on (default: the summary's)",
         )
         parser.add_argument(
             "--max-benchmarks",
@@ -90,7 +92,7 @@ class Explain(Command):
             base,
             head,
             work=work,
-            grid=args.grid,
+            grid=options.grid_of(args, default=None),
             limit=args.max_benchmarks,
             calls=args.ncu_calls,
         )

@@ -25,32 +25,10 @@ class Grid(Command):
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        source = parser.add_mutually_exclusive_group()
-        options.add_grid(
-            source,
+        options.add_grid_source(
+            parser,
             default=None,
-            help="generate this grid preset (without options: list the presets)",
-        )
-        source.add_argument(
-            "--cells",
-            type=options.positive_int_type,
-            metavar="N",
-            help="generate a grid of about N cells",
-        )
-        source.add_argument(
-            "--grid-file",
-            type=options.existing_file_type,
-            metavar="FILE",
-            help="read a real ICON grid NetCDF file instead",
-        )
-        parser.add_argument(
-            "--levels",
-            type=options.positive_int_type,
-            metavar="K",
-            help="number of full levels (default: the preset's; 65)",
-        )
-        parser.add_argument(
-            "--limited-area", action="store_true", help="limited-area grid with boundary zones"
+            preset_help="generate this grid preset (without a grid: list the presets)",
         )
         options.add_out(parser, help="also write the grid as an ICON grid file (NetCDF)")
 
@@ -58,11 +36,9 @@ class Grid(Command):
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench import grids
 
-        spec = None
-        if args.grid is not None or args.cells is not None:
-            # Sizes and levels are checked here, before gt4py is imported.
-            spec = grids.spec_for(args.grid, args.cells, args.levels, args.limited_area)
-        if args.grid is None and args.cells is None and args.grid_file is None:
+        # Presets, sizes, levels and the file's header are checked here, before gt4py.
+        chosen = options.grid_of(args, default=None)
+        if chosen is None:
             print(
                 f"{'preset':<24} {'kind':<5} {'cells':>9} {'edges':>9} {'vertices':>9} "
                 f"{'levels':>6}  generated grid vs the real one; description"
@@ -92,10 +68,7 @@ class Grid(Command):
         from iconbench.grids import checks
 
         start = time.perf_counter()
-        if args.grid_file is not None:
-            generated = grids.load_grid_file(args.grid_file, num_levels=args.levels or 65)
-        else:
-            generated = grids.generate(spec)
+        generated = chosen.generate()
         elapsed = time.perf_counter() - start
         problems = checks.check(generated)
         grid = generated.grid

@@ -431,6 +431,73 @@ def add_grid(
     )
 
 
+def add_grid_source(
+    parser: argparse.ArgumentParser, *, default: str | None = "tiny", preset_help: str = ""
+) -> None:
+    """The grid of a measuring command: ``--grid PRESET`` or ``--cells N`` or ``--grid-file``.
+
+    With ``--levels K`` and (generated grids) ``--limited-area``; :func:`grid_of` resolves
+    them, once, into an :class:`iconbench.grids.Grid`. ``default`` is the preset when none of
+    the three is given (``None``: the command decides, e.g. an experiment's grid).
+    """
+    shown = f" (default: {default})" if default else ""
+    parser.add_argument(
+        "--grid",
+        metavar=METAVARS["grid"],
+        type=_type(check_grid),
+        default=None,
+        help=preset_help or f"grid preset{shown}; 'iconbench grid' lists them",
+    )
+    parser.add_argument(
+        "--cells",
+        type=_type(positive_int),
+        metavar="N",
+        help="instead of a preset: a generated grid of about N cells",
+    )
+    parser.add_argument(
+        "--grid-file",
+        type=_type(existing_file),
+        metavar="FILE",
+        help="instead of a preset: a real ICON grid file (NetCDF)",
+    )
+    parser.add_argument(
+        "--levels",
+        type=_type(positive_int),
+        metavar="K",
+        help="full levels (default: the preset's; 65 for --cells and --grid-file)",
+    )
+    parser.add_argument(
+        "--limited-area",
+        action="store_true",
+        help="a generated limited-area grid (boundary and nudging zones), not a torus",
+    )
+
+
+def grid_of(args: argparse.Namespace, default: str | None = "tiny") -> Any:
+    """The :class:`iconbench.grids.Grid` of :func:`add_grid_source`'s options, resolved once.
+
+    ``None`` when none is given and there is no ``default`` (the command decides later).
+
+    >>> grid_of(argparse.Namespace(grid=None, cells=None, grid_file=None, levels=None,
+    ...                            limited_area=False)).argv
+    ('--grid', 'tiny')
+    """
+    from iconbench import grids
+
+    preset = args.grid
+    if preset is None and args.cells is None and args.grid_file is None:
+        if default is None:
+            return None
+        preset = default
+    return grids.resolve(
+        preset,
+        cells=args.cells,
+        levels=args.levels,
+        limited_area=args.limited_area,
+        grid_file=args.grid_file,
+    )
+
+
 def add_experiment(parser: argparse.ArgumentParser, *, help: str) -> None:
     """``--experiment NAME``, checked to exist while the arguments are parsed."""
     parser.add_argument(

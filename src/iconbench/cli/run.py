@@ -34,7 +34,7 @@ class Run(Command):
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         options.add_backends(parser)
-        options.add_grid(parser)
+        options.add_grid_source(parser)
         options.add_programs(parser)
         parser.add_argument(
             "--one-variant", action="store_true", help="only the first static variant per program"
@@ -78,6 +78,7 @@ class Run(Command):
             raise IconbenchError("--no-precompile and --precompile-only exclude each other")
         # Every name is checked before the restart, gt4py, any compile or any file written.
         options.check_environment()
+        grid = options.grid_of(args)
         options.select_cases(args.programs, one_variant=args.one_variant, shard=args.shard)
         options.create_dir(args.out, "--out")
         from iconbench.programs import backends as registry
@@ -91,7 +92,7 @@ class Run(Command):
         run = RunOptions(
             out=new_directory(args.out, "run", stack),
             backends=tuple(args.backends),
-            grid=args.grid,
+            grid=grid,
             stack=stack,
             programs=args.programs,
             shard="{}/{}".format(*args.shard) if args.shard else "",

@@ -55,10 +55,10 @@ class Suite(Command):
         )
         options.add_out(parser, help="output directory, required (ledgers in OUT/work)")
         options.add_backends(parser)
-        options.add_grid(
+        options.add_grid_source(
             parser,
             default=None,
-            help="grid preset to measure on (default: the experiment's grid, else tiny)",
+            preset_help="grid preset to measure on (default: the experiment's grid, else tiny)",
         )
         parser.add_argument(
             "--experiment",
@@ -68,7 +68,8 @@ class Suite(Command):
         )
         parser.add_argument(
             "--compile-grid",
-            default="",
+            type=options.grid_type,
+            metavar=options.METAVARS["grid"],
             help="grid preset the compile workers take static arguments from (default: --grid)",
         )
         options.add_programs(parser)
@@ -181,9 +182,10 @@ class Suite(Command):
     @staticmethod
     def run_options(args: argparse.Namespace):
         """The run's options, every name checked (milliseconds: no gt4py, nothing written)."""
+        from iconbench import grids
         from iconbench.cli.options import (
             check_environment,
-            check_grid,
+            grid_of,
             resolve_stack,
             select_cases,
         )
@@ -203,8 +205,8 @@ class Suite(Command):
                 raise IconbenchError(f"--experiment: {error}") from None
             if args.one_variant:
                 raise IconbenchError("--experiment chooses the variants; leave out --one-variant")
-        grid = check_grid(args.grid or (experiment.grid if experiment else "tiny"))
-        check_grid(args.compile_grid or grid)
+        grid = grid_of(args, default=experiment.grid if experiment else "tiny")
+        compile_grid = grids.resolve(args.compile_grid) if args.compile_grid else None
         check_environment()
         # a selection of no case, before the restart, any directory or gt4py (milliseconds)
         select_cases(
@@ -225,7 +227,7 @@ class Suite(Command):
             out=args.out,
             backends=backends,
             grid=grid,
-            compile_grid=args.compile_grid,
+            compile_grid=compile_grid,
             programs=args.programs,
             shard=args.shard,
             stack=resolve_stack(args.stack),

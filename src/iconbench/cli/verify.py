@@ -117,7 +117,7 @@ def _precompile(args: argparse.Namespace, verification: object, stack: str) -> N
         path = args.out.with_suffix(".compiles.jsonl") if args.out else pathlib.Path(scratch)
         compile_pairs(
             jobs,
-            grid=args.grid,
+            grid=suite.as_grid(args.grid),
             stack=stack,
             ledger=CompileLedger(path if args.out else path / "compile.jsonl"),
             processes=_processes(args),

@@ -21,6 +21,7 @@ from iconbench.check.sides import Side
 from iconbench.errors import IconbenchError
 from iconbench.explain import side_process
 from iconbench.gate.kernels import KernelRecord
+from iconbench.grids.grid import Grid
 from iconbench.timing import nsight
 
 #: Calls profiled per side (their median is kept).
@@ -86,7 +87,7 @@ def profile(
     side: Side,
     case: str,
     backend: str,
-    grid: str,
+    grid: Grid,
     *,
     work: pathlib.Path,
     calls: int = CALLS,

@@ -24,6 +24,7 @@ from iconbench.explain import codediff, profile, sources
 from iconbench.gate import kernels
 from iconbench.gate.summary import BenchmarkResult, Summary
 from iconbench.gate.why import CodeDiff, Why
+from iconbench.grids.grid import Grid, resolve
 from iconbench.runner.progress import log
 from iconbench.timing import nsight
 
@@ -91,7 +92,7 @@ def explain(
     head: Side,
     *,
     work: pathlib.Path,
-    grid: str | None = None,
+    grid: Grid | None = None,
     limit: int = MAX_BENCHMARKS,
     calls: int = profile.CALLS,
     timeout_s: float = 900.0,
@@ -99,12 +100,13 @@ def explain(
     """``summary`` with a :class:`Why` for each flagged GPU benchmark (``why`` key).
 
     ``work`` keeps what was run (ncu's CSV and output, code written again) per benchmark.
-    Nothing here fails the run: a part that cannot be had is a note of its entry.
+    Nothing here fails the run: a part that cannot be had is a note of its entry. ``grid``
+    is the one the sides ran on (default: the preset the summary names).
     """
-    grid = grid or summary.grid_name
     chosen = flagged(summary, limit)
     if not chosen:
         return summary
+    grid = grid or resolve(summary.grid_name)
     version = profiler_version()
     profiler = "" if version is None else f"Nsight Compute {version}, {calls} calls per side"
     found = []
@@ -155,7 +157,7 @@ def _code(
     bench: BenchmarkResult,
     base: Side,
     head: Side,
-    grid: str,
+    grid: Grid,
     *,
     work: pathlib.Path,
     timeout_s: float,

@@ -18,6 +18,7 @@ import sys
 from iconbench.check.sides import Side, build_cache
 from iconbench.errors import IconbenchError
 from iconbench.explain import side_process
+from iconbench.grids.grid import Grid
 from iconbench.timing import codegen
 from iconbench.timing.compilation import CompileLedger
 
@@ -72,14 +73,14 @@ def from_build_folder(side: Side, case: str, backend: str) -> Sources | None:
 
 
 def generated_again(
-    side: Side, case: str, backend: str, grid: str, *, work: pathlib.Path, timeout_s: float
+    side: Side, case: str, backend: str, grid: Grid, *, work: pathlib.Path, timeout_s: float
 ) -> Sources:
     """The sources written by the side's own ``iconbench suite sources`` (one line on failure)."""
     from iconbench.runner.sources import MANIFEST
 
     target = work / f"{side.name}-sources"
     command = [sys.executable, "-m", "iconbench", "suite", "sources", "--case", case,
-               "--backends", backend, "--grid", grid, "--stack", side.stack,
+               "--backends", backend, *grid.argv, "--stack", side.stack,
                "--out", str(side.out), "--sources-dir", str(target)]  # fmt: skip
     side_process.run(
         side,
@@ -95,7 +96,7 @@ def generated_again(
 
 
 def of_side(
-    side: Side, case: str, backend: str, grid: str, *, work: pathlib.Path, timeout_s: float = 900.0
+    side: Side, case: str, backend: str, grid: Grid, *, work: pathlib.Path, timeout_s: float = 900.0
 ) -> Sources:
     """The side's generated source of ``case`` on ``backend``: its build folder, else again."""
     found = from_build_folder(side, case, backend)

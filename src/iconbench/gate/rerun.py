@@ -9,9 +9,9 @@ wider, never falsely narrow).
 A side is measured again the way every command measures, by the runner: ``iconbench suite
 measure`` of those cases on the side's grid and stack, into a scratch output directory (a
 runner set's compile ledger copied, so cached builds are reused; stored results are never
-touched). That holds for a side read from asv's files too (``asv continuous``, ``asv run``):
-its ``time_device`` on a backend without a device clock (``embedded``) is the host time, so
-there the runner's host samples are its device samples.
+touched). That holds for a side read from asv's files too (``asv continuous``, ``asv run``).
+On a backend without a device clock (``embedded``) the device time of either kind of side is
+the host time, so there the runner's host samples are its device samples.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def runner_measure(
             row = json.loads(line)
             m = row.get("measurement") or {}
             host = tuple(m.get("host_s") or ())
-            if side.kind == "asv" and not m.get("device_s"):  # asv's time_device: host time
+            if not m.get("device_s"):  # no device clock (embedded): the host time stands for it
                 m = {**m, "device_s": host}
             if row.get("error") or not m.get("device_s"):
                 continue

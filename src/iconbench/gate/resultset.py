@@ -12,18 +12,20 @@ optionally suffixed ``@COMMIT`` (a prefix) to pick one commit of a directory. Ev
 gate needs is read here, once: commit, stack, machine, grid, and per benchmark
 (case, backend, metric) the samples, the codegen fingerprint and a failure's error.
 
-Metrics: ``device_time`` (asv ``time_device`` / the runner's ``device_s``), ``host_overhead``
-(the runner's paired ``host_s - device_s``; from asv, ``time_host`` samples minus the
-``time_device`` median, as asv keeps no pairs; not on ``embedded``, whose device clock is
-the host clock), ``compile_time`` (cold compile, one value: reported, never gated).
+Metrics: ``device_time`` (asv ``time_device`` / the runner's ``device_s``; on a backend
+without a device clock, ``embedded``, the host time, as asv's suite records it there),
+``host_overhead`` (the runner's paired ``host_s - device_s``; from asv, ``time_host`` samples
+minus the ``time_device`` median, as asv keeps no pairs; not on ``embedded``), ``compile_time``
+(cold compile, one value: reported, never gated).
 
 *Not run* is not *failed* (``Entry.not_run`` says why): asv writes ``null`` both for a
 benchmark that raised and for one the run did not select. Where the GPU runner's
 ``summary*.json`` of the same commit lies next to the asv directory, its cases are the
 selection and its errors the failures; without it, ``null`` keeps asv's meaning (the
 benchmark raised: failed), as a plain ``asv run`` cannot tell a selection from a crash.
-A ``time_device`` that is ``null`` while ``time_host`` has a value is a backend without a
-device clock (``embedded``): device time *not measured*.
+An asv ``time_device`` that is ``null`` while ``time_host`` has a value (a result file the
+runner wrote for ``embedded``, which has no device clock) is device time *not measured*; the
+runner's own records of such a backend give its host time instead.
 """
 
 from __future__ import annotations
@@ -35,11 +37,14 @@ import math
 import pathlib
 import statistics
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iconbench.errors import IconbenchError
 from iconbench.gate.summary import Grid
 from iconbench.runner.resultdir import read_summary
+
+if TYPE_CHECKING:
+    from iconbench import grids
 
 METRICS = ("device_time", "host_overhead", "compile_time")
 
@@ -420,7 +425,8 @@ def _joined(rounds: list[dict[str, Any]]) -> dict[str, Any]:
         "device_s": [s for g in device for s in g],
         "host_s": [s for g in host for s in g],
     }
-    last["groups"] = {"device_time": [g for g in device if g], "host_overhead": overhead}
+    last["groups"] = {"device_time": [g for g in device if g], "host_overhead": overhead,
+                      "host_time": [g for g in host if g]}  # fmt: skip
     return last
 
 
@@ -474,21 +480,21 @@ def _measured_entries(
         m = row.get("measurement") or {}
         error = case.get("error") or row.get("error")
         device = tuple(m.get("device_s") or ())
+        host = tuple(m.get("host_s") or ())
         source = m.get("device_source")
-        if not error and not device and m.get("host_s"):
-            e = Entry(*key, "device_time", (), "s", fp, None, source, not_run=NO_DEVICE_CLOCK)
-            entries[e.key] = e
-            continue
-        if error or not device:
+        groups = row.get("groups", {})
+        timed, grouped = device, groups.get("device_time", ())
+        if not device and host and not error:
+            # a backend without a device clock (embedded): its time is the host's, judged as its
+            # device time, as asv's time_device on that backend is (benchmarks/programs.py)
+            timed, grouped = host, groups.get("host_time", ())
+        if error or not timed:
             e = Entry(*key, "device_time", (), "s", fp, error or "no device samples", source)
             entries[e.key] = e
             continue
-        groups = row.get("groups", {})
-        e = Entry(*key, "device_time", device, "s", fp, None, source,
-                  tuple(groups.get("device_time", ())))  # fmt: skip
+        e = Entry(*key, "device_time", timed, "s", fp, None, source, tuple(grouped))
         entries[e.key] = e
-        host = tuple(m.get("host_s") or ())
-        if len(host) == len(device):
+        if device and len(host) == len(device):
             overhead = tuple(h - d for h, d in zip(host, device, strict=True))
             e = Entry(*key, "host_overhead", overhead, "s", fp, None, source,
                       tuple(groups.get("host_overhead", ())))  # fmt: skip
@@ -499,18 +505,20 @@ def _measured_entries(
     return entries
 
 
-def ledger_set(root: pathlib.Path, *, label: str, commit: str, grid: str) -> ResultSet:
+def ledger_set(root: pathlib.Path, *, label: str, commit: str, grid: grids.Grid) -> ResultSet:
     """What a runner directory's session ledger holds now, before any summary is written.
 
     An interleaved check decides after each block of rounds whether it has seen enough; the
-    summary and asv files are written once, at the end.
+    summary and asv files are written once, at the end. ``grid`` is the one the check
+    measured on (its name and counts).
     """
     rows = _session_rows(root, float("inf"))
     cases = [{"case": c, "backend": b, "fingerprint": r.get("fingerprint")}
              for (c, b), r in rows.items()]  # fmt: skip
     return ResultSet(
         label=label, kind="runner", commit=commit, date=None, stack={}, machine={},
-        grid=_grid_of(grid, None), source=str(root / "work" / "session.jsonl"),
+        grid=_grid_of(grid.name, grid.counts.as_dict()),
+        source=str(root / "work" / "session.jsonl"),
         entries=_measured_entries(cases, rows), results_dir=root,
     )  # fmt: skip
 

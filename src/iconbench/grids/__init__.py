@@ -8,6 +8,7 @@
 
 from typing import TYPE_CHECKING, Any
 
+from iconbench.grids.grid import Grid, resolve
 from iconbench.grids.presets import PRESETS, GridSpec, spec_for
 
 if TYPE_CHECKING:
@@ -17,9 +18,11 @@ if TYPE_CHECKING:
 __all__ = [
     "PRESETS",
     "GeneratedGrid",
+    "Grid",
     "GridSpec",
     "generate",
     "load_grid_file",
+    "resolve",
     "spec_for",
     "write_grid_file",
     "zone_bounds",

@@ -6,8 +6,8 @@ The CLI must check a ``--programs`` regex in milliseconds, so the list of case i
 
 * ``cases/icon4py-VERSION.txt`` ships with iconbench for the locked release (a test checks
   it equals what the catalog discovers);
-* any other install (a branch built by ``iconbench continuous``) gets its list written into
-  the cache (``$ICONBENCH_CACHE_DIR/case-index/``) the first time the catalog is discovered.
+* any other install (a commit asv built an environment for) gets its list written into the
+  cache (``$ICONBENCH_CACHE_DIR/case-index/``) the first time the catalog is discovered.
 
 Each file records a fingerprint of the code that derives cases (the catalog and the static
 variant table); a file whose fingerprint differs is ignored, never trusted.

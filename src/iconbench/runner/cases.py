@@ -67,7 +67,7 @@ def unmeasured(options: RunOptions) -> list[Pair]:
 
     return session.SessionLedger(options.work / "session.jsonl").todo(
         [(case, backend) for case, backend in jobs(options) if backend != "embedded"],
-        options.grid,
+        options.grid.name,
         retry_failed=True,
         max_cv=options.remeasure_cv_above,
     )

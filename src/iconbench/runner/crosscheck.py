@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 
+from iconbench.grids.grid import Grid
 from iconbench.runner.options import RunOptions
 from iconbench.runner.progress import log
 from iconbench.runner.resultdir import write_new_or_suffixed
@@ -61,7 +62,7 @@ def crosscheck(options: RunOptions) -> None:
     print(
         "independent check with Nsight Compute (kernel durations of one case):\n  ncu "
         "--metrics gpu__time_duration.sum --csv iconbench suite ncu-target "
-        f"--case '<case>' --backends {options.backends[0]} --grid {options.grid}"
+        f"--case '<case>' --backends {options.backends[0]} {' '.join(options.grid.argv)}"
     )
 
 
@@ -82,14 +83,14 @@ def ncu_target(options: RunOptions) -> None:
 
 
 def target_command(
-    case: str, backend: str, grid: str, *, calls: int, stack: str, out: pathlib.Path
+    case: str, backend: str, grid: Grid, *, calls: int, stack: str, out: pathlib.Path
 ) -> list[str]:
     """The process ncu profiles: ``calls`` calls of ``case`` from the ``stack``'s build cache.
 
     ``out`` is the runner directory of that stack (the process checks that it holds it).
     """
     return [sys.executable, "-m", "iconbench", "suite", "ncu-target", "--case", case,
-            "--backends", backend, "--grid", grid, "--ncu-calls", str(calls), "--stack", stack,
+            "--backends", backend, *grid.argv, "--ncu-calls", str(calls), "--stack", stack,
             "--out", str(out)]  # fmt: skip
 
 
@@ -104,7 +105,7 @@ def _chosen_for_check(options: RunOptions, backend: str, count: int) -> list:
             # only what the current clock measured (earlier runs may predate a clock change)
             if session.is_current(r)
             and r.measurement.device_s
-            and r.grid == options.grid
+            and r.grid == options.grid.name
             and r.backend == backend
             and (not options.programs or re.search(options.programs, r.case))
         ),

@@ -46,8 +46,9 @@ def run(options: RunOptions) -> None:
     jobs = [j for j in jobs if j in compiled or j not in failed_compiles]
     ledger = session.SessionLedger(options.work / "session.jsonl")
     todo = ledger.todo(
-        jobs, options.grid, retry_failed=options.retry_failed, max_cv=options.remeasure_cv_above
-    )
+        jobs, options.grid.name, retry_failed=options.retry_failed,
+        max_cv=options.remeasure_cv_above,
+    )  # fmt: skip
     if options.compiled_only:
         # a pair precompile did not get to would compile here, serially, inside the budget;
         # pairs measured already are not asked about (their build may be on an earlier machine)
@@ -87,7 +88,7 @@ def run(options: RunOptions) -> None:
           devices=options.devices.labels)  # fmt: skip
     left = len(
         ledger.todo(
-            jobs, options.grid, retry_failed=options.retry_failed,
+            jobs, options.grid.name, retry_failed=options.retry_failed,
             max_cv=options.remeasure_cv_above,
         )
     )  # fmt: skip
@@ -152,7 +153,7 @@ def worker(options: RunOptions) -> None:
     who = f"measure worker [{options.device}]" if options.device else "measure worker"
     compile_ledger = compilation.CompileLedger(options.work / "compile.jsonl")
     start = time.perf_counter()
-    log(f"{who}: generating grid {options.grid} ...")
+    log(f"{who}: generating grid {options.grid.name} ...")
     suite.generated_grid(options.grid, options.backends[0])
     log(f"{who}: grid ready after {time.perf_counter() - start:.0f}s")
     on_gpu = any(backends.backend(b).on_gpu for b in options.backends)

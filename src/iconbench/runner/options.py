@@ -6,6 +6,7 @@ import dataclasses
 import pathlib
 from typing import Any
 
+from iconbench.grids.grid import Grid
 from iconbench.runner.devices import ONE, Devices
 
 
@@ -19,9 +20,11 @@ class RunOptions:
 
     out: pathlib.Path
     backends: tuple[str, ...]
-    grid: str
+    #: the grid measured on, resolved once at the command line (``iconbench.grids.resolve``)
+    grid: Grid
     stack: str
-    compile_grid: str = ""  # "": the measurement grid
+    #: the grid the compile workers take static arguments from (``None``: ``grid``)
+    compile_grid: Grid | None = None
     programs: str = ""
     shard: str = ""
     processes: int = 1
@@ -70,7 +73,7 @@ class RunOptions:
     shard_ledgers: pathlib.Path | None = None
 
     def __post_init__(self) -> None:
-        if not self.compile_grid:
+        if self.compile_grid is None:
             object.__setattr__(self, "compile_grid", self.grid)
 
     @property
@@ -82,15 +85,21 @@ class RunOptions:
     def worker_argv(self) -> tuple[str, ...]:
         """The ``iconbench suite`` arguments of a measure worker of this run.
 
-        >>> RunOptions(pathlib.Path("o"), ("gtfn_cpu",), "tiny", "s", samples=5).worker_argv[:9]
-        ('measure', '--out', 'o', '--backends', 'gtfn_cpu', '--grid', 'tiny', '--stack', 's')
+        The grid goes as its command-line form (:attr:`iconbench.grids.Grid.argv`), which the
+        worker's command line resolves back into the same grid.
+
+        >>> from iconbench.grids import resolve
+        >>> options = RunOptions(pathlib.Path("o"), ("gtfn_cpu",), resolve(cells=900), "s")
+        >>> options.worker_argv[:9]
+        ('measure', '--out', 'o', '--backends', 'gtfn_cpu', '--cells', '900', '--stack', 's')
         """
         argv = ["measure", "--out", str(self.out), "--backends", ",".join(self.backends),
-                "--grid", self.grid, "--stack", self.stack, "--samples", str(self.samples),
+                *self.grid.argv, "--stack", self.stack, "--samples", str(self.samples),
                 "--max-s", str(self.max_s), "--warmup-s", str(self.warmup_s),
                 "--gt4py-calls", str(self.gt4py_calls)]  # fmt: skip
+        compile_grid = self.compile_grid or self.grid
         for flag, value in (("--programs", self.programs), ("--shard", self.shard),
-                            ("--compile-grid", self.compile_grid if self.compile_grid != self.grid
+                            ("--compile-grid", compile_grid.name if compile_grid != self.grid
                              else ""),
                             ("--experiment", self.experiment.name if self.experiment else ""),
                             ("--remeasure-cv-above", self.remeasure_cv_above),

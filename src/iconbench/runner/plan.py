@@ -25,7 +25,7 @@ def run(options: RunOptions) -> None:
     durations = [
         r.duration_s
         for r in session.SessionLedger(options.work / "session.jsonl").results()
-        if r.grid == options.grid and r.measurement is not None
+        if r.grid == options.grid.name and r.measurement is not None
     ]
     to_measure = len(jobs) - len(failing)
     unknown = "time unknown: no {} in {} yet"
@@ -38,12 +38,12 @@ def run(options: RunOptions) -> None:
         f"~{to_measure * statistics.median(durations):.0f} s "
         f"({statistics.median(durations):.1f} s per case)"
         if durations
-        else unknown.format(f"case measured on {options.grid}", "work/session.jsonl")
+        else unknown.format(f"case measured on {options.grid.name}", "work/session.jsonl")
     )
     print(
-        f"plan: {len(jobs)} pairs not measured on {options.grid}; {len(failing)} fail to compile "
-        f"(skipped); {len(to_compile)} to compile: {compile_time}; {to_measure} to measure: "
-        f"{measure_time}",
+        f"plan: {len(jobs)} pairs not measured on {options.grid.name}; {len(failing)} fail to "
+        f"compile (skipped); {len(to_compile)} to compile: {compile_time}; {to_measure} to "
+        f"measure: {measure_time}",
         flush=True,
     )
     if known_compiles:

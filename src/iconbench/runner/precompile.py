@@ -21,6 +21,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 
+from iconbench.grids.grid import Grid
 from iconbench.runner import cases
 from iconbench.runner.options import RunOptions
 from iconbench.runner.progress import log, phase
@@ -68,7 +69,7 @@ def run(options: RunOptions) -> None:
 def compile_pairs(
     jobs: Sequence[tuple[str, str]],
     *,
-    grid: str,
+    grid: Grid,
     stack: str,
     ledger: CompileLedger,
     processes: int,
@@ -130,9 +131,10 @@ def compile_pairs(
     return results
 
 
-def _worker(job: tuple[str, str, str, str]) -> CompileRecord:
+def _worker(job: tuple[str, str, Grid, str]) -> CompileRecord:
     """Compile one (case, backend, grid) in a pool process (imports gt4py there)."""
     case, backend, grid, stack = job
+    name = grid.name  # what the ledger records the grid by
     from iconbench import buildcache
 
     buildcache.configure(stack, jobs=int(os.environ.get("GT4PY_BUILD_JOBS", "1")))
@@ -141,13 +143,13 @@ def _worker(job: tuple[str, str, str, str]) -> CompileRecord:
     try:
         seconds, build = suite.compile_case(case, backend, grid)
         if build is None:
-            return CompileRecord(case, backend, grid, stack, seconds)
+            return CompileRecord(case, backend, name, stack, seconds)
         return CompileRecord(
-            case, backend, grid, stack, seconds, build.fingerprint, library=build.library
+            case, backend, name, stack, seconds, build.fingerprint, library=build.library
         )
     except Exception as error:
         detail = "".join(traceback.format_exception_only(error)).strip()
-        return CompileRecord(case, backend, grid, stack, 0.0, None, detail[-2000:])
+        return CompileRecord(case, backend, name, stack, 0.0, None, detail[-2000:])
 
 
 def queue[Job](

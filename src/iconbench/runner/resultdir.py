@@ -203,7 +203,7 @@ def write(options: RunOptions) -> None:
         if r.measurement is not None and r.bytes_model != MINIMUM_BYTES_MODEL
         else r
         for r in session.SessionLedger(options.work / "session.jsonl").results()
-        if r.grid == options.grid
+        if r.grid == options.grid.name
     ]
     values: dict[str, dict] = {k: {} for k in (*results.TIME_KINDS, *results.TRACK_KINDS)}
     for r in records:
@@ -230,7 +230,7 @@ def write(options: RunOptions) -> None:
         REPO_ROOT / "benchmarks",
         cases=suite.all_case_ids(),
         backends=(*options.backends, *others),
-        grids=(options.grid,),
+        grids=(options.grid.name,),
     )
     recorded = _recorded_provenance(options.provenance) if options.provenance else None
     info = (
@@ -254,7 +254,7 @@ def write(options: RunOptions) -> None:
             "ram": "",
             "gpu": info.gpu.name if info.gpu else "none",
         }
-    env_name = f"existing-py{info.python}-{options.stack}-{options.grid}"
+    env_name = f"existing-py{info.python}-{options.stack}-{options.grid.name}"
     path = results.write_asv(
         options.out / "asv",
         benchmarks,
@@ -265,13 +265,12 @@ def write(options: RunOptions) -> None:
         python=info.python[:4],
     )
     log(f"asv: wrote {path}")
-    from iconbench.grids.presets import counts_of
     from iconbench.programs import backend_variants
 
     summary = {
         "commit": options.commit or provenance.code_commit(),
-        "grid": options.grid,
-        "grid_counts": counts_of(options.grid).as_dict(),
+        "grid": options.grid.name,
+        "grid_counts": options.grid.counts.as_dict(),
         "experiment": options.experiment.name if options.experiment else None,
         # the selection this directory measures (None: every program), so a report counts
         # coverage against it

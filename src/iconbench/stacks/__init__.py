@@ -1,7 +1,10 @@
 """Stacks: gt4py + dace + icon4py, each a released version or a git commit.
 
 :mod:`spec` parses them, :mod:`resolve` pins them to commits, :mod:`lockpins` knows the
-defaults, :mod:`identity` keys the gt4py build cache, :mod:`environment` builds asv
-environments with uv, :mod:`asvconf` writes asv configurations, :mod:`continuous` runs and
-reads ``asv continuous``, :mod:`provenance` records everything a result depends on.
+defaults, :mod:`identity` keys the gt4py build cache, :mod:`component` says which component
+a checkout is, :mod:`trees` exports a commit's sources (put first on the path by the check,
+``iconbench continuous`` and the ``iconbench-checkout`` asv environment), :mod:`environment`
+builds asv environments with uv, :mod:`asvconf` writes asv configurations (``asv
+continuous`` by hand, ``iconbench bisect``), :mod:`provenance` records a stack into an asv
+environment.
 """

@@ -1,15 +1,14 @@
-"""Everything a benchmark result depends on, stored next to the asv results.
+"""Everything a benchmark result depends on, recorded in the asv environment that ran it.
 
 asv's result files know the commit of the repository under test and the environment name,
 not the commits of the other components, the GPU, the CUDA driver or the backend options.
-This adds them: :func:`collect` runs inside the environment that was measured (when asv
-installs a commit, and for ``--existing`` in the current interpreter), :func:`store` keeps
-one file per (machine, commit, environment, run) — append-only, never overwritten.
+:func:`collect` gathers them inside the environment, right after asv installs a commit into
+it (:func:`write_into_environment`, ``<env>/iconbench-provenance/<commit>.json``). The
+runner's result directories keep the same in their ``summary.json``.
 """
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 import pathlib
@@ -44,36 +43,6 @@ def write_into_environment(commit: str) -> pathlib.Path:
     tmp.write_text(json.dumps(collect(), indent=2, sort_keys=True))
     os.replace(tmp, path)
     return path
-
-
-def from_environments(env_dir: pathlib.Path, commit: str, env_name: str) -> dict[str, Any] | None:
-    """The provenance recorded when asv installed ``commit`` into the environment ``env_name``."""
-    for path in sorted(env_dir.glob(f"*/{ENV_SUBDIR}/{commit}.json")):
-        data = json.loads(path.read_text())
-        if data.get("env_name") == env_name:
-            return data
-    return None
-
-
-def store(
-    root: pathlib.Path, machine: str, commit: str, env_name: str, data: dict[str, Any]
-) -> pathlib.Path:
-    """Keep ``data`` as a new file under ``root/machine``; existing files are never touched."""
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    directory = root / machine
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{commit[:8]}-{env_name}-{stamp}.json"
-    tmp = directory / f".{path.name}.tmp{os.getpid()}"
-    tmp.write_text(json.dumps({"commit": commit, **data}, indent=2, sort_keys=True))
-    os.link(tmp, path)  # fails instead of overwriting: the history is append-only
-    tmp.unlink()
-    return path
-
-
-def latest(root: pathlib.Path, machine: str, commit: str) -> dict[str, Any] | None:
-    """The newest stored provenance of ``commit`` on ``machine``."""
-    files = sorted((root / machine).glob(f"{commit[:8]}-*.json"))
-    return json.loads(files[-1].read_text()) if files else None
 
 
 if __name__ == "__main__":

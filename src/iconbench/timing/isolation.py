@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from iconbench.errors import IconbenchError
+from iconbench.grids.grid import Grid
 from iconbench.timing.session import CaseResult, SessionLedger
 
 Job = tuple[str, str]
@@ -99,7 +100,7 @@ def exit_description(returncode: int) -> str:
 def run_in_workers(
     jobs: Sequence[Job],
     *,
-    grid: str,
+    grid: Grid,
     ledger: SessionLedger,
     start_worker: StartWorker,
     inflight: pathlib.Path,
@@ -129,11 +130,13 @@ def run_in_workers(
         returncode = start_worker(list(pending), left_s, inflight)
         workers += 1
         since = ledger.results_since(offset)
-        new = [r for r in since if r.grid == grid and (r.case, r.backend) in mine]
+        new = [r for r in since if r.grid == grid.name and (r.case, r.backend) in mine]
         died_on = read_inflight(inflight) if returncode != 0 else None
         if died_on is not None and died_on not in {(r.case, r.backend) for r in new}:
             crash = CaseResult.failure(
-                *died_on, grid, f"measure worker {exit_description(returncode)} during this case"
+                *died_on,
+                grid.name,
+                f"measure worker {exit_description(returncode)} during this case",
             )
             ledger.append(crash)
             new.append(crash)

@@ -22,13 +22,16 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iconbench.programs import backends
 from iconbench.timing.bandwidth import achieved_bandwidth
 from iconbench.timing.clocks import clock_for
 from iconbench.timing.measurement import Measurement, measure
 from iconbench.timing.statistics import CV_THRESHOLD_S, summarize
+
+if TYPE_CHECKING:
+    from iconbench.grids import Grid
 
 
 @dataclasses.dataclass(frozen=True)
@@ -281,10 +284,10 @@ def is_noisy(result: CaseResult, max_cv: float) -> bool:
 def run_cases(
     jobs: Sequence[tuple[str, str]],
     *,
-    grid: str,
+    grid: Grid,
     ledger: SessionLedger,
-    prepare: Callable[[str, str, str], Any],
-    release: Callable[[str, str, str], None] = lambda *_: None,
+    prepare: Callable[[str, str, Grid], Any],
+    release: Callable[[str, str, Grid], None] = lambda *_: None,
     cold_compile_s: Callable[[str, str], float | None] = lambda *_: None,
     copy_peak: Callable[[str], float | None] = lambda _: None,
     datasheet: Callable[[str], float | None] = lambda _: None,
@@ -308,6 +311,8 @@ def run_cases(
     after each case for a reason to stop (device memory not given back), and
     ``starting(job)`` names each case before it starts (``None`` once it is recorded).
 
+    Results are recorded under ``grid``'s name with its counts.
+
     ``prepare(case, backend, grid)`` returns a :class:`iconbench.suite.PreparedCase`-like
     object (callable, ``call_and_sync()``, ``bytes_moved``, ``load_s``, and optionally the
     ``fingerprint`` of its generated code).
@@ -318,7 +323,9 @@ def run_cases(
     """
     started = time.perf_counter()
     todo = (
-        list(jobs) if worker else ledger.todo(jobs, grid, retry_failed=retry_failed, max_cv=max_cv)
+        list(jobs)
+        if worker
+        else ledger.todo(jobs, grid.name, retry_failed=retry_failed, max_cv=max_cv)
     )
     new: list[CaseResult] = []
     for number, (case, backend) in enumerate(todo, start=1):
@@ -362,23 +369,12 @@ def run_cases(
     return new
 
 
-def _grid_counts(grid: str) -> dict[str, int] | None:
-    """The counts of preset ``grid`` for the ledger (``None`` for a grid that is no preset)."""
-    from iconbench.errors import IconbenchError
-    from iconbench.grids.presets import counts_of
-
-    try:
-        return counts_of(grid).as_dict()
-    except IconbenchError:
-        return None
-
-
 def _measure_case(
     case: str,
     backend: str,
-    grid: str,
+    grid: Grid,
     *,
-    prepare: Callable[[str, str, str], Any],
+    prepare: Callable[[str, str, Grid], Any],
     cold_compile_s: Callable[[str, str], float | None],
     copy_peak: Callable[[str], float | None],
     datasheet: Callable[[str], float | None],
@@ -400,7 +396,7 @@ def _measure_case(
         return CaseResult(
             case=case,
             backend=backend,
-            grid=grid,
+            grid=grid.name,
             measurement=measure(call, clock_for(resolved), **measure_options),
             bytes_moved=int(prepared.bytes_moved),
             load_s=float(prepared.load_s),
@@ -410,9 +406,9 @@ def _measure_case(
             datasheet_bytes_per_s=datasheet(backend),
             started_at=wall0,
             duration_s=time.perf_counter() - t0,
-            grid_counts=_grid_counts(grid),
+            grid_counts=grid.counts.as_dict(),
             bytes_model=getattr(prepared, "bytes_model", None),
         )
     except Exception as error:
         detail = "".join(traceback.format_exception_only(error)).strip()[-2000:]
-        return CaseResult.failure(case, backend, grid, detail, started_at=wall0)
+        return CaseResult.failure(case, backend, grid.name, detail, started_at=wall0)
