@@ -7,12 +7,17 @@ import json
 import pathlib
 import subprocess
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from iconbench.check import rounds, sides
 from iconbench.check.phases import Timeline
 from iconbench.errors import IconbenchError
-from iconbench.runner.devices import ONE, Devices, measuring_seconds
+from iconbench.runner.devices import ONE, Device, Devices, measuring_seconds
 from iconbench.runner.progress import log
+
+if TYPE_CHECKING:
+    from iconbench.gate.summary import Summary
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,15 +121,8 @@ def run(request: Request) -> int:
         shares = request.devices.shares(jobs, measuring_seconds(request.ledgers))
         log(f"check: {request.devices.describe_shares(shares)}")
     with timeline.phase("measure"):
-        done = rounds.measure(
-            {"base": base, "head": head},
-            shares,
-            selection,
-            plan=request.plan,
-            scratch=out / "rounds",
-            decided=lambda processes: _reason_to_stop(
-                base, head, request.grid, processes, 2 * request.plan.max_blocks
-            ),
+        done = measure_sides(
+            base, head, shares, selection, plan=request.plan, grid=request.grid, scratch=out
         )
     timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped,
                        "measure_split": {"startup": done.startup_s, "measuring": done.measuring_s,
@@ -158,6 +156,61 @@ def run(request: Request) -> int:
         with request.record.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(timeline.as_dict(), sort_keys=True) + "\n")
     return status
+
+
+def measure_sides(
+    base: sides.Side,
+    head: sides.Side,
+    shares: Sequence[tuple[int, Device, Sequence[tuple[str, str]]]],
+    selection: list[str],
+    *,
+    plan: rounds.Plan,
+    grid: str,
+    scratch: pathlib.Path,
+) -> rounds.Rounds:
+    """Base and head in alternating rounds (``scratch/rounds``) until the gate has decided.
+
+    The measure phase of a check; a backfill's confirmation of a change point
+    (:mod:`iconbench.history.confirm`) measures a commit against its parent the same way.
+    """
+    return rounds.measure(
+        {"base": base, "head": head},
+        shares,
+        selection,
+        plan=plan,
+        scratch=scratch / "rounds",
+        decided=lambda processes: _reason_to_stop(base, head, grid, processes, 2 * plan.max_blocks),
+    )
+
+
+def compare_sides(
+    base: sides.Side,
+    head: sides.Side,
+    jobs: Sequence[tuple[str, str]],
+    selection: list[str],
+    *,
+    plan: rounds.Plan,
+    grid: str,
+    out: pathlib.Path,
+    compile_jobs: int,
+    timeline: Timeline,
+) -> Summary:
+    """Precompile, measure interleaved and gate two sides chosen by the caller; the summary.
+
+    A check's phases from ``precompile`` to ``gate`` for sides that are no pull request's (a
+    backfill's confirmation: a commit against its first parent, each on its own stack), on
+    the one device a process finds; ``OUT/gate-summary.json`` and the phases in ``timeline``.
+    """
+    with timeline.phase("precompile"):
+        _precompile((base, head), selection, compile_jobs)
+    with timeline.phase("measure"):
+        done = measure_sides(
+            base, head, ONE.shares(jobs, {}), selection, plan=plan, grid=grid, scratch=out
+        )
+    timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped}
+    log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
+    with timeline.phase("gate"):
+        return _gate(base, head, selection, out)
 
 
 def _jobs(programs: str, one_variant: bool, backends: tuple[str, ...]) -> list[tuple[str, str]]:
