@@ -97,7 +97,7 @@ class History(Command):
         parser.add_argument(
             "--files",
             metavar="ROLE",
-            choices=("asv", "summary", "gate", "ledger", "other"),
+            choices=("asv", "summary", "gate", "ledger", "confirmation", "other"),
             help="list: print the paths of the entries' files of ROLE, one a line",
         )
         parser.add_argument(
