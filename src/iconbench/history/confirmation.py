@@ -54,7 +54,8 @@ class Benchmark:
 
     ``step``: what the history shows at the commit (a change point's magnitude, or the
     ratio to the history's previous commit), ``None`` where it has no value before it;
-    ``before``: the history's commit before (the change point's good end). ``ratio`` and
+    ``before``: the history's commit before (the change point's good end); ``confidence``:
+    the change point's (``None``: a commit named without one). ``ratio`` and
     ``ratio_ci``: head/base of the A/B and its interval (``None``: the gate could not
     compare them, ``notes`` say why); ``gate_verdict``: the gate's verdict of the A/B.
     """
@@ -69,6 +70,7 @@ class Benchmark:
     gate_verdict: str
     verdict: str
     notes: tuple[str, ...] = ()
+    confidence: float | None = None
 
     def describe(self) -> str:
         """``confirmed: 1.083x [1.052, 1.110]``, as the site and the command print it.
@@ -106,6 +108,7 @@ class Benchmark:
             gate_verdict=str(data["gate_verdict"]),
             verdict=str(data["verdict"]),
             notes=tuple(data.get("notes") or ()),
+            confidence=data.get("confidence"),
         )
 
 
@@ -174,8 +177,10 @@ def read(path: pathlib.Path) -> Confirmation:
 Key = tuple[str, str, str, str, str]
 
 
-def by_change_point(confirmations: Iterable[Confirmation]) -> dict[Key, Benchmark]:
-    """``(device, grid, commit, case, backend)`` -> the benchmark's confirmation (newest wins).
+def by_change_point(
+    confirmations: Iterable[Confirmation],
+) -> dict[Key, tuple[Confirmation, Benchmark]]:
+    """``(device, grid, commit, case, backend)`` -> the record and its benchmark (newest wins).
 
     >>> b = Benchmark("p[default]", "g", "device_time", 1.1, "a", 1.1, (1.05, 1.15), "x",
     ...               CONFIRMED)
@@ -184,10 +189,10 @@ def by_change_point(confirmations: Iterable[Confirmation]) -> dict[Key, Benchmar
     >>> list(by_change_point([c]))
     [('cpu', 'tiny', 'cccccccccccccccccccccccccccccccccccccccc', 'p[default]', 'g')]
     """
-    found: dict[Key, Benchmark] = {}
+    found: dict[Key, tuple[Confirmation, Benchmark]] = {}
     for confirmation in sorted(confirmations, key=lambda c: c.created):
         for bench in confirmation.benchmarks:
             key = (confirmation.device, confirmation.grid, confirmation.commit, bench.case,
                    bench.backend)  # fmt: skip
-            found[key] = bench
+            found[key] = (confirmation, bench)
     return found
