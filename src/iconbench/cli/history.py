@@ -11,7 +11,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-from typing import TYPE_CHECKING
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from iconbench.cli import options
 from iconbench.cli.command import Command
@@ -59,6 +60,25 @@ def _cat(store: HistoryStore, entries: list[Entry], path: str | None) -> int:
         f"history cat: no entry of {store.root} (of the --kind/--label given) has {path}; "
         "'iconbench history list' shows the entries"
     )
+
+
+def _carry_out(args: argparse.Namespace, work: ModuleType, planned: Any) -> int:
+    """Print a backfill's or a confirmation's plan (``--dry-run``: only that), then run it.
+
+    ``work``: :mod:`iconbench.history.backfill` or :mod:`iconbench.history.confirm`, whose
+    ``render``, ``build_missing_stacks`` and ``run`` take the plan. Exit 1 while commits are
+    left (a stack missing, a measurement that failed): the next call resumes.
+    """
+    if args.dry_run:
+        steps = [s.as_dict() for s in planned.steps]
+        print(json.dumps(steps, indent=1) if args.json else work.render(planned))
+        return 0
+    if args.build_stacks:
+        planned = work.build_missing_stacks(planned)
+    print(work.render(planned), flush=True)
+    # stopped (a runner's time limit): end the commit's measurement too; the next call resumes
+    signal.signal(signal.SIGTERM, lambda number, _frame: sys.exit(128 + number))
+    return 1 if work.run(planned).left else 0
 
 
 class History(Command):
@@ -227,20 +247,7 @@ class History(Command):
             repository=args.repository or backfill.Request.repository,
             sampling=sampling,
         )
-        planned = backfill.plan(request)
-        if args.dry_run:
-            print(
-                json.dumps([s.as_dict() for s in planned.steps], indent=1)
-                if args.json
-                else backfill.render(planned)
-            )
-            return 0
-        if args.build_stacks:
-            planned = backfill.build_missing_stacks(planned)
-        print(backfill.render(planned), flush=True)
-        # stopped (a runner's time limit): end the commit's suite too, its ledgers resume it
-        signal.signal(signal.SIGTERM, lambda number, _frame: sys.exit(128 + number))
-        return 1 if backfill.run(planned).left else 0
+        return _carry_out(args, backfill, backfill.plan(request))
 
     @staticmethod
     def _confirm(args: argparse.Namespace) -> int:
@@ -272,21 +279,7 @@ class History(Command):
             machine=args.machine,
             repository=args.repository or confirm.Request.repository,
         )
-        planned = confirm.plan(request)
-        if args.dry_run:
-            print(
-                json.dumps([s.as_dict() for s in planned.steps], indent=1)
-                if args.json
-                else confirm.render(planned)
-            )
-            return 0
-        if args.build_stacks:
-            planned = confirm.build_missing_stacks(planned)
-        print(confirm.render(planned), flush=True)
-        if not planned.steps:
-            return 0
-        signal.signal(signal.SIGTERM, lambda number, _frame: sys.exit(128 + number))
-        return 1 if confirm.run(planned).left else 0
+        return _carry_out(args, confirm, confirm.plan(request))
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:

@@ -140,13 +140,7 @@ def _appended(store: pathlib.Path) -> set[tuple[str, str]]:
 
     if not (store / "HISTORY").exists():
         return set()
-    return {
-        (entry.commit, ref.sha256)
-        for entry in HistoryStore.open(store).entries()
-        if entry.label == LABEL
-        for ref in entry.files
-        if ref.role == "summary"
-    }
+    return HistoryStore.open(store).appended(LABEL, "summary")
 
 
 def _state(commit: Commit, out: pathlib.Path, appended: set[tuple[str, str]]) -> str:
@@ -253,7 +247,7 @@ def build_missing_stacks(backfill: Plan) -> Plan:
 
 @dataclasses.dataclass(frozen=True)
 class Outcome:
-    """What a backfill run did: commits measured, appended, skipped, and those left (why)."""
+    """What a backfill or a confirmation did: commits measured, appended, skipped, left (why)."""
 
     measured: tuple[str, ...]
     appended: tuple[str, ...]

@@ -40,6 +40,7 @@ from iconbench.check import rounds
 from iconbench.errors import IconbenchError
 from iconbench.history import backfill, changepoints, confirmation
 from iconbench.history.firstparent import Commit
+from iconbench.history.store import HistoryStore
 from iconbench.runner.progress import log
 from iconbench.stacks import overlay, pinned, trees
 from iconbench.stacks.pinned import PinnedStack
@@ -217,7 +218,6 @@ def selection_of(summaries: dict[str, dict[str, Any]]) -> Selection:
 def history_runs(store: pathlib.Path, repo: pathlib.Path) -> list[Any]:
     """The backfill's runs in ``store`` (site.history.Run), read as the site reads them."""
     from iconbench.history import export
-    from iconbench.history.store import HistoryStore
     from iconbench.site import history
 
     if not (store / "HISTORY").exists():
@@ -281,19 +281,6 @@ def first_parent(repo: pathlib.Path, commit: str) -> str:
     return parent
 
 
-def _appended(store: pathlib.Path) -> set[tuple[str, str]]:
-    """``(commit, record sha256)`` of every confirmation entry of the store."""
-    from iconbench.history.store import HistoryStore
-
-    return {
-        (entry.commit, ref.sha256)
-        for entry in HistoryStore.open(store).entries()
-        if entry.label == LABEL
-        for ref in entry.files
-        if ref.role == "confirmation"
-    }
-
-
 def _state(directory: pathlib.Path, commit: str, appended: set[tuple[str, str]]) -> str:
     record = directory / RECORD
     if not record.exists():
@@ -334,7 +321,7 @@ def plan(request: Request) -> Plan:
     target = ordered[0].target
     here = pinned.running()
     placing = request.as_backfill(selection.backends)
-    appended = _appended(request.store)
+    appended = HistoryStore.open(request.store).appended(LABEL, "confirmation")
     steps = []
     for sha in sorted(suspects, key=lambda c: position.get(c, -1)):
         chosen = tuple(s for s in suspects[sha] if wanted is None or wanted.search(s.case))
@@ -495,7 +482,7 @@ def measure(confirming: Plan, step: Step) -> confirmation.Confirmation:
 
 def append(request: Request, step: Step) -> str:
     """Add ``step``'s record and its A/B's gate summary to the store; the entry's id."""
-    from iconbench.history.store import HistoryStore, result_set_files
+    from iconbench.history.store import result_set_files
     from iconbench.runner.pipeline import hostname
 
     record = step.directory / RECORD
@@ -515,17 +502,7 @@ def append(request: Request, step: Step) -> str:
     return entry.id
 
 
-@dataclasses.dataclass(frozen=True)
-class Outcome:
-    """What a confirmation run did: commits measured, appended, done before, left (why)."""
-
-    measured: tuple[str, ...]
-    appended: tuple[str, ...]
-    skipped: tuple[str, ...]
-    left: tuple[tuple[str, str], ...]
-
-
-def run(confirming: Plan) -> Outcome:
+def run(confirming: Plan) -> backfill.Outcome:
     """Measure and append what the plan leaves, commit by commit; one line per commit left."""
     request = confirming.request
     measured, appended, skipped, left = [], [], [], []
@@ -555,7 +532,7 @@ def run(confirming: Plan) -> Outcome:
         f"confirm: {len(measured)} measured, {len(appended)} appended to {request.store}, "
         f"{len(skipped)} done before, {len(left)} left"
     )
-    return Outcome(tuple(measured), tuple(appended), tuple(skipped), tuple(left))
+    return backfill.Outcome(tuple(measured), tuple(appended), tuple(skipped), tuple(left))
 
 
 def _suspect(bench: confirmation.Benchmark) -> Suspect:

@@ -275,6 +275,19 @@ class HistoryStore:
                 ) from None
         return sorted(found, key=lambda e: (e.created, e.id))
 
+    def appended(self, label: str, role: str) -> set[tuple[str, str]]:
+        """``(commit, sha256)`` of every file of ``role`` in the entries labelled ``label``.
+
+        What a resumable writer (a backfill, a confirmation) has appended already.
+        """
+        return {
+            (entry.commit, ref.sha256)
+            for entry in self.entries()
+            if entry.label == label
+            for ref in entry.files
+            if ref.role == role
+        }
+
     def find(self, prefix: str) -> Entry:
         """The one entry whose id starts with ``prefix``."""
         matches = [e for e in self.entries() if e.id.startswith(prefix)]

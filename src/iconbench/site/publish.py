@@ -177,32 +177,48 @@ def _read_new_runs(
     return new_runs, changed_sets, problems
 
 
-def _read_new_gates(
-    inputs: Inputs, index: Index, out: pathlib.Path, report: Callable[[str], None]
-) -> tuple[int, list[str]]:
-    added, problems = 0, []
-    for path in inputs.gate_files:
+def _read_new(
+    files: Sequence[pathlib.Path],
+    seen: dict[str, dict[str, Any]],
+    folder: str,
+    read: Callable[[pathlib.Path], Any],
+    *,
+    out: pathlib.Path,
+    report: Callable[[str], None],
+) -> tuple[list[tuple[pathlib.Path, str, dict[str, Any], Any]], list[str]]:
+    """Each of ``files`` that is new or changed since ``seen`` says: read, kept in ``data/``.
+
+    Returns ``(path, key, index entry, what read returned)`` of each (its entry holds the
+    stamp and the stored copy under ``data/<folder>/``), and one line per file skipped.
+    """
+    new, problems = [], []
+    for path in files:
         key = source_key(path)
         now = stamp(path)
-        if index.gates.get(key, {}).get("stamp") == now:
+        if seen.get(key, {}).get("stamp") == now:
             continue
         try:
-            summary = Summary.read(path)
+            content = read(path)
         except IconbenchError as error:
             problems.append(f"skipped {error}")
             report(problems[-1])
             continue
         text = path.read_bytes()
-        stored = f"gates/{hashlib.sha256(text).hexdigest()[:16]}.json"
+        stored = f"{folder}/{hashlib.sha256(text).hexdigest()[:16]}.json"
         write_atomic(out / "data" / stored, text)
-        index.gates[key] = {
-            "stamp": now,
-            "stored": stored,
-            "created": summary.created,
-            "name": path.name,
-        }
-        added += 1
-    return added, problems
+        new.append((path, key, {"stamp": now, "stored": stored}, content))
+    return new, problems
+
+
+def _read_new_gates(
+    inputs: Inputs, index: Index, out: pathlib.Path, report: Callable[[str], None]
+) -> tuple[int, list[str]]:
+    new, problems = _read_new(
+        inputs.gate_files, index.gates, "gates", Summary.read, out=out, report=report
+    )
+    for path, key, entry, summary in new:
+        index.gates[key] = {**entry, "created": summary.created, "name": path.name}
+    return len(new), problems
 
 
 def summary_files(path: pathlib.Path, what: str = "gate summary") -> list[pathlib.Path]:
@@ -217,25 +233,15 @@ def summary_files(path: pathlib.Path, what: str = "gate summary") -> list[pathli
 def _read_new_confirmations(
     inputs: Inputs, index: Index, out: pathlib.Path, report: Callable[[str], None]
 ) -> tuple[set[str], list[str]]:
-    """Store new or changed confirmation records; the programs they name, problems."""
-    programs, problems = set(), []
-    for path in inputs.confirmation_files:
-        key = source_key(path)
-        now = stamp(path)
-        if index.confirmations.get(key, {}).get("stamp") == now:
-            continue
-        try:
-            record = confirmation.read(path)
-        except IconbenchError as error:
-            problems.append(f"skipped {error}")
-            report(problems[-1])
-            continue
-        text = path.read_bytes()
-        stored = f"confirmations/{hashlib.sha256(text).hexdigest()[:16]}.json"
-        write_atomic(out / "data" / stored, text)
+    """Keep new or changed confirmation records; the programs they name, problems."""
+    new, problems = _read_new(
+        inputs.confirmation_files, index.confirmations, "confirmations", confirmation.read,
+        out=out, report=report,
+    )  # fmt: skip
+    programs: set[str] = set()
+    for _, key, entry, record in new:
         named = sorted({split_case(b.case)[0] for b in record.benchmarks})
-        index.confirmations[key] = {"stamp": now, "stored": stored, "commit": record.commit,
-                                    "programs": named}  # fmt: skip
+        index.confirmations[key] = {**entry, "commit": record.commit, "programs": named}
         programs.update(named)
     return programs, problems
 
