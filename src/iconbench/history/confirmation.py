@@ -177,9 +177,11 @@ def read(path: pathlib.Path) -> Confirmation:
 Key = tuple[str, str, str, str, str]
 
 
-def by_change_point(
-    confirmations: Iterable[Confirmation],
-) -> dict[Key, tuple[Confirmation, Benchmark]]:
+#: Per change point, the record that measured its commit again and the benchmark's part of it.
+ByChangePoint = Mapping[Key, tuple[Confirmation, Benchmark]]
+
+
+def by_change_point(confirmations: Iterable[Confirmation]) -> ByChangePoint:
     """``(device, grid, commit, case, backend)`` -> the record and its benchmark (newest wins).
 
     >>> b = Benchmark("p[default]", "g", "device_time", 1.1, "a", 1.1, (1.05, 1.15), "x",

@@ -603,10 +603,7 @@ def program_history(
     runs: Sequence[Run],
     openacc: Mapping[Target, Mapping[str, dict[str, Any]]],
     pins: Mapping[str, Any] | None = None,
-    confirmations: Mapping[
-        confirmation.Key, tuple[confirmation.Confirmation, confirmation.Benchmark]
-    ]
-    | None = None,
+    confirmations: confirmation.ByChangePoint | None = None,
 ) -> list[dict[str, Any]]:
     """Per target and variant of ``program``: the series of every metric over commits.
 
@@ -725,9 +722,7 @@ def _change_points(
     per_backend: Mapping[str, Mapping[int, Measured]],
     history: Sequence[Run],
     case: str,
-    confirmations: Mapping[
-        confirmation.Key, tuple[confirmation.Confirmation, confirmation.Benchmark]
-    ],
+    confirmations: confirmation.ByChangePoint,
 ) -> list[dict[str, Any]]:
     """Steps in each backend's device time (iconbench.history.changepoints), oldest first.
 

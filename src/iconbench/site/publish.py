@@ -246,7 +246,7 @@ def _read_new_confirmations(
     return programs, problems
 
 
-def _stored_confirmations(index: Index, out: pathlib.Path) -> dict[Any, Any]:
+def _stored_confirmations(index: Index, out: pathlib.Path) -> confirmation.ByChangePoint:
     """Every published confirmation, by change point (``confirmation.by_change_point``)."""
     return confirmation.by_change_point(
         confirmation.read(out / "data" / entry["stored"])
