@@ -236,7 +236,11 @@ def measure_sides(
     grid: Grid,
     scratch: pathlib.Path,
 ) -> rounds.Rounds:
-    """Base and head in alternating rounds (``scratch/rounds``) until the gate has decided."""
+    """Base and head in alternating rounds (``scratch/rounds``) until the gate has decided.
+
+    The measure phase of a check; a backfill's confirmation of a change point
+    (:mod:`iconbench.history.confirm`) measures a commit against its parent the same way.
+    """
     return rounds.measure(
         {"base": base, "head": head},
         shares,

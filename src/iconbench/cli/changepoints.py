@@ -37,64 +37,42 @@ class ChangePoints(Command):
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
-        from iconbench import results
-        from iconbench.errors import IconbenchError
         from iconbench.history import changepoints
-        from iconbench.site import history, pagedata
+        from iconbench.site import history
 
-        runs = []
-        for path in args.results:
-            result_set = history.result_set(path)
-            units = results.units_of(result_set.asv_dir)
-            for file, outcome in history.read_runs(result_set.files(), units, history.NO_FAILURES):
-                if isinstance(outcome, IconbenchError):
-                    raise IconbenchError(f"{file}: {outcome}")
-                runs.extend(outcome)
-        found = 0
-        for target, ordered in pagedata.history_per_target(runs).items():
-            commits = [r.commit for r in ordered]
-            series: dict[tuple[str, str], list[float | None]] = {}
-            for index, run in enumerate(ordered):
-                for m in run.measured:
-                    values = series.setdefault((m.case, m.backend), [None] * len(ordered))
-                    values[index] = m.device_s
-            for (case, backend), values in sorted(series.items()):
-                points = (
-                    changepoints.new_change_points(values, commits, len(values) - 1)
-                    if args.new
-                    else changepoints.detect(values, commits)
-                )
-                for point in points:
-                    found += 1
-                    bisect = (
-                        f"iconbench bisect --repo REPO --good {point.good[:12]} "
-                        f"--bad {point.bad[:12]} --programs '^{re.escape(case)}$' "
-                        f"--backends {backend} --grid {target.grid}"
+        runs = [run for path in args.results for run in history.runs_in(path)]
+        found = changepoints.found_in(runs, new=args.new)
+        for each in found:
+            target, case, backend, point = each.target, each.case, each.backend, each.point
+            bisect = (
+                f"iconbench bisect --repo REPO --good {point.good[:12]} "
+                f"--bad {point.bad[:12]} --programs '^{re.escape(case)}$' "
+                f"--backends {backend} --grid {target.grid}"
+            )
+            if args.json:
+                print(
+                    json.dumps(
+                        {
+                            "device": target.device,
+                            "grid": target.grid,
+                            "case": case,
+                            "backend": backend,
+                            "index": point.index,
+                            "good": point.good,
+                            "bad": point.bad,
+                            "magnitude": point.magnitude,
+                            "confidence": point.confidence,
+                            "bisect": bisect,
+                        }
                     )
-                    if args.json:
-                        print(
-                            json.dumps(
-                                {
-                                    "device": target.device,
-                                    "grid": target.grid,
-                                    "case": case,
-                                    "backend": backend,
-                                    "index": point.index,
-                                    "good": point.good,
-                                    "bad": point.bad,
-                                    "magnitude": point.magnitude,
-                                    "confidence": point.confidence,
-                                    "bisect": bisect,
-                                }
-                            )
-                        )
-                    else:
-                        print(
-                            f"{case} {backend} on {target.label}: x{point.magnitude:.3f} from "
-                            f"{point.bad[:8]} (after {point.good[:8]}, run {point.index}, "
-                            f"confidence {point.confidence:.3f})\n    {bisect}"
-                        )
+                )
+            else:
+                print(
+                    f"{case} {backend} on {target.label}: x{point.magnitude:.3f} from "
+                    f"{point.bad[:8]} (after {point.good[:8]}, run {point.index}, "
+                    f"confidence {point.confidence:.3f})\n    {bisect}"
+                )
         if not args.json:
             what = "new change points" if args.new else "change points"
-            print(f"{found} {what} in {len(runs)} runs")
+            print(f"{len(found)} {what} in {len(runs)} runs")
         return 0

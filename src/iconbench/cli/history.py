@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import pathlib
 import signal
 import subprocess
 import sys
 import tempfile
-from typing import TYPE_CHECKING
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from iconbench.cli import options
 from iconbench.cli.command import Command
@@ -19,13 +21,21 @@ from iconbench.errors import IconbenchError
 if TYPE_CHECKING:
     from iconbench.history.store import Entry, HistoryStore
 
-ACTIONS = ("append", "list", "cat", "export", "prune", "check", "publish", "backfill")
+ACTIONS = ("append", "list", "cat", "export", "prune", "check", "publish", "backfill", "confirm")
 
 
-def site_command(exported_asv: pathlib.Path, gate_dir: pathlib.Path, out: pathlib.Path) -> list:
+def site_command(
+    exported_asv: pathlib.Path,
+    gate_dir: pathlib.Path,
+    out: pathlib.Path,
+    confirmation_dir: pathlib.Path | None = None,
+) -> list:
     """The ``iconbench publish`` call that renders the site from an exported history."""
     command = [sys.executable, "-m", "iconbench", "publish", str(exported_asv), "--out", str(out)]
-    return command + (["--gate", str(gate_dir)] if gate_dir.is_dir() else [])
+    command += ["--gate", str(gate_dir)] if gate_dir.is_dir() else []
+    if confirmation_dir is not None and confirmation_dir.is_dir():
+        command += ["--confirmations", str(confirmation_dir)]
+    return command
 
 
 def _files(args: argparse.Namespace) -> dict[str, tuple[str, pathlib.Path]]:
@@ -52,6 +62,25 @@ def _cat(store: HistoryStore, entries: list[Entry], path: str | None) -> int:
     )
 
 
+def _carry_out(args: argparse.Namespace, work: ModuleType, planned: Any) -> int:
+    """Print a backfill's or a confirmation's plan (``--dry-run``: only that), then run it.
+
+    ``work``: :mod:`iconbench.history.backfill` or :mod:`iconbench.history.confirm`, whose
+    ``render``, ``build_missing_stacks`` and ``run`` take the plan. Exit 1 while commits are
+    left (a stack missing, a measurement that failed): the next call resumes.
+    """
+    if args.dry_run:
+        steps = [s.as_dict() for s in planned.steps]
+        print(json.dumps(steps, indent=1) if args.json else work.render(planned))
+        return 0
+    if args.build_stacks:
+        planned = work.build_missing_stacks(planned)
+    print(work.render(planned), flush=True)
+    # stopped (a runner's time limit): end the commit's measurement too; the next call resumes
+    signal.signal(signal.SIGTERM, lambda number, _frame: sys.exit(128 + number))
+    return 1 if work.run(planned).left else 0
+
+
 class History(Command):
     """The append-only history of result sets (docs/history.md)."""
 
@@ -72,6 +101,10 @@ class History(Command):
         "iconbench history backfill --repo ../icon4py --from v0.3.0 --to v0.4.1 --out "
         "results/backfill-h100 --backends gtfn_gpu,dace_gpu --experiment mch_icon-ch1_medium "
         "--dry-run",
+        "iconbench history confirm --repo ../icon4py --out results/backfill-h100   # each change "
+        "point against its parent",
+        "iconbench history confirm --repo ../icon4py --out results/backfill-h100 --commit "
+        "73e58caabd --dry-run",
     )
 
     @classmethod
@@ -82,7 +115,12 @@ class History(Command):
             "--kind", choices=("main", "pr", "manual"), help="append: run kind; list/cat: only it"
         )
         parser.add_argument("--component", help="append: gt4py | dace | icon4py | iconbench")
-        parser.add_argument("--commit", help="append: commit of the component under test")
+        parser.add_argument(
+            "--commit",
+            action="append",
+            help="append: commit of the component under test; confirm: a commit of the "
+            "backfill to confirm (repeatable; default: every change point)",
+        )
         parser.add_argument("--repository", default="", help="append: owner/name")
         parser.add_argument("--ref", default="", help="append: branch or PR ref")
         parser.add_argument(
@@ -97,7 +135,7 @@ class History(Command):
         parser.add_argument(
             "--files",
             metavar="ROLE",
-            choices=("asv", "summary", "gate", "ledger", "other"),
+            choices=("asv", "summary", "gate", "ledger", "confirmation", "other"),
             help="list: print the paths of the entries' files of ROLE, one a line",
         )
         parser.add_argument(
@@ -114,7 +152,9 @@ class History(Command):
             "--pr-days", type=int, default=90, help="prune: days a PR's results are kept (90)"
         )
         options.add_out(
-            parser, help="export/publish: directory to write; backfill: OUT/<commit> per commit"
+            parser,
+            help="export/publish: directory to write; backfill: OUT/<commit> per commit; "
+            "confirm: the backfill's --out (OUT/confirm/<commit> per commit)",
         )
         cls._add_backfill_arguments(parser)
         options.add_json(parser, help="list/append: machine-readable output")
@@ -126,7 +166,9 @@ class History(Command):
         from iconbench.history.firstparent import ICON4PY_PATHS
 
         parser.add_argument(
-            "--repo", type=pathlib.Path, help="backfill: a clone of icon4py (bare is fine)"
+            "--repo",
+            type=pathlib.Path,
+            help="backfill, confirm: a clone of icon4py (bare is fine)",
         )
         parser.add_argument(
             "--from", dest="start", metavar="REF", help="backfill: the commit before the range"
@@ -148,12 +190,14 @@ class History(Command):
             "--stacks",
             type=pathlib.Path,
             metavar="DIR",
-            help="backfill: where the stacks' overlays are (default: <iconbench cache>/stacks)",
+            help="backfill, confirm: where the stacks' overlays are (default: <iconbench "
+            "cache>/stacks)",
         )
         parser.add_argument(
             "--build-stacks",
             action="store_true",
-            help="backfill: build the overlay of a stack that is missing (needs its registry)",
+            help="backfill, confirm: build the overlay of a stack that is missing (needs its "
+            "registry)",
         )
         parser.add_argument(
             "--jobs",
@@ -203,20 +247,39 @@ class History(Command):
             repository=args.repository or backfill.Request.repository,
             sampling=sampling,
         )
-        planned = backfill.plan(request)
-        if args.dry_run:
-            print(
-                json.dumps([s.as_dict() for s in planned.steps], indent=1)
-                if args.json
-                else backfill.render(planned)
+        return _carry_out(args, backfill, backfill.plan(request))
+
+    @staticmethod
+    def _confirm(args: argparse.Namespace) -> int:
+        """Plan (``--dry-run``: print it) and run the confirmations; exit 1 while some are left."""
+        from iconbench.check import rounds
+        from iconbench.history import confirm
+        from iconbench.stacks import trees
+
+        missing = [f for f, v in (("--repo", args.repo), ("--out", args.out)) if not v]
+        if missing:
+            raise IconbenchError(
+                "history confirm: give " + ", ".join(missing) + ", e.g. 'iconbench history "
+                "confirm --repo ../icon4py --out results/backfill'"
             )
-            return 0
-        if args.build_stacks:
-            planned = backfill.build_missing_stacks(planned)
-        print(backfill.render(planned), flush=True)
-        # stopped (a runner's time limit): end the commit's suite too, its ledgers resume it
-        signal.signal(signal.SIGTERM, lambda number, _frame: sys.exit(128 + number))
-        return 1 if backfill.run(planned).left else 0
+        options.existing_dir(args.repo, "--repo")
+        trees.resolve_commit(args.repo, "HEAD")  # not a repository: one line
+        out = options.existing_dir(args.out, "--out").resolve()
+        store = (args.store or out / "history").resolve()
+        request = confirm.Request(
+            repo=args.repo.resolve(),
+            out=out,
+            store=store,
+            # as a check: 4 + 4 processes at the least (its interval needs 3 a side), at most 8
+            plan=rounds.Plan(args.samples, args.max_s, args.warmup_s, min_blocks=2, max_blocks=4),
+            commits=tuple(args.commit or ()),
+            programs=args.programs,
+            stacks=args.stacks.resolve() if args.stacks else None,
+            compile_jobs=args.jobs or os.cpu_count() or 1,
+            machine=args.machine,
+            repository=args.repository or confirm.Request.repository,
+        )
+        return _carry_out(args, confirm, confirm.plan(request))
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
@@ -225,6 +288,8 @@ class History(Command):
 
         if args.action == "backfill":
             return cls._backfill(args)
+        if args.action == "confirm":
+            return cls._confirm(args)
         if args.store is None:
             raise IconbenchError(f"history {args.action}: give --store DIR (the history)")
         if args.action in ("export", "publish") and not args.out:
@@ -233,6 +298,8 @@ class History(Command):
             missing = [o for o in ("kind", "component", "commit") if not getattr(args, o)]
             if missing:
                 raise IconbenchError("history append: give " + ", ".join(f"--{m}" for m in missing))
+            if len(args.commit) > 1:
+                raise IconbenchError("history append: give one --commit (a result set's commit)")
             files = _files(args)
             if args.dry_run:
                 print(f"would append {len(files)} files to {args.store}")
@@ -241,7 +308,7 @@ class History(Command):
                 files,
                 kind=args.kind,
                 component=args.component,
-                commit=args.commit,
+                commit=args.commit[0],
                 repository=args.repository,
                 ref=args.ref,
                 machine=args.machine,
@@ -299,12 +366,13 @@ class History(Command):
             done = export.export(store, out)
             print(
                 f"exported {done.result_files} asv result files to {done.asv_dir}, "
-                f"{done.gate_summaries} gate summaries to {done.gate_dir}"
+                f"{done.gate_summaries} gate summaries to {done.gate_dir}, "
+                f"{done.confirmations} confirmations to {done.confirmation_dir}"
             )
             return 0
         with tempfile.TemporaryDirectory(prefix="iconbench-site-") as scratch:
             done = export.export(store, pathlib.Path(scratch))
-            command = site_command(done.asv_dir, done.gate_dir, out)
+            command = site_command(done.asv_dir, done.gate_dir, out, done.confirmation_dir)
             if args.dry_run:
                 print("+", " ".join(command[2:]))
                 return 0

@@ -52,6 +52,14 @@ class Publish(Command):
             type=pathlib.Path,
             help="gate summary JSON file or directory of them (repeatable)",
         )
+        parser.add_argument(
+            "--confirmations",
+            action="append",
+            default=[],
+            type=pathlib.Path,
+            help="change point confirmation (iconbench history confirm) JSON file or directory "
+            "of them (repeatable; 'iconbench history publish' passes the history's)",
+        )
         options.add_store(
             parser, help="baselines directory (default: $ICONBENCH_BASELINES or baselines/)"
         )
@@ -94,16 +102,16 @@ class Publish(Command):
         from iconbench.cli.speedup import _pins
         from iconbench.site import publish
 
-        if not args.results and not args.gate and not args.serve:
+        if not (args.results or args.gate or args.confirmations or args.serve):
             raise IconbenchError(
                 "nothing to publish: name result sets (e.g. results/h100) or --gate files, "
                 "or --serve an existing site"
             )
         if not 0 < args.port < 65536:
             raise IconbenchError(f"--port {args.port}: expected 1-65535")
-        if args.results or args.gate:
+        if args.results or args.gate or args.confirmations:
             options.writable_dir(args.out, "--out")
-        if args.results or args.gate:
+        if args.results or args.gate or args.confirmations:
             from iconbench.baselines import experiments
 
             pins = _pins(args.static)
@@ -113,6 +121,7 @@ class Publish(Command):
             inputs = publish.resolve_inputs(
                 args.results,
                 args.gate,
+                args.confirmations,
                 baselines_dir=args.store,
                 mapping_file=args.mapping,
                 pins=pins,

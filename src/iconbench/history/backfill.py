@@ -140,13 +140,7 @@ def _appended(store: pathlib.Path) -> set[tuple[str, str]]:
 
     if not (store / "HISTORY").exists():
         return set()
-    return {
-        (entry.commit, ref.sha256)
-        for entry in HistoryStore.open(store).entries()
-        if entry.label == LABEL
-        for ref in entry.files
-        if ref.role == "summary"
-    }
+    return HistoryStore.open(store).appended(LABEL, "summary")
 
 
 def _state(commit: Commit, out: pathlib.Path, appended: set[tuple[str, str]]) -> str:
@@ -168,10 +162,13 @@ def missing_line(request: Request, commit: Commit, stack: PinnedStack, why: str)
     )
 
 
-def _where(
+def placement(
     request: Request, commit: Commit, stack: PinnedStack, here: dict[str, dict[str, str]]
 ) -> tuple[pathlib.Path | None, str]:
-    """``(overlay, missing)``: where ``stack`` runs here, or the line saying it cannot."""
+    """``(overlay, missing)``: where ``stack`` runs here, or the line saying it cannot.
+
+    ``here``: the running environment's stack (:func:`iconbench.stacks.pinned.running`).
+    """
     if pinned.is_running(stack, here):
         return None, ""
     found = overlay.find(stack, request.stacks_dir)
@@ -199,7 +196,7 @@ def plan(request: Request) -> Plan:
     for commit in commits:
         stack = pinned.of_commit(request.repo, commit.sha)
         out = request.out / commit.sha
-        place, missing = _where(request, commit, stack, here)
+        place, missing = placement(request, commit, stack, here)
         step = Step(commit, stack, out, _state(commit, out, appended), place, missing)
         groups.setdefault(stack, []).append(step)
     return Plan(request, tuple(step for steps in groups.values() for step in steps))
@@ -250,7 +247,7 @@ def build_missing_stacks(backfill: Plan) -> Plan:
 
 @dataclasses.dataclass(frozen=True)
 class Outcome:
-    """What a backfill run did: commits measured, appended, skipped, and those left (why)."""
+    """What a backfill or a confirmation did: commits measured, appended, skipped, left (why)."""
 
     measured: tuple[str, ...]
     appended: tuple[str, ...]
@@ -258,22 +255,23 @@ class Outcome:
     left: tuple[tuple[str, str], ...]
 
 
-def stack_key(step: Step) -> str:
-    """The build-cache key of ``step``'s stack: the running stack's with its gt4py and dace.
+def stack_key(stack: PinnedStack, overlay: pathlib.Path | None) -> str:
+    """The build-cache key of ``stack`` (``overlay``: its overlay, ``None``: the running one).
 
-    Every commit on one stack shares one cache (its icon4py tree is keyed by the programs'
-    IR and generated code inside it), and two stacks never do.
+    The running stack's key with the stack's gt4py and dace. Every commit on one stack shares
+    one cache (its icon4py tree is keyed by the programs' IR and generated code inside it),
+    and two stacks never do.
     """
     from iconbench.stacks.identity import environment_stack
     from iconbench.stacks.identity import stack_key as key_of
 
-    if step.overlay is None:
+    if overlay is None:
         return key_of()
-    stack = environment_stack()
-    for pin in step.stack.pins:
+    packages = environment_stack()
+    for pin in stack.pins:
         entry = {"version": pin.version, "source": "git" if pin.git else "release"}
-        stack[pin.package] = entry | ({"commit": pin.commit, "repo": pin.git} if pin.git else {})
-    return key_of(stack=stack)
+        packages[pin.package] = entry | ({"commit": pin.commit, "repo": pin.git} if pin.git else {})
+    return key_of(stack=packages)
 
 
 def tree_place(request: Request) -> pathlib.Path:
@@ -295,7 +293,7 @@ def measure(request: Request, step: Step) -> int:
 
     tree = trees.export_in_place(request.repo, step.commit.sha, tree_place(request))
     sources = tuple(trees.source_roots(tree)) + ((step.overlay,) if step.overlay else ())
-    key = stack_key(step)
+    key = stack_key(step.stack, step.overlay)
     side = sides.Side(LABEL, step.commit.sha, step.commit.sha, sources, step.out, key)
     command = [sys.executable, "-m", "iconbench", "suite", "all", "--out", str(step.out),
                "--stack", key, "--commit", step.commit.sha, *request.suite_args()]  # fmt: skip

@@ -44,8 +44,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from iconbench.site.history import Run, Target
 
 #: Fewest runs on each side of a change point.
 MIN_SIZE = 5
@@ -188,3 +192,39 @@ def new_change_points(
     """
     before = {p.bad for p in detect(values[:known], commits[:known], **options)}  # type: ignore[arg-type]
     return [p for p in detect(values, commits, **options) if p.bad not in before]  # type: ignore[arg-type]
+
+
+@dataclasses.dataclass(frozen=True)
+class Found:
+    """A change point of one benchmark's device time on one target (device and grid)."""
+
+    target: Target
+    case: str
+    backend: str
+    point: ChangePoint
+
+
+def found_in(runs: Sequence[Run], *, new: bool = False) -> list[Found]:
+    """The change points of every (case, backend)'s device time in ``runs``, per target.
+
+    Runs in the site's history order (:func:`iconbench.site.pagedata.history_per_target`),
+    so what this finds is what the site marks; ``new``: only those the newest run added.
+    """
+    from iconbench.site.pagedata import history_per_target
+
+    found = []
+    for target, ordered in history_per_target(runs).items():
+        commits = [r.commit for r in ordered]
+        series: dict[tuple[str, str], list[float | None]] = {}
+        for index, run in enumerate(ordered):
+            for m in run.measured:
+                values = series.setdefault((m.case, m.backend), [None] * len(ordered))
+                values[index] = m.device_s
+        for (case, backend), values in sorted(series.items()):
+            points = (
+                new_change_points(values, commits, len(values) - 1)
+                if new
+                else detect(values, commits)
+            )
+            found += [Found(target, case, backend, point) for point in points]
+    return found

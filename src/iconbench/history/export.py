@@ -1,9 +1,10 @@
-"""From the history to what readers take: an asv results directory and the gate summaries.
+"""From the history to what readers take: an asv results directory, gate summaries, confirmations.
 
 The site is rebuilt from the history alone: :func:`export` lays out every asv result file
 (merged where several entries hold the same commit, machine and environment, e.g. the shards
-of one nightly appended one by one, or a re-run) and every gate summary, and ``iconbench
-history publish`` hands that to ``iconbench publish``.
+of one nightly appended one by one, or a re-run), every gate summary and every change point's
+confirmation (:mod:`iconbench.history.confirmation`), and ``iconbench history publish``
+hands that to ``iconbench publish``.
 
 The export is a copy for readers, so it may differ from the stored bytes where a reader
 needs it: a result file that records an abbreviated commit (``432aa3c``; asv keys runs by
@@ -32,6 +33,8 @@ class Exported:
     gate_dir: pathlib.Path
     result_files: int
     gate_summaries: int
+    confirmation_dir: pathlib.Path | None = None
+    confirmations: int = 0
 
 
 def export(
@@ -41,7 +44,9 @@ def export(
     *,
     repo: pathlib.Path | None = None,
 ) -> Exported:
-    """Write ``target/asv`` (an asv results_dir) and ``target/gate/<entry>-<name>.json``.
+    """Write ``target/asv`` (an asv results_dir), ``target/gate/`` and ``target/confirmations/``.
+
+    Gate summaries and confirmations are named ``<entry id>-<name>.json``.
 
     Entries are merged oldest first, so a newer value of the same benchmark wins and a
     benchmark a newer run left out keeps its older value; ``benchmarks.json`` (the suite's
@@ -50,7 +55,8 @@ def export(
     """
     chosen = store.entries() if entries is None else sorted(entries, key=lambda e: e.created)
     asv_dir, gate_dir = target / "asv", target / "gate"
-    gate_count = 0
+    confirmation_dir = target / "confirmations"
+    gate_count = confirmation_count = 0
     newest_benchmarks: bytes | None = None
     with tempfile.TemporaryDirectory(prefix="iconbench-export-") as scratch:
         sources = []
@@ -68,6 +74,10 @@ def export(
                     name = f"{entry.id[:16]}-{pathlib.PurePath(ref.path).name}"
                     write_atomic(gate_dir / name, store.read(ref).decode())
                     gate_count += 1
+                elif ref.role == "confirmation":
+                    name = f"{entry.id[:16]}-{pathlib.PurePath(ref.path).name}"
+                    write_atomic(confirmation_dir / name, store.read(ref).decode())
+                    confirmation_count += 1
             if source.exists():
                 sources.append(source)
         asv_dir.mkdir(parents=True, exist_ok=True)
@@ -75,7 +85,7 @@ def export(
     if newest_benchmarks is not None:
         write_atomic(asv_dir / "benchmarks.json", newest_benchmarks.decode())
     _expand_commits(asv_dir, repo)
-    return Exported(asv_dir, gate_dir, written, gate_count)
+    return Exported(asv_dir, gate_dir, written, gate_count, confirmation_dir, confirmation_count)
 
 
 def _expand_commits(asv_dir: pathlib.Path, repo: pathlib.Path | None) -> None:

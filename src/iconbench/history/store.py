@@ -39,8 +39,9 @@ SCHEMA = "iconbench-history-entry"
 #: (pruned after the retention period); manual: a run started by hand (kept like mains).
 KINDS = ("main", "pr", "manual")
 #: What a file of a result set is, for the readers: asv result files (paths relative to an
-#: asv results_dir), a runner's summary.json, a gate summary, a ledger, anything else.
-ROLES = ("asv", "summary", "gate", "ledger", "other")
+#: asv results_dir), a runner's summary.json, a gate summary, a ledger, a change point's
+#: confirmation (:mod:`iconbench.history.confirmation`), anything else.
+ROLES = ("asv", "summary", "gate", "ledger", "confirmation", "other")
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9._+=@-]+(/[A-Za-z0-9._+=@-]+)*$")
 
 
@@ -105,6 +106,7 @@ def result_set_files(
     asv: Sequence[str | os.PathLike[str]] = (),
     summary: Sequence[str | os.PathLike[str]] = (),
     gate: Sequence[str | os.PathLike[str]] = (),
+    confirmation: Sequence[str | os.PathLike[str]] = (),
     other: Sequence[str | os.PathLike[str]] = (),
 ) -> dict[str, tuple[str, pathlib.Path]]:
     """The files of one result set as :meth:`HistoryStore.append` takes them.
@@ -122,7 +124,8 @@ def result_set_files(
             )
         for path in sorted(root.rglob("*.json")):
             files[path.relative_to(root).as_posix()] = ("asv", path)
-    for role, given in (("summary", summary), ("gate", gate), ("other", other)):
+    for role, given in (("summary", summary), ("gate", gate), ("confirmation", confirmation),
+                        ("other", other)):  # fmt: skip
         for number, path in enumerate(given):
             name = pathlib.Path(path).name
             key = f"{role}/{number}-{name}" if len(given) > 1 else f"{role}/{name}"
@@ -271,6 +274,19 @@ class HistoryStore:
                     "results branch (git checkout -- PATH) or remove it"
                 ) from None
         return sorted(found, key=lambda e: (e.created, e.id))
+
+    def appended(self, label: str, role: str) -> set[tuple[str, str]]:
+        """``(commit, sha256)`` of every file of ``role`` in the entries labelled ``label``.
+
+        What a resumable writer (a backfill, a confirmation) has appended already.
+        """
+        return {
+            (entry.commit, ref.sha256)
+            for entry in self.entries()
+            if entry.label == label
+            for ref in entry.files
+            if ref.role == role
+        }
 
     def find(self, prefix: str) -> Entry:
         """The one entry whose id starts with ``prefix``."""

@@ -160,7 +160,10 @@ def program_charts(section: Mapping[str, Any], variant: Mapping[str, Any]) -> li
                 for c in variant["fingerprint_changes"]
             ] + [
                 plots.Marker(
-                    c["index"], f"{c['backend']} step x{c['magnitude']:.2f}", CHANGE_COLOUR
+                    c["index"],
+                    f"{c['backend']} step x{c['magnitude']:.2f}: {c['status']}",
+                    CHANGE_COLOUR,
+                    "change point",
                 )
                 for c in variant.get("change_points", ())
             ]

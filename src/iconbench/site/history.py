@@ -458,3 +458,19 @@ def read_runs(
             yield path, runs_of_file(read, failures, stacks, full_commit(read.commit), source)
         except IconbenchError as error:
             yield path, error
+
+
+def runs_in(path: pathlib.Path) -> list[Run]:
+    """Every run of the result set at ``path``; one line for the first file that is unreadable.
+
+    For readers that need the whole history at once (``iconbench changepoints``, a
+    backfill's confirmation); the site itself skips such a file and goes on.
+    """
+    found = result_set(path)
+    units = results.units_of(found.asv_dir)
+    runs = []
+    for file, outcome in read_runs(found.files(), units, NO_FAILURES):
+        if isinstance(outcome, IconbenchError):
+            raise IconbenchError(f"{file}: {outcome}")
+        runs.extend(outcome)
+    return runs

@@ -24,7 +24,7 @@ from iconbench.baselines.format import Baseline
 from iconbench.baselines.mapping import TimerProgramMapping
 from iconbench.errors import IconbenchError
 from iconbench.gate.kernels import counters as kernel_counters
-from iconbench.history import changepoints
+from iconbench.history import changepoints, confirmation
 from iconbench.site.history import Measured, Run, Target, slug
 
 #: Backends the overview compares with OpenACC when a run has them (else: all it has).
@@ -603,11 +603,13 @@ def program_history(
     runs: Sequence[Run],
     openacc: Mapping[Target, Mapping[str, dict[str, Any]]],
     pins: Mapping[str, Any] | None = None,
+    confirmations: confirmation.ByChangePoint | None = None,
 ) -> list[dict[str, Any]]:
     """Per target and variant of ``program``: the series of every metric over commits.
 
     Only measurements are points (:func:`measurements`); each point's ``regime`` (stack
-    and device clock) tells the chart where a line must break.
+    and device clock) tells the chart where a line must break. ``confirmations``: the
+    change points' A/Bs (:func:`iconbench.history.confirmation.by_change_point`).
     """
     sections = []
     for target, history in history_per_target(runs).items():
@@ -667,7 +669,9 @@ def program_history(
                         for backend, points in sorted(per_backend.items())
                     },
                     "fingerprint_changes": _fingerprint_changes(per_backend, history),
-                    "change_points": _change_points(per_backend, history),
+                    "change_points": _change_points(
+                        per_backend, history, case, confirmations or {}
+                    ),
                     "openacc": acc,
                     "latest": [
                         case_row(history[max(points)], points[max(points)])
@@ -710,16 +714,42 @@ def _regime_changes(
     return changes
 
 
+#: What a change point says of its confirmation (iconbench history confirm) when it has none.
+NOT_REMEASURED = "not re-measured yet"
+
+
 def _change_points(
-    per_backend: Mapping[str, Mapping[int, Measured]], history: Sequence[Run]
+    per_backend: Mapping[str, Mapping[int, Measured]],
+    history: Sequence[Run],
+    case: str,
+    confirmations: confirmation.ByChangePoint,
 ) -> list[dict[str, Any]]:
-    """Steps in each backend's device time (iconbench.history.changepoints), oldest first."""
+    """Steps in each backend's device time (iconbench.history.changepoints), oldest first.
+
+    Each names its commit (``commit``, full) and says whether an interleaved A/B of that
+    commit against its parent confirmed it (``confirmation``: the record's benchmark, or
+    ``None``; ``parent``: the A/B's base; ``status``: ``confirmed``, ``not confirmed`` or
+    :data:`NOT_REMEASURED`).
+    """
     found = []
     commits = [short(r.commit) for r in history]
     for backend, points in sorted(per_backend.items()):
         values = [points[i].device_s if i in points else None for i in range(len(history))]
         for point in changepoints.detect(values, commits):
-            found.append({"backend": backend, **dataclasses.asdict(point)})
+            run = history[point.index]
+            record, bench = confirmations.get(
+                (run.target.device, run.target.grid, run.commit, case, backend), (None, None)
+            )
+            found.append(
+                {
+                    "backend": backend,
+                    **dataclasses.asdict(point),
+                    "commit": run.commit,
+                    "confirmation": bench,
+                    "parent": record.parent if record else None,
+                    "status": bench.verdict if bench else NOT_REMEASURED,
+                }
+            )
     return found
 
 

@@ -2,15 +2,16 @@
 
 Order of work (every input is checked before anything is written):
 
-1. recognise every input (result sets, gate summaries, baselines, mapping) or stop with one
-   line naming it;
+1. recognise every input (result sets, gate summaries, change point confirmations, baselines,
+   mapping) or stop with one line naming it;
 2. read the result files that are new or changed since the last publish (``published``);
    a file that cannot be read is reported in one line and skipped;
 3. compare new runs with their OpenACC baseline (all runs again when the baselines, mapping
    or pins changed) and keep the estimates in the index;
 4. render the pages whose data changed: the overview, the estimate page and the program
-   list when any run is new, the page of every program a new run measured, the verdict list
-   when a summary is new; every page when the site's design (templates, code) changed;
+   list when any run is new, the page of every program a new run measured or a new
+   confirmation names, the verdict list when a summary is new; every page when the site's
+   design (templates, code) changed;
 5. ``asv publish`` for result sets with new files, its pages pointed at the shipped
    libraries (``asv_offline``; again for every asv sub-site when the design changed);
    write the index last.
@@ -34,8 +35,10 @@ from iconbench.baselines.format import Baseline
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
 from iconbench.gate.summary import Summary
+from iconbench.history import confirmation
 from iconbench.site import asv_offline, asv_pages, commits, figures, history, pagedata, render
 from iconbench.site.published import Index, open_site, source_key, stamp
+from iconbench.suite import split_case
 
 #: Variants per program page that get charts (the rest are in its table).
 CHART_VARIANTS = 4
@@ -47,6 +50,7 @@ class Inputs:
 
     result_sets: tuple[history.ResultSet, ...]
     gate_files: tuple[pathlib.Path, ...]
+    confirmation_files: tuple[pathlib.Path, ...]
     baselines: tuple[Baseline, ...]
     mapping: timer_mapping.TimerProgramMapping
     mapping_file: pathlib.Path
@@ -70,6 +74,7 @@ class Outcome:
 def resolve_inputs(
     result_paths: Sequence[pathlib.Path],
     gate_paths: Sequence[pathlib.Path] = (),
+    confirmation_paths: Sequence[pathlib.Path] = (),
     *,
     baselines_dir: pathlib.Path | None = None,
     mapping_file: pathlib.Path = timer_mapping.DEFAULT_FILE,
@@ -81,6 +86,9 @@ def resolve_inputs(
     """Check every input before any work: one line naming the first that is wrong."""
     sets = tuple(history.result_set(p) for p in result_paths)
     gates = tuple(f for p in gate_paths for f in summary_files(p))
+    confirmations = tuple(
+        f for p in confirmation_paths for f in summary_files(p, what="confirmation")
+    )
     root = baselines_dir or store.default_root()
     if baselines_dir is not None and not root.is_dir():
         raise IconbenchError(f"--store {root}: no such baselines directory")
@@ -92,6 +100,7 @@ def resolve_inputs(
     return Inputs(
         result_sets=sets,
         gate_files=gates,
+        confirmation_files=confirmations,
         baselines=loaded,
         mapping=timer_mapping.load(mapping_file),
         mapping_file=mapping_file,
@@ -168,41 +177,81 @@ def _read_new_runs(
     return new_runs, changed_sets, problems
 
 
-def _read_new_gates(
-    inputs: Inputs, index: Index, out: pathlib.Path, report: Callable[[str], None]
-) -> tuple[int, list[str]]:
-    added, problems = 0, []
-    for path in inputs.gate_files:
+def _read_new(
+    files: Sequence[pathlib.Path],
+    seen: dict[str, dict[str, Any]],
+    folder: str,
+    read: Callable[[pathlib.Path], Any],
+    *,
+    out: pathlib.Path,
+    report: Callable[[str], None],
+) -> tuple[list[tuple[pathlib.Path, str, dict[str, Any], Any]], list[str]]:
+    """Each of ``files`` that is new or changed since ``seen`` says: read, kept in ``data/``.
+
+    Returns ``(path, key, index entry, what read returned)`` of each (its entry holds the
+    stamp and the stored copy under ``data/<folder>/``), and one line per file skipped.
+    """
+    new, problems = [], []
+    for path in files:
         key = source_key(path)
         now = stamp(path)
-        if index.gates.get(key, {}).get("stamp") == now:
+        if seen.get(key, {}).get("stamp") == now:
             continue
         try:
-            summary = Summary.read(path)
+            content = read(path)
         except IconbenchError as error:
             problems.append(f"skipped {error}")
             report(problems[-1])
             continue
         text = path.read_bytes()
-        stored = f"gates/{hashlib.sha256(text).hexdigest()[:16]}.json"
+        stored = f"{folder}/{hashlib.sha256(text).hexdigest()[:16]}.json"
         write_atomic(out / "data" / stored, text)
-        index.gates[key] = {
-            "stamp": now,
-            "stored": stored,
-            "created": summary.created,
-            "name": path.name,
-        }
-        added += 1
-    return added, problems
+        new.append((path, key, {"stamp": now, "stored": stored}, content))
+    return new, problems
 
 
-def summary_files(path: pathlib.Path) -> list[pathlib.Path]:
-    """``path`` itself, or the ``*.json`` files under a directory of gate summaries."""
+def _read_new_gates(
+    inputs: Inputs, index: Index, out: pathlib.Path, report: Callable[[str], None]
+) -> tuple[int, list[str]]:
+    new, problems = _read_new(
+        inputs.gate_files, index.gates, "gates", Summary.read, out=out, report=report
+    )
+    for path, key, entry, summary in new:
+        index.gates[key] = {**entry, "created": summary.created, "name": path.name}
+    return len(new), problems
+
+
+def summary_files(path: pathlib.Path, what: str = "gate summary") -> list[pathlib.Path]:
+    """``path`` itself, or the ``*.json`` files under a directory of them (gate summaries)."""
     if path.is_file():
         return [path]
     if path.is_dir():
         return sorted(path.rglob("*.json"))
-    raise IconbenchError(f"{path}: no such gate summary file or directory")
+    raise IconbenchError(f"{path}: no such {what} file or directory")
+
+
+def _read_new_confirmations(
+    inputs: Inputs, index: Index, out: pathlib.Path, report: Callable[[str], None]
+) -> tuple[set[str], list[str]]:
+    """Keep new or changed confirmation records; the programs they name, problems."""
+    new, problems = _read_new(
+        inputs.confirmation_files, index.confirmations, "confirmations", confirmation.read,
+        out=out, report=report,
+    )  # fmt: skip
+    programs: set[str] = set()
+    for _, key, entry, record in new:
+        named = sorted({split_case(b.case)[0] for b in record.benchmarks})
+        index.confirmations[key] = {**entry, "commit": record.commit, "programs": named}
+        programs.update(named)
+    return programs, problems
+
+
+def _stored_confirmations(index: Index, out: pathlib.Path) -> confirmation.ByChangePoint:
+    """Every published confirmation, by change point (``confirmation.by_change_point``)."""
+    return confirmation.by_change_point(
+        confirmation.read(out / "data" / entry["stored"])
+        for _, entry in sorted(index.confirmations.items())
+    )
 
 
 def _stored_gates(index: Index, out: pathlib.Path) -> list[tuple[str, Summary]]:
@@ -231,6 +280,8 @@ def publish(
     new_runs, changed_sets, problems = _read_new_runs(inputs, index, report)
     gates_added, gate_problems = _read_new_gates(inputs, index, out, report)
     problems += gate_problems
+    confirmed_programs, confirmation_problems = _read_new_confirmations(inputs, index, out, report)
+    problems += confirmation_problems
     runs = index.load_runs()
     if index.comparison != comparison:
         for run in runs:
@@ -264,13 +315,15 @@ def publish(
     programs |= {
         p for r in runs for p in r.programs if not (out / pagedata.program_page(p)).exists()
     }
+    programs |= confirmed_programs & {p for r in runs for p in r.programs}
     stored = _stored_gates(index, out) if gates_added or everything or programs else []
     why = pagedata.why_by_program(stored)
     if gates_added:  # a new verdict's explanations go on their programs' pages
         programs |= set(why) & {p for r in runs for p in r.programs}
     pages += _render_programs(
-        env, out, programs=sorted(programs), runs=runs, inputs=inputs, common=common, why=why
-    )
+        env, out, programs=sorted(programs), runs=runs, inputs=inputs, common=common, why=why,
+        confirmations=_stored_confirmations(index, out) if programs else {},
+    )  # fmt: skip
     new_ids = {r.id for r in new_runs}
     pages += _render_runs(
         env,
@@ -433,7 +486,7 @@ def _openacc_by_target(runs, inputs) -> dict[history.Target, dict[str, dict[str,
     return found
 
 
-def _render_programs(env, out, *, programs, runs, inputs, common, why) -> list[str]:
+def _render_programs(env, out, *, programs, runs, inputs, common, why, confirmations) -> list[str]:
     if not programs:
         return []
     openacc = _openacc_by_target(runs, inputs)
@@ -445,7 +498,7 @@ def _render_programs(env, out, *, programs, runs, inputs, common, why) -> list[s
     pages = []
     for program in programs:
         sections = pagedata.program_history(
-            program, by_program.get(program, []), openacc, inputs.pins
+            program, by_program.get(program, []), openacc, inputs.pins, confirmations
         )
         charts = {
             s["key"]: {

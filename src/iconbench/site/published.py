@@ -1,7 +1,8 @@
 """What a published site already holds: its index and its stored copy of every run.
 
 The site keeps its own history under ``DIR/data/``: one JSON per run (``runs/<id>.json``),
-a copy of every gate summary (``gates/``) and ``index.json``, which records for every input
+a copy of every gate summary (``gates/``) and change point confirmation (``confirmations/``)
+and ``index.json``, which records for every input
 file the size and modification time it had when it was read and the runs it gave. Publishing
 again reads only files that are new or changed, so the history grows without rebuilding;
 runs whose source file has since been removed stay on the site (history is append-only).
@@ -40,6 +41,7 @@ class Index:
     sources: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     runs: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     gates: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    confirmations: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     asv: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
@@ -81,6 +83,7 @@ class Index:
             "sources": self.sources,
             "runs": self.runs,
             "gates": self.gates,
+            "confirmations": self.confirmations,
             "asv": self.asv,
         }
         write_atomic(self.path, json.dumps(data, indent=1, sort_keys=True))
@@ -115,6 +118,7 @@ def open_site(root: pathlib.Path) -> Index:
     index.sources = data.get("sources", {})
     index.runs = data.get("runs", {})
     index.gates = data.get("gates", {})
+    index.confirmations = data.get("confirmations", {})
     index.asv = data.get("asv", {})
     _forget_local_paths(index)
     return index
