@@ -102,6 +102,13 @@ def test_a_file_that_is_no_grid_is_one_line(tmp_path):
         grids.resolve(grid_file=junk, limited_area=True)
 
 
+def test_a_grid_file_without_netcdf4_is_one_line(tiny_file, monkeypatch):
+    """A runner's wheelhouse made without --with-grid-files has no netCDF4."""
+    monkeypatch.setitem(sys.modules, "netCDF4", None)  # import netCDF4 raises ImportError
+    with pytest.raises(IconbenchError, match=r"need the netCDF4 package.*--with-grid-files"):
+        grids.resolve(grid_file=tiny_file, levels=10)
+
+
 def test_the_runner_measures_and_records_the_grid_its_command_line_resolved(tmp_path):
     """``suite all --cells``: the worker builds the grid from its argv, results carry its name
     and counts (summary, every ledger line, asv's environment name)."""

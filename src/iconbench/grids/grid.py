@@ -117,15 +117,30 @@ not several
     return Grid(spec, (*head, *tail))
 
 
+def netcdf4() -> Any:
+    """The ``netCDF4`` module, which ICON grid files need: one line where it is not installed.
+
+    A GPU runner's wheelhouse leaves it out unless made with ``--with-grid-files``.
+    """
+    try:
+        import netCDF4
+    except ImportError:
+        raise IconbenchError(
+            "ICON grid files need the netCDF4 package, which this environment lacks (a GPU "
+            "runner's wheelhouse has it when made with 'ci/gpu-wheelhouse --with-grid-files')"
+        ) from None
+    return netCDF4
+
+
 def _file_spec(path: pathlib.Path, levels: int) -> GridSpec:
     """The spec of the ICON grid file ``path``: its counts read from the file, no grid built."""
     if not path.is_file():
         raise IconbenchError(f"--grid-file {path}: no such file; give an ICON grid file")
-    import netCDF4
+    netcdf = netcdf4()
     import numpy as np
 
     try:
-        with netCDF4.Dataset(path) as ds:
+        with netcdf.Dataset(path) as ds:
             sizes = [ds.dimensions[name].size for name in ("cell", "edge", "vertex")]
             limited = bool(np.any(np.asarray(ds["refin_c_ctrl"][:]) > 0))
     except (OSError, KeyError) as error:

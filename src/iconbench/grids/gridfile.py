@@ -15,7 +15,6 @@ import pathlib
 import tempfile
 
 import gt4py.next.typing as gtx_typing
-import netCDF4
 import numpy as np
 from icon4py.model.common import exceptions as icon_exceptions
 from icon4py.model.common.grid import geometry_attributes as attrs
@@ -26,9 +25,12 @@ from icon4py.model.common.grid import icon
 from iconbench.errors import IconbenchError
 from iconbench.grids.connectivity import Topology
 from iconbench.grids.generator import GeneratedGrid
+from iconbench.grids.grid import netcdf4
 from iconbench.grids.lateral_boundary import RefinementControl
 from iconbench.grids.presets import GridSpec
 from iconbench.grids.vertical import build_vertical, vertical_config
+
+netcdf = netcdf4()  # one line where it is not installed
 
 # (file variable, topology attribute, file dimension of the neighbour axis)
 _TABLES = (
@@ -50,7 +52,7 @@ def write_grid_file(generated: GeneratedGrid, path: str | os.PathLike) -> pathli
     handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".nc.tmp")
     os.close(handle)
     try:
-        with netCDF4.Dataset(temporary, "w", format="NETCDF4") as ds:
+        with netcdf.Dataset(temporary, "w", format="NETCDF4") as ds:
             ds.createDimension("cell", topology.num_cells)
             ds.createDimension("edge", topology.num_edges)
             ds.createDimension("vertex", topology.num_vertices)
@@ -93,7 +95,7 @@ def write_grid_file(generated: GeneratedGrid, path: str | os.PathLike) -> pathli
     return path
 
 
-def _write_coordinates(ds: netCDF4.Dataset, geometry: dict[str, np.ndarray]) -> None:
+def _write_coordinates(ds: netcdf.Dataset, geometry: dict[str, np.ndarray]) -> None:
     coordinates = {
         "cell": (attrs.CELL_CENTER_X, attrs.CELL_CENTER_Y, "c", "cell_circumcenter_cartesian"),
         "edge": (attrs.EDGE_CENTER_X, attrs.EDGE_CENTER_Y, "e", "edge_middle_cartesian"),
@@ -113,7 +115,7 @@ def _write_coordinates(ds: netCDF4.Dataset, geometry: dict[str, np.ndarray]) -> 
             ds.createVariable(name, "f8", (dim,))[:] = values
 
 
-def _write_geometry(ds: netCDF4.Dataset, geometry: dict[str, np.ndarray]) -> None:
+def _write_geometry(ds: netcdf.Dataset, geometry: dict[str, np.ndarray]) -> None:
     for name, key, dims in (
         ("cell_area", attrs.CELL_AREA, ("cell",)),
         ("dual_area", attrs.DUAL_AREA, ("vertex",)),
@@ -165,7 +167,7 @@ def load_grid_file(
             f"cannot read ICON grid file '{path}' ({error}); is it an ICON horizontal grid file?"
         ) from error
     grid = manager.grid
-    with netCDF4.Dataset(path) as ds:
+    with netcdf.Dataset(path) as ds:
         topology = _read_topology(ds)
         control = RefinementControl(
             cells=np.asarray(ds["refin_c_ctrl"][:], dtype=np.int32),
@@ -204,7 +206,7 @@ def load_grid_file(
     )
 
 
-def _read_topology(ds: netCDF4.Dataset) -> Topology:
+def _read_topology(ds: netcdf.Dataset) -> Topology:
     tables = {}
     for name, attribute, _, _ in _TABLES:
         fortran = np.asarray(ds[name][:], dtype=np.int64).T

@@ -114,6 +114,9 @@ def build(
                     f"stack {stack.describe()}: installing {pin.requirement}{where} failed "
                     f"({reason})"
                 )
+        from iconbench.stacks.prune import prune
+
+        prune(scratch)  # what no run reads (DaCe's viewer): half of a packed overlay
         problems = unmet(scratch)
         if problems:
             raise IconbenchError(
