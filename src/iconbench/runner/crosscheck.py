@@ -30,8 +30,8 @@ def crosscheck(options: RunOptions) -> None:
     from iconbench.timing import report
 
     rows = []
-    suite.generated_grid(options.grid, options.backends[0])
-    for backend in options.backends:
+    suite.generated_grid(options.grid, options.backends[0].name)
+    for backend in options.backend_names:
         for record in _chosen_for_check(options, backend, options.crosscheck):
             prepared = suite.prepare(record.case, backend, options.grid)
             result = cupyx.profiler.benchmark(
@@ -62,7 +62,7 @@ def crosscheck(options: RunOptions) -> None:
     print(
         "independent check with Nsight Compute (kernel durations of one case):\n  ncu "
         "--metrics gpu__time_duration.sum --csv iconbench suite ncu-target "
-        f"--case '<case>' --backends {options.backends[0]} {' '.join(options.grid.argv)}"
+        f"--case '<case>' --backends {options.backends[0].name} {' '.join(options.grid.argv)}"
     )
 
 
@@ -73,7 +73,7 @@ def ncu_target(options: RunOptions) -> None:
     from iconbench import suite
     from iconbench.timing import nsight
 
-    prepared = suite.prepare(options.case, options.backends[0], options.grid)
+    prepared = suite.prepare(options.case, options.backends[0].name, options.grid)
     call = prepared.call_and_sync()
     call()  # warm-up, outside the range
     cupy.cuda.nvtx.RangePush(nsight.NVTX_RANGE)
@@ -122,7 +122,7 @@ def ncu(options: RunOptions) -> None:
     from iconbench.timing import nsight, report
 
     rows = []
-    for backend in options.backends:
+    for backend in options.backend_names:
         for record in _chosen_for_check(options, backend, options.crosscheck):
             csv = options.work / "ncu.csv"
             csv.unlink(missing_ok=True)
