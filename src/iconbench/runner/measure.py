@@ -154,13 +154,14 @@ def worker(options: RunOptions) -> None:
     compile_ledger = compilation.CompileLedger(options.work / "compile.jsonl")
     start = time.perf_counter()
     log(f"{who}: generating grid {options.grid.name} ...")
-    suite.generated_grid(options.grid, options.backends[0].name)
+    suite.generated_grid(options.grid, options.backends[0])
     log(f"{who}: grid ready after {time.perf_counter() - start:.0f}s")
     on_gpu = any(b.on_gpu for b in options.backends)
+    named = {b.name: b for b in options.backends}  # the job pairs name them (the ledgers')
     if options.turn is not None:
         # a check's worker: its programs loaded while another worker measures, then its turn
         for case, backend in jobs:
-            suite.preload(case, backend, options.grid)
+            suite.preload(case, named[backend], options.grid)
         log(f"{who}: {len(jobs)} programs loaded after {time.perf_counter() - start:.0f}s")
         # what the set-up made (modules, grid, programs) lives as long as the process: frozen,
         # the collections before each case (the measurement's own, the device memory check)
@@ -180,8 +181,8 @@ def worker(options: RunOptions) -> None:
         jobs,
         grid=options.grid,
         ledger=session.SessionLedger(options.work / "session.jsonl"),
-        prepare=suite.prepare,
-        release=suite.forget,
+        prepare=lambda case, name, grid: suite.prepare(case, named[name], grid),
+        release=lambda case, name, grid: suite.forget(case, named[name], grid),
         cold_compile_s=lambda c, b: compile_ledger.cold_seconds(c, b, options.stack),
         copy_peak=lambda _b: peak.bytes_per_s,
         datasheet=lambda _b: datasheet,
