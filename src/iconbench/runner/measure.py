@@ -181,8 +181,8 @@ def worker(options: RunOptions) -> None:
         jobs,
         grid=options.grid,
         ledger=session.SessionLedger(options.work / "session.jsonl"),
-        prepare=lambda case, name, grid: suite.prepare(case, named[name], grid),
-        release=lambda case, name, grid: suite.forget(case, named[name], grid),
+        prepare=suite.prepare,
+        release=suite.forget,
         cold_compile_s=lambda c, b: compile_ledger.cold_seconds(c, b, options.stack),
         copy_peak=lambda _b: peak.bytes_per_s,
         datasheet=lambda _b: datasheet,
@@ -201,6 +201,7 @@ def worker(options: RunOptions) -> None:
         worker=options.round_name or None,
         device=options.device or None,
         progress=_progress(options.device),
+        backends=options.backends,
     )
     if options.round_name:
         # a check's round ends here, and the next waits for this process to be gone: leave
