@@ -410,7 +410,7 @@ def _build(
             spec,
             variant,
             generated_grid(grid, backend),
-            backend=backend.name,
+            backend=backend,
             seed=0,
             fields=fields,
             device_values=backend.on_gpu,
