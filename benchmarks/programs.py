@@ -89,9 +89,9 @@ def precompile(cases, backend_names, grids) -> dict[str, float]:
 
 
 def _quick_measurement(case: suite.PreparedCase) -> measurement.Measurement:
-    call = case.call_and_sync() if backends.backend(case.backend).is_embedded else case
+    call = case.call_and_sync() if case.backend.is_embedded else case
     return measurement.measure(
-        call, _CLOCKS[case.backend], samples=50, max_s=2.0, warmup_s=0.05, gt4py_calls=0
+        call, _CLOCKS[case.backend.name], samples=50, max_s=2.0, warmup_s=0.05, gt4py_calls=0
     )
 
 
@@ -124,7 +124,7 @@ class Programs:
                 import cupy  # noqa: F401
             except ImportError:
                 raise NotImplementedError(f"{backend} needs cupy and a GPU") from None
-        self.case = suite.prepare(program, backend, grid)
+        self.case = suite.prepare(program, resolved, grid)
         if backend not in _CLOCKS:
             _CLOCKS[backend] = clocks.clock_for(resolved)
         self.clock = _CLOCKS[backend]

@@ -27,6 +27,7 @@ from typing import Any
 
 from iconbench.errors import IconbenchError
 from iconbench.grids.grid import Grid, resolve
+from iconbench.programs.backends import Backend
 from iconbench.programs.backends import backend as resolved_backend
 from iconbench.timing import codegen
 from iconbench.timing.sharding import parse_shard, select_shard
@@ -261,10 +262,22 @@ def as_grid(grid: Grid | str) -> Grid:
     return grid if isinstance(grid, Grid) else resolve(grid)
 
 
+def as_backend(backend: Backend | str) -> Backend:
+    """``backend`` as a :class:`~iconbench.programs.backends.Backend` (a string names one).
+
+    The runner hands the backends it resolved at its command line; asv's parameters, a job
+    pair read from a ledger and the commands outside the runner name one.
+
+    >>> as_backend("gtfn_cpu") == as_backend(as_backend("gtfn_cpu"))
+    True
+    """
+    return backend if isinstance(backend, Backend) else resolved_backend(backend)
+
+
 _GRIDS: dict[tuple[Grid, bool], Any] = {}
 
 
-def generated_grid(grid: Grid | str, backend: str | None = None) -> Any:
+def generated_grid(grid: Grid | str, backend: Backend | str | None = None) -> Any:
     """``grid`` built once per process (:meth:`Grid.generate`): one host copy, one GPU copy.
 
     For a GPU ``backend`` the neighbour tables live on the GPU: compiled GPU programs read
@@ -273,13 +286,14 @@ def generated_grid(grid: Grid | str, backend: str | None = None) -> Any:
     the same device, so they share the GPU copy.
     """
     grid = as_grid(grid)
-    on_gpu = backend is not None and resolved_backend(backend).on_gpu
+    resolved = None if backend is None else as_backend(backend)
+    on_gpu = resolved is not None and resolved.on_gpu
     if (grid, on_gpu) not in _GRIDS:
         allocator = None
-        if on_gpu:
+        if resolved is not None and on_gpu:
             from iconbench.programs import backends
 
-            allocator = backends.allocator(backend)
+            allocator = backends.allocator(resolved.name)
         _GRIDS[grid, on_gpu] = grid.generate(allocator=allocator)
     return _GRIDS[grid, on_gpu]
 
@@ -289,7 +303,7 @@ class PreparedCase:
     """A compiled program with its inputs, ready to be called in a timing loop."""
 
     case: str
-    backend: str
+    backend: Backend
     grid: Grid
     program: Any
     kwargs: dict[str, Any]
@@ -311,7 +325,7 @@ class PreparedCase:
     @property
     def on_gpu(self) -> bool:
         """Whether the program runs on a GPU."""
-        return resolved_backend(self.backend).on_gpu
+        return self.backend.on_gpu
 
     def __call__(self) -> None:
         self.program(**self.kwargs, offset_provider=self.offset_provider)
@@ -376,7 +390,7 @@ def reference_call(program_name: str, backend_obj: Any) -> tuple[Any, dict, dict
 
 
 def _build(
-    case: str, backend: str, grid: Grid, *, fields: bool = True
+    case: str, backend: Backend, grid: Grid, *, fields: bool = True
 ) -> tuple[Any, dict, dict, dict, int]:
     """(program bound to backend, kwargs, static args, offset provider, bytes moved).
 
@@ -386,13 +400,12 @@ def _build(
     translation cache is keyed by the tables themselves, so a program compiled with host
     tables is translated again (seconds to a minute) when first called with device tables.
     """
-    backend_obj = resolve_backend(backend)
+    backend_obj = resolve_backend(backend.name)
     program_name, _ = split_case(case)
     if _has_catalog():
         from iconbench.programs import catalog, inputs
 
         spec, variant = catalog.lookup(case)
-        on_gpu = resolved_backend(backend).on_gpu
         call = inputs.build(
             spec,
             variant,
@@ -400,7 +413,7 @@ def _build(
             backend=backend,
             seed=0,
             fields=fields,
-            device_values=on_gpu,
+            device_values=backend.on_gpu,
         )
         program = spec.program
         static = dict(getattr(call, "static_args", {}) or {})
@@ -423,9 +436,9 @@ def build_cache_dir() -> pathlib.Path:
     return pathlib.Path(config.BUILD_CACHE_DIR)
 
 
-def _compile(program: Any, static: dict, offsets: dict, backend: str) -> codegen.Build | None:
+def _compile(program: Any, static: dict, offsets: dict, backend: Backend) -> codegen.Build | None:
     """Compile (or load from the persistent cache) ``program``'s one variant; return its build."""
-    if resolved_backend(backend).is_embedded:
+    if backend.is_embedded:
         return None
     artifacts = _artifacts(program, static, offsets)
     builds = [codegen.of_artifact(artifact, build_cache_dir()) for artifact in artifacts]
@@ -444,33 +457,34 @@ def _artifacts(program: Any, static: dict, offsets: dict) -> list[Any]:
     return artifacts
 
 
-def compilation_artifact(case: str, backend: str, grid: Grid | str) -> Any:
+def compilation_artifact(case: str, backend: Backend | str, grid: Grid | str) -> Any:
     """The compilation artifact of ``case`` on ``backend`` (from the cache, else compiled)."""
-    if resolved_backend(backend).is_embedded:
-        raise IconbenchError(f"{backend} generates no code: nothing to compare")
+    backend = as_backend(backend)
+    if backend.is_embedded:
+        raise IconbenchError(f"{backend.name} generates no code: nothing to compare")
     program, _kwargs, static, offsets, _ = _build(case, backend, as_grid(grid), fields=False)
     artifacts = _artifacts(program, static, offsets)
     if not artifacts:
         raise IconbenchError(
-            f"{case} on {backend}: gt4py reported no compilation (this gt4py has no "
+            f"{case} on {backend.name}: gt4py reported no compilation (this gt4py has no "
             "compilation-runner seam)"
         )
     return artifacts[-1]
 
 
-_PREPARED: dict[tuple[str, str, Grid], PreparedCase] = {}
+_PREPARED: dict[tuple[str, Backend, Grid], PreparedCase] = {}
 #: Programs loaded ahead of their inputs (:func:`preload`): program, load seconds, build.
-_LOADED: dict[tuple[str, str, Grid], tuple[Any, float, codegen.Build | None]] = {}
+_LOADED: dict[tuple[str, Backend, Grid], tuple[Any, float, codegen.Build | None]] = {}
 
 
-def preload(case: str, backend: str, grid: Grid | str) -> None:
+def preload(case: str, backend: Backend | str, grid: Grid | str) -> None:
     """Load (or compile) ``case``'s program now, its inputs later in :func:`prepare`.
 
     A worker of an interleaved check loads its programs while another worker measures: the
     seconds a DaCe program takes to load from the cache are then not spent on the device's
     time, and no input field is drawn on the device meanwhile.
     """
-    grid = as_grid(grid)
+    grid, backend = as_grid(grid), as_backend(backend)
     key = (case, backend, grid)
     if key in _PREPARED or key in _LOADED:
         return
@@ -480,9 +494,9 @@ def preload(case: str, backend: str, grid: Grid | str) -> None:
     _LOADED[key] = (program, time.perf_counter() - start, build)
 
 
-def prepare(case: str, backend: str, grid: Grid | str) -> PreparedCase:
+def prepare(case: str, backend: Backend | str, grid: Grid | str) -> PreparedCase:
     """Build inputs and compile (or load) ``case`` for ``backend`` on ``grid``, once per process."""
-    grid = as_grid(grid)
+    grid, backend = as_grid(grid), as_backend(backend)
     key = (case, backend, grid)
     if key not in _PREPARED:
         program, kwargs, static, offsets, nbytes = _build(case, backend, grid)
@@ -508,15 +522,18 @@ def _bytes_model() -> int | None:
     return MINIMUM_BYTES_MODEL
 
 
-def forget(case: str, backend: str, grid: Grid | str) -> None:
+def forget(case: str, backend: Backend | str, grid: Grid | str) -> None:
     """Drop a prepared case (frees its device memory before the next one)."""
-    _PREPARED.pop((case, backend, as_grid(grid)), None)
+    _PREPARED.pop((case, as_backend(backend), as_grid(grid)), None)
 
 
-def compile_case(case: str, backend: str, grid: Grid | str) -> tuple[float, codegen.Build | None]:
+def compile_case(
+    case: str, backend: Backend | str, grid: Grid | str
+) -> tuple[float, codegen.Build | None]:
     """Compile ``case`` for ``backend`` into the persistent cache; wall seconds and the build."""
     from iconbench.timing import sdfg_identity
 
+    backend = as_backend(backend)
     program, _kwargs, static, offsets, _ = _build(case, backend, as_grid(grid), fields=False)
     start = time.perf_counter()
     with sdfg_identity.reusing():  # a DaCe build equal to one in the cache is linked, not built

@@ -7,6 +7,7 @@ import pytest
 from iconbench import suite
 from iconbench.baselines import experiments, mapping, store
 from iconbench.grids import resolve
+from iconbench.programs.backends import backend
 from iconbench.runner import cases
 from iconbench.runner.options import RunOptions
 
@@ -58,11 +59,11 @@ def test_timer_order_puts_mapped_variants_first_by_openacc_share(catalog_on) -> 
 
 def test_jobs_give_both_backends_the_same_case_before_the_next(tmp_path, catalog_on) -> None:
     options = RunOptions(
-        out=tmp_path, backends=("gtfn_gpu", "dace_gpu"), grid=TINY, compile_grid=TINY,
-        programs="", shard="", stack="s", processes=1, build_jobs=1, budget=None, samples=1,
-        max_s=1.0, warmup_s=0.0, crosscheck=0, retry_failed=False, remeasure_cv_above=None,
-        one_variant=False, compiled_only=False, machine="m", provenance=None, case="",
-        ncu_calls=1, experiment=_experiment(),
+        out=tmp_path, backends=(backend("gtfn_gpu"), backend("dace_gpu")), grid=TINY,
+        compile_grid=TINY, programs="", shard="", stack="s", processes=1, build_jobs=1,
+        budget=None, samples=1, max_s=1.0, warmup_s=0.0, crosscheck=0, retry_failed=False,
+        remeasure_cv_above=None, one_variant=False, compiled_only=False, machine="m",
+        provenance=None, case="", ncu_calls=1, experiment=_experiment(),
     )  # fmt: skip
     pairs = cases.jobs(options)
     assert [b for _, b in pairs[:4]] == ["gtfn_gpu", "dace_gpu", "gtfn_gpu", "dace_gpu"]

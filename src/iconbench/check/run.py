@@ -14,6 +14,7 @@ from iconbench.check import rounds, sides
 from iconbench.check.phases import Timeline
 from iconbench.errors import IconbenchError
 from iconbench.grids.grid import Grid
+from iconbench.programs.backends import Backend
 from iconbench.runner.devices import ONE, Device, Devices, measuring_seconds
 from iconbench.runner.progress import log
 
@@ -30,7 +31,8 @@ class Request:
     base: str
     head: str
     out: pathlib.Path
-    backends: tuple[str, ...]
+    #: the backends measured, resolved once at the command line (names only in argv, files)
+    backends: tuple[Backend, ...]
     grid: Grid
     plan: rounds.Plan
     programs: str = ""  # "": what ``iconbench select`` chooses for the change
@@ -49,6 +51,11 @@ class Request:
     #: a runner's ``work/``: its ledgers give the selection's time shares and balance the
     #: devices' shares (``None``: ``iconbench select``'s default; the devices get equal counts)
     ledgers: pathlib.Path | None = None
+
+    @property
+    def backend_names(self) -> tuple[str, ...]:
+        """The names of :attr:`backends`: the commands' ``--backends`` and the record's."""
+        return tuple(b.name for b in self.backends)
 
 
 def _iconbench(*args: str) -> list[str]:
@@ -72,7 +79,7 @@ def select(request: Request) -> tuple[str, bool, str]:
         return request.programs, request.one_variant, "--programs given"
     command = _iconbench("select", "--component", request.component, "--repo",
                          str(request.repo), "--base", request.base, "--head", request.head,
-                         "--backends", ",".join(request.backends), "--json")  # fmt: skip
+                         "--backends", ",".join(request.backend_names), "--json")  # fmt: skip
     if request.full:
         command.append("--full")
     if request.ledgers is not None:
@@ -133,7 +140,7 @@ def start(request: Request) -> Timeline:
     request.out.mkdir(parents=True, exist_ok=True)
     return Timeline(request.out, facts={
         "component": request.component, "base_ref": request.base, "head_ref": request.head,
-        "backends": list(request.backends), "grid": request.grid.name,
+        "backends": list(request.backend_names), "grid": request.grid.name,
     })  # fmt: skip
 
 
@@ -156,7 +163,7 @@ def compare(request: Request, programs: str, one_variant: bool, timeline: Timeli
     from iconbench.stacks.identity import stack_key
 
     with timeline.phase("environments"):
-        jobs = _jobs(programs, one_variant, request.backends)  # a typo: one line, nothing made
+        jobs = _jobs(programs, one_variant, request.backend_names)  # a typo: one line, nothing made
         base, head = sides.resolve(
             request.component,
             request.repo,
@@ -165,7 +172,7 @@ def compare(request: Request, programs: str, one_variant: bool, timeline: Timeli
             stack=stack_key(),
         )
     timeline.facts |= {"base": base.commit, "head": head.commit, "cases": len(jobs)}
-    selection = ["--backends", ",".join(request.backends), *request.grid.argv,
+    selection = ["--backends", ",".join(request.backend_names), *request.grid.argv,
                  "--programs", programs] + (["--one-variant"] if one_variant else [])  # fmt: skip
     summary = compare_sides(
         base,

@@ -16,6 +16,7 @@ from iconbench.errors import IconbenchError
 if TYPE_CHECKING:
     from iconbench.check.rounds import Plan
     from iconbench.grids import Grid
+    from iconbench.programs.backends import Backend
     from iconbench.runner.devices import Devices
 
 
@@ -137,7 +138,7 @@ def add_interleaving(
 
 def interleaving(
     args: argparse.Namespace, *, grid: str
-) -> tuple[tuple[str, ...], Grid, Devices, Plan]:
+) -> tuple[tuple[Backend, ...], Grid, Devices, Plan]:
     """:func:`add_interleaving`'s options resolved: backends, grid, devices and the plan.
 
     Milliseconds, before any work: an unknown backend, a bad grid or block count is one line.
@@ -148,8 +149,8 @@ def interleaving(
 
     if not 1 <= args.min_blocks <= args.max_blocks:
         raise IconbenchError("--min-blocks must be >= 1 and <= --max-blocks")
-    chosen = tuple(args.backends)
-    on_gpu = all(registry.backend(name).on_gpu for name in chosen)  # unknown: one line
+    chosen = tuple(registry.backend(name) for name in args.backends)  # unknown: one line
+    on_gpu = all(b.on_gpu for b in chosen)
     devices = found.resolve(args.devices, on_gpu=on_gpu)
     plan = rounds.Plan(
         samples=args.samples,

@@ -111,6 +111,7 @@ class Demo(Command):
         import re
 
         from iconbench import suite
+        from iconbench.programs import backends as registry
         from iconbench.runner.options import RunOptions
         from iconbench.runner.resultdir import new_directory
 
@@ -119,11 +120,12 @@ class Demo(Command):
         else:
             available = set(suite.case_ids(""))
             cases = [c for c in DEMO_CASES if c in available] or sorted(available)[:1]
-        compiled = sum(1 for b in args.backends if b != "embedded") * len(cases)
+        backends = tuple(registry.backend(name) for name in args.backends)  # resolved once
+        compiled = sum(1 for b in backends if not b.is_embedded) * len(cases)
         stack = options.resolve_stack()
         return RunOptions(
             out=new_directory(args.out, "demo", stack),
-            backends=tuple(args.backends),
+            backends=backends,
             grid=grid,
             stack=stack,
             programs="^(?:" + "|".join(re.escape(case) for case in cases) + ")$",

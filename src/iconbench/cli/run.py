@@ -88,10 +88,11 @@ class Run(Command):
 
         pipeline.optimized()
         stack = options.resolve_stack(args.stack)
-        on_gpu = all(registry.backend(name).on_gpu for name in args.backends)
+        backends = tuple(registry.backend(name) for name in args.backends)  # resolved once
+        on_gpu = all(b.on_gpu for b in backends)
         run = RunOptions(
             out=new_directory(args.out, "run", stack),
-            backends=tuple(args.backends),
+            backends=backends,
             grid=grid,
             stack=stack,
             programs=args.programs,

@@ -216,13 +216,12 @@ class Suite(Command):
             experiment=experiment,
         )
         shard_ledgers = args.shard_ledgers or os.environ.get("ICONBENCH_SHARD_LEDGERS") or None
-        backends = tuple(args.backends)
+        from iconbench.programs import backends as registry
+
+        backends = tuple(registry.backend(name) for name in args.backends)  # resolved once
         devices = ONE  # a worker measures on the one device its driver gave it
         if args.worker_jobs is None and args.step in ("measure", "all"):
-            from iconbench.programs import backends as registry
-
-            on_gpu = all(registry.backend(name).on_gpu for name in backends)
-            devices = resolve_devices(args.devices, on_gpu=on_gpu)
+            devices = resolve_devices(args.devices, on_gpu=all(b.on_gpu for b in backends))
         return RunOptions(
             out=args.out,
             backends=backends,

@@ -266,7 +266,7 @@ def build(
     variant: Variant,
     grid: Any,
     *,
-    backend: str | None = None,
+    backend: backends.Backend | str | None = None,
     seed: int = 0,
     poison_outputs: bool = False,
     fields: bool = True,
@@ -274,7 +274,8 @@ def build(
 ) -> ProgramCall:
     """The arguments of ``spec`` for ``variant`` on ``grid`` (a :class:`GeneratedGrid`).
 
-    Fields are allocated with ``backend``'s allocator (cupy for GPU backends). With
+    Fields are allocated with ``backend``'s allocator (cupy for GPU backends; a name is
+    resolved here, as ``verify`` gives it; ``None``: embedded). With
     ``poison_outputs`` the outputs that are not read are filled with NaN, so a check can see
     which elements a call wrote. ``fields=False`` leaves the fields out (compiling needs only
     the static arguments and the offset provider: no gigabytes for a compile worker).
@@ -284,8 +285,11 @@ def build(
     icon_grid = getattr(grid, "grid", grid)
     sizes = grid_sizes(icon_grid)
     context = overrides.Context.of(grid)
-    allocator = backends.allocator(backend or "embedded")
-    on_gpu = backends.backend(backend or "embedded").on_gpu
+    resolved = backend if isinstance(backend, backends.Backend) else None
+    if resolved is None:
+        resolved = backends.backend(backend or "embedded")
+    allocator = backends.allocator(resolved.name)
+    on_gpu = resolved.on_gpu
     kwargs: dict[str, Any] = {}
     provenance: dict[str, str] = {}
     scalar_values, reviewed, compile_time = overrides.scalar_values_and_static(spec, context)

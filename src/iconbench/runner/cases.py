@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from iconbench.runner.options import RunOptions
 
+#: (case, backend name): the ledgers' key, so a pair is looked up in them as it is
 Pair = tuple[str, str]
 
 
@@ -22,7 +23,7 @@ def jobs(options: RunOptions) -> list[Pair]:
     shard = parse_shard(options.shard) if options.shard else None
     cost = None
     if shard is not None and options.shard_ledgers is not None:  # balanced by time
-        cost = ledger_cost(options.shard_ledgers, options.backends)
+        cost = ledger_cost(options.shard_ledgers, options.backend_names)
     cases = suite.case_ids(
         options.programs or "", shard, one_variant=options.one_variant, cost=cost
     )
@@ -32,7 +33,7 @@ def jobs(options: RunOptions) -> list[Pair]:
     ordered = sorted(cases, key=lambda case: case not in firsts)
     if options.experiment is not None:
         ordered = timer_order(ordered, options.experiment)
-    return [pair for case in ordered for pair in jobs_for([case], options.backends)]
+    return [pair for case in ordered for pair in jobs_for([case], options.backend_names)]
 
 
 def timer_order(cases: list[str], experiment) -> list[str]:
@@ -65,8 +66,9 @@ def unmeasured(options: RunOptions) -> list[Pair]:
     """Selected compiled-backend pairs the session ledger has no (good enough) result for."""
     from iconbench.timing import session
 
+    compiled = {b.name for b in options.backends if not b.is_embedded}
     return session.SessionLedger(options.work / "session.jsonl").todo(
-        [(case, backend) for case, backend in jobs(options) if backend != "embedded"],
+        [(case, backend) for case, backend in jobs(options) if backend in compiled],
         options.grid.name,
         retry_failed=True,
         max_cv=options.remeasure_cv_above,

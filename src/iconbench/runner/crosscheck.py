@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 from iconbench.grids.grid import Grid
+from iconbench.programs.backends import Backend
 from iconbench.runner.options import RunOptions
 from iconbench.runner.progress import log
 from iconbench.runner.resultdir import write_new_or_suffixed
@@ -42,7 +43,7 @@ def crosscheck(options: RunOptions) -> None:
             rows.append(
                 {
                     "case": record.case,
-                    "backend": backend,
+                    "backend": backend.name,
                     "harness_s": harness_s,
                     "cupyx_s": cupyx_s,
                     "ratio": harness_s / cupyx_s,
@@ -50,7 +51,7 @@ def crosscheck(options: RunOptions) -> None:
             )
             suite.forget(record.case, backend, options.grid)
             print(
-                f"{backend:<9} {record.case:<60} harness {harness_s * 1e6:10.1f} us  "
+                f"{backend.name:<9} {record.case:<60} harness {harness_s * 1e6:10.1f} us  "
                 f"cupyx {cupyx_s * 1e6:10.1f} us  ratio {harness_s / cupyx_s:.4f}",
                 flush=True,
             )
@@ -62,7 +63,7 @@ def crosscheck(options: RunOptions) -> None:
     print(
         "independent check with Nsight Compute (kernel durations of one case):\n  ncu "
         "--metrics gpu__time_duration.sum --csv iconbench suite ncu-target "
-        f"--case '<case>' --backends {options.backends[0]} {' '.join(options.grid.argv)}"
+        f"--case '<case>' --backends {options.backends[0].name} {' '.join(options.grid.argv)}"
     )
 
 
@@ -88,13 +89,14 @@ def target_command(
     """The process ncu profiles: ``calls`` calls of ``case`` from the ``stack``'s build cache.
 
     ``out`` is the runner directory of that stack (the process checks that it holds it).
+    ``backend`` is a name: the argv's (``explain`` has it from a gate summary).
     """
     return [sys.executable, "-m", "iconbench", "suite", "ncu-target", "--case", case,
             "--backends", backend, *grid.argv, "--ncu-calls", str(calls), "--stack", stack,
             "--out", str(out)]  # fmt: skip
 
 
-def _chosen_for_check(options: RunOptions, backend: str, count: int) -> list:
+def _chosen_for_check(options: RunOptions, backend: Backend, count: int) -> list:
     """``count`` measured cases of ``backend``, from the slowest down, spread over the range."""
     from iconbench.timing import session
 
@@ -106,7 +108,7 @@ def _chosen_for_check(options: RunOptions, backend: str, count: int) -> list:
             if session.is_current(r)
             and r.measurement.device_s
             and r.grid == options.grid.name
-            and r.backend == backend
+            and r.backend == backend.name
             and (not options.programs or re.search(options.programs, r.case))
         ),
         key=lambda r: r.measurement.device_median,
@@ -128,7 +130,7 @@ def ncu(options: RunOptions) -> None:
             csv.unlink(missing_ok=True)
             target = target_command(
                 record.case,
-                backend,
+                backend.name,
                 options.grid,
                 calls=options.ncu_calls,
                 stack=options.stack,
@@ -141,19 +143,19 @@ def ncu(options: RunOptions) -> None:
                 log("ncu: Nsight Compute (ncu) is not on PATH; install it or skip the ncu step")
                 return
             if done.returncode != 0 or not csv.exists():
-                log(f"ncu failed for {backend} {record.case}: {done.stderr.strip()[-500:]}")
+                log(f"ncu failed for {backend.name} {record.case}: {done.stderr.strip()[-500:]}")
                 continue
             try:
                 kernels = nsight.launches(csv.read_text())
             except IconbenchError as error:  # keep the rows of the other cases
-                log(f"ncu: {backend} {record.case}: {error}")
+                log(f"ncu: {backend.name} {record.case}: {error}")
                 continue
             ncu_s = nsight.per_call_seconds(kernels, options.ncu_calls)
             harness_s = record.measurement.device_median
             rows.append(
                 {
                     "case": record.case,
-                    "backend": backend,
+                    "backend": backend.name,
                     "harness_s": harness_s,
                     "ncu_s": ncu_s,
                     "kernels_per_call": len(kernels) / options.ncu_calls,
@@ -161,7 +163,7 @@ def ncu(options: RunOptions) -> None:
                 }
             )
             print(
-                f"{backend:<9} {record.case:<60} harness {harness_s * 1e6:10.1f} us  "
+                f"{backend.name:<9} {record.case:<60} harness {harness_s * 1e6:10.1f} us  "
                 f"ncu {ncu_s * 1e6:10.1f} us ({len(kernels) // options.ncu_calls} kernels)  "
                 f"ratio {harness_s / ncu_s:.4f}",
                 flush=True,

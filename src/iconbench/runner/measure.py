@@ -53,7 +53,8 @@ def run(options: RunOptions) -> None:
         # a pair precompile did not get to would compile here, serially, inside the budget;
         # pairs measured already are not asked about (their build may be on an earlier machine)
         cached = compile_ledger.in_cache(options.stack, suite.build_cache_dir())
-        kept = [j for j in todo if j[1] == "embedded" or j in cached]
+        embedded = {b.name for b in options.backends if b.is_embedded}
+        kept = [j for j in todo if j[1] in embedded or j in cached]
         if len(kept) < len(todo):
             log(
                 f"measure: {len(todo) - len(kept)} pairs to measure are not compiled yet "
@@ -143,7 +144,6 @@ def _lane(
 def worker(options: RunOptions) -> None:
     """One measure worker: the grid once, the copy peak, then the cases of ``--worker-jobs``."""
     from iconbench import suite
-    from iconbench.programs import backends
     from iconbench.timing import bandwidth, compilation, isolation, session
 
     jobs = [tuple(job) for job in json.loads(options.worker_jobs.read_text(encoding="utf-8"))]
@@ -156,11 +156,12 @@ def worker(options: RunOptions) -> None:
     log(f"{who}: generating grid {options.grid.name} ...")
     suite.generated_grid(options.grid, options.backends[0])
     log(f"{who}: grid ready after {time.perf_counter() - start:.0f}s")
-    on_gpu = any(backends.backend(b).on_gpu for b in options.backends)
+    on_gpu = any(b.on_gpu for b in options.backends)
+    named = {b.name: b for b in options.backends}  # the job pairs name them (the ledgers')
     if options.turn is not None:
         # a check's worker: its programs loaded while another worker measures, then its turn
         for case, backend in jobs:
-            suite.preload(case, backend, options.grid)
+            suite.preload(case, named[backend], options.grid)
         log(f"{who}: {len(jobs)} programs loaded after {time.perf_counter() - start:.0f}s")
         # what the set-up made (modules, grid, programs) lives as long as the process: frozen,
         # the collections before each case (the measurement's own, the device memory check)
@@ -200,6 +201,7 @@ def worker(options: RunOptions) -> None:
         worker=options.round_name or None,
         device=options.device or None,
         progress=_progress(options.device),
+        backends=options.backends,
     )
     if options.round_name:
         # a check's round ends here, and the next waits for this process to be gone: leave

@@ -7,6 +7,7 @@ import pathlib
 from typing import Any
 
 from iconbench.grids.grid import Grid
+from iconbench.programs.backends import Backend
 from iconbench.runner.devices import ONE, Devices
 
 
@@ -19,7 +20,8 @@ class RunOptions:
     """
 
     out: pathlib.Path
-    backends: tuple[str, ...]
+    #: the backends measured, resolved once at the command line (``programs.backends.backend``)
+    backends: tuple[Backend, ...]
     #: the grid measured on, resolved once at the command line (``iconbench.grids.resolve``)
     grid: Grid
     stack: str
@@ -82,6 +84,11 @@ class RunOptions:
         return self.out / "work"
 
     @property
+    def backend_names(self) -> tuple[str, ...]:
+        """The names of :attr:`backends`: the ledgers' and result files' spelling."""
+        return tuple(b.name for b in self.backends)
+
+    @property
     def worker_argv(self) -> tuple[str, ...]:
         """The ``iconbench suite`` arguments of a measure worker of this run.
 
@@ -89,11 +96,12 @@ class RunOptions:
         worker's command line resolves back into the same grid.
 
         >>> from iconbench.grids import resolve
-        >>> options = RunOptions(pathlib.Path("o"), ("gtfn_cpu",), resolve(cells=900), "s")
+        >>> from iconbench.programs.backends import backend
+        >>> options = RunOptions(pathlib.Path("o"), (backend("gtfn_cpu"),), resolve(cells=900), "s")
         >>> options.worker_argv[:9]
         ('measure', '--out', 'o', '--backends', 'gtfn_cpu', '--cells', '900', '--stack', 's')
         """
-        argv = ["measure", "--out", str(self.out), "--backends", ",".join(self.backends),
+        argv = ["measure", "--out", str(self.out), "--backends", ",".join(self.backend_names),
                 *self.grid.argv, "--stack", self.stack, "--samples", str(self.samples),
                 "--max-s", str(self.max_s), "--warmup-s", str(self.warmup_s),
                 "--gt4py-calls", str(self.gt4py_calls)]  # fmt: skip

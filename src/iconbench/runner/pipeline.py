@@ -59,7 +59,7 @@ def prepare(options: RunOptions) -> None:
 
     for backend in options.backends:
         try:
-            registry.resolve(backend)
+            registry.resolve(backend.name)
         except IconbenchError as error:
             raise IconbenchError(f"--backends: {error}") from None
 

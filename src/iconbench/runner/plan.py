@@ -47,7 +47,7 @@ def run(options: RunOptions) -> None:
         flush=True,
     )
     if known_compiles:
-        for backend in options.backends:
+        for backend in options.backend_names:
             mine = [j for j in to_compile if j[1] == backend]
             print(
                 f"  {backend}: {len(mine)} to compile, ~{sum(expected(*j) for j in mine):.0f} "

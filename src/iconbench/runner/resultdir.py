@@ -225,11 +225,11 @@ def write(options: RunOptions) -> None:
             values["track_codegen_fingerprint"][key] = (int(r.fingerprint[:12], 16), None)
     # the suite's parameters cover the whole catalog and ledger, not only this run's
     # --programs and --backends (a later job may measure fewer backends into the directory)
-    others = sorted({r.backend for r in records} - set(options.backends))
+    others = sorted({r.backend for r in records} - set(options.backend_names))
     benchmarks = results.program_benchmarks(
         REPO_ROOT / "benchmarks",
         cases=suite.all_case_ids(),
-        backends=(*options.backends, *others),
+        backends=(*options.backend_names, *others),
         grids=(options.grid.name,),
     )
     recorded = _recorded_provenance(options.provenance) if options.provenance else None
@@ -275,8 +275,8 @@ def write(options: RunOptions) -> None:
         # the selection this directory measures (None: every program), so a report counts
         # coverage against it
         "programs": options.programs or None,
-        "backend_options": backend_variants.options_of(options.backends),
-        "backends": options.backends,
+        "backend_options": backend_variants.options_of(options.backend_names),
+        "backends": options.backend_names,
         "stack": options.stack,
         "machine": machine,
         "provenance": info.as_dict(),

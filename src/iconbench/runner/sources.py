@@ -25,7 +25,7 @@ def run(options: RunOptions) -> None:
 
     if not options.case or options.sources_dir is None:
         raise IconbenchError("suite sources: give --case and --sources-dir")
-    backend = options.backends[0]
+    backend = options.backends[0].name
     artifact = suite.compilation_artifact(options.case, backend, options.grid)
     target = options.sources_dir
     target.mkdir(parents=True, exist_ok=True)

@@ -18,9 +18,7 @@ def run(options: RunOptions) -> None:
     """``iconbench verify`` for every compiled backend of the selection."""
     from iconbench import cli
 
-    for backend in options.backends:
-        if backend == "embedded":
-            continue
+    for backend in (b.name for b in options.backends if not b.is_embedded):
         out = options.out / f"verify-{backend}-{GRID}.md"
         command = ["verify", "--backends", backend, "--grid", GRID, "--out", str(out),
                    "--jobs", str(options.processes)]  # fmt: skip

@@ -24,7 +24,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from iconbench.programs import backends
+from iconbench.programs import backends as registry
 from iconbench.timing.bandwidth import achieved_bandwidth
 from iconbench.timing.clocks import clock_for
 from iconbench.timing.measurement import Measurement, measure
@@ -32,6 +32,7 @@ from iconbench.timing.statistics import CV_THRESHOLD_S, summarize
 
 if TYPE_CHECKING:
     from iconbench.grids import Grid
+    from iconbench.programs.backends import Backend
 
 
 @dataclasses.dataclass(frozen=True)
@@ -256,7 +257,7 @@ def is_current(result: CaseResult) -> bool:
     if result.error is not None or result.measurement is None:
         return False
     source = result.measurement.device_source
-    return source == "none" or source == backends.backend(result.backend).clock.device_source
+    return source == "none" or source == registry.backend(result.backend).clock.device_source
 
 
 def is_noisy(result: CaseResult, max_cv: float) -> bool:
@@ -286,8 +287,8 @@ def run_cases(
     *,
     grid: Grid,
     ledger: SessionLedger,
-    prepare: Callable[[str, str, Grid], Any],
-    release: Callable[[str, str, Grid], None] = lambda *_: None,
+    prepare: Callable[[str, Backend, Grid], Any],
+    release: Callable[[str, Backend, Grid], None] = lambda *_: None,
     cold_compile_s: Callable[[str, str], float | None] = lambda *_: None,
     copy_peak: Callable[[str], float | None] = lambda _: None,
     datasheet: Callable[[str], float | None] = lambda _: None,
@@ -301,6 +302,7 @@ def run_cases(
     starting: Callable[[tuple[str, str] | None], None] = lambda _: None,
     worker: str | None = None,
     device: str | None = None,
+    backends: Sequence[Backend] = (),
 ) -> list[CaseResult]:
     """Measure every (case, backend) of ``jobs`` not yet in ``ledger``; stop after ``budget_s``.
 
@@ -312,6 +314,11 @@ def run_cases(
     ``starting(job)`` names each case before it starts (``None`` once it is recorded).
 
     Results are recorded under ``grid``'s name with its counts.
+
+    ``jobs`` name their backends, as the ledgers do; ``backends`` are the run's, resolved at
+    its command line, and a job naming another is resolved here, once. ``prepare`` and
+    ``release`` get the :class:`~iconbench.programs.backends.Backend`; ``cold_compile_s``,
+    ``copy_peak`` and ``datasheet`` its name (the ledgers' key).
 
     ``prepare(case, backend, grid)`` returns a :class:`iconbench.suite.PreparedCase`-like
     object (callable, ``call_and_sync()``, ``bytes_moved``, ``load_s``, and optionally the
@@ -328,15 +335,18 @@ def run_cases(
         else ledger.todo(jobs, grid.name, retry_failed=retry_failed, max_cv=max_cv)
     )
     new: list[CaseResult] = []
+    resolved = {b.name: b for b in backends}
     for number, (case, backend) in enumerate(todo, start=1):
         if budget_s is not None and time.perf_counter() - started > budget_s:
             progress(f"time budget of {budget_s:.0f}s used; {len(todo) - number + 1} cases left")
             break
         starting((case, backend))
         try:
+            if backend not in resolved:
+                resolved[backend] = registry.backend(backend)
             result = _measure_case(
                 case,
-                backend,
+                resolved[backend],
                 grid,
                 prepare=prepare,
                 cold_compile_s=cold_compile_s,
@@ -345,7 +355,7 @@ def run_cases(
                 measure_options=measure_options or {},
             )
         finally:
-            release(case, backend, grid)
+            release(case, resolved[backend], grid)
         if worker or device:
             result = dataclasses.replace(result, worker=worker, device=device)
         ledger.append(result)
@@ -371,10 +381,10 @@ def run_cases(
 
 def _measure_case(
     case: str,
-    backend: str,
+    backend: Backend,
     grid: Grid,
     *,
-    prepare: Callable[[str, str, Grid], Any],
+    prepare: Callable[[str, Backend, Grid], Any],
     cold_compile_s: Callable[[str, str], float | None],
     copy_peak: Callable[[str], float | None],
     datasheet: Callable[[str], float | None],
@@ -390,20 +400,19 @@ def _measure_case(
     """
     t0, wall0 = time.perf_counter(), time.time()
     try:
-        resolved = backends.backend(backend)
         prepared = prepare(case, backend, grid)
-        call = prepared.call_and_sync() if resolved.is_embedded else prepared
+        call = prepared.call_and_sync() if backend.is_embedded else prepared
         return CaseResult(
             case=case,
-            backend=backend,
+            backend=backend.name,
             grid=grid.name,
-            measurement=measure(call, clock_for(resolved), **measure_options),
+            measurement=measure(call, clock_for(backend), **measure_options),
             bytes_moved=int(prepared.bytes_moved),
             load_s=float(prepared.load_s),
-            cold_compile_s=cold_compile_s(case, backend),
+            cold_compile_s=cold_compile_s(case, backend.name),
             fingerprint=getattr(prepared, "fingerprint", None),
-            copy_peak_bytes_per_s=copy_peak(backend),
-            datasheet_bytes_per_s=datasheet(backend),
+            copy_peak_bytes_per_s=copy_peak(backend.name),
+            datasheet_bytes_per_s=datasheet(backend.name),
             started_at=wall0,
             duration_s=time.perf_counter() - t0,
             grid_counts=grid.counts.as_dict(),
@@ -411,4 +420,4 @@ def _measure_case(
         )
     except Exception as error:
         detail = "".join(traceback.format_exception_only(error)).strip()[-2000:]
-        return CaseResult.failure(case, backend, grid.name, detail, started_at=wall0)
+        return CaseResult.failure(case, backend.name, grid.name, detail, started_at=wall0)
