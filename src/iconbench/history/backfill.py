@@ -255,6 +255,28 @@ class Outcome:
     left: tuple[tuple[str, str], ...]
 
 
+def pinned_side(
+    name: str,
+    commit: str,
+    tree: pathlib.Path,
+    *,
+    stack: PinnedStack,
+    overlay: pathlib.Path | None,
+    out: pathlib.Path,
+):
+    """A side of ``commit`` on the stack its lock pins, in that stack's build cache.
+
+    Its exported ``tree`` first on the path, then the stack's ``overlay`` (``None``: the
+    running stack); ``out`` is its runner directory. A backfilled commit and both sides of a
+    confirmation's A/B are placed this way.
+    """
+    from iconbench.check import sides
+    from iconbench.stacks import trees
+
+    roots = tuple(trees.source_roots(tree)) + ((overlay,) if overlay else ())
+    return sides.Side(name, commit, commit, roots, out, stack_key(stack, overlay))
+
+
 def stack_key(stack: PinnedStack, overlay: pathlib.Path | None) -> str:
     """The build-cache key of ``stack`` (``overlay``: its overlay, ``None``: the running one).
 
@@ -288,13 +310,13 @@ def tree_place(request: Request) -> pathlib.Path:
 
 def measure(request: Request, step: Step) -> int:
     """``iconbench suite all`` of ``step``'s commit into its directory; the exit status."""
-    from iconbench.check import sides
     from iconbench.stacks import trees
 
     tree = trees.export_in_place(request.repo, step.commit.sha, tree_place(request))
-    sources = tuple(trees.source_roots(tree)) + ((step.overlay,) if step.overlay else ())
-    key = stack_key(step.stack, step.overlay)
-    side = sides.Side(LABEL, step.commit.sha, step.commit.sha, sources, step.out, key)
+    side = pinned_side(
+        LABEL, step.commit.sha, tree, stack=step.stack, overlay=step.overlay, out=step.out
+    )
+    key = side.stack
     command = [sys.executable, "-m", "iconbench", "suite", "all", "--out", str(step.out),
                "--stack", key, "--commit", step.commit.sha, *request.suite_args()]  # fmt: skip
     log(f"backfill: {step.commit.short} ({step.stack.describe()}): {step.commit.subject[:60]}")

@@ -407,9 +407,9 @@ def _side(name: str, repo: pathlib.Path, placed: Placed, out: pathlib.Path):
     from iconbench.check import sides
 
     tree = trees.export_tree(repo, placed.commit, sides.exported_trees(backfill.COMPONENT))
-    roots = tuple(trees.source_roots(tree)) + ((placed.overlay,) if placed.overlay else ())
-    key = backfill.stack_key(placed.stack, placed.overlay)
-    return sides.Side(name, placed.commit, placed.commit, roots, out / name, key)
+    return backfill.pinned_side(
+        name, placed.commit, tree, stack=placed.stack, overlay=placed.overlay, out=out / name
+    )
 
 
 def measure(confirming: Plan, step: Step) -> confirmation.Confirmation:
