@@ -20,7 +20,8 @@ from iconbench.cli.check import add_interleaving, interleaving
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
-#: ``--quick``: one block of four rounds, short samples (a smoke test, little statistics).
+#: ``--quick``: two blocks of four rounds (4 processes a side, the fewest the gate decides
+#: on), short samples (a smoke test, little statistics).
 QUICK = {"samples": 10, "max_s": 0.1, "warmup_s": 0.05, "min_blocks": 2, "max_blocks": 2}
 
 #: Options of the asv-driven command this one replaced: each is refused with what to do now.
@@ -97,7 +98,7 @@ class Continuous(Command):
         parser.add_argument(
             "--quick",
             action="store_true",
-            help="one block of 4 rounds, 10 samples of at most 0.1 s a case (smoke test)",
+            help="two blocks of 4 rounds, 10 samples of at most 0.1 s a case (smoke test)",
         )
         options.add_out(
             parser,
