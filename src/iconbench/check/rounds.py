@@ -13,8 +13,11 @@ up side by side (imports, grid, loading their programs: the seconds a DaCe progr
 load), each waits for its turn (:func:`iconbench.runner.measure.ready_path`), and then they
 measure one at a time, the others idle: start-up is paid once for those blocks, and nothing
 else runs beside a measurement. (Starting the next worker while one measured spread the host
-overhead of the same code over 0.6-1.5x between processes on an H100.) A later block, needed
-only when the gate is still undecided, starts up its four workers the same way.
+overhead of the same code over 0.6-1.5x between processes on an H100.) A check's first
+workers start while its precompile runs: they import the stack and build the grid meanwhile,
+and load their programs once the precompile has ended (``--load-after``); nothing measures
+until all of them are set up. A later block, needed only when the gate is still undecided,
+starts up its four workers the same way.
 After each block the gate decides on what is measured so far; the check stops when no gated
 benchmark is inconclusive, when no further block could decide one
 (:mod:`iconbench.check.stopping`), or when ``max_blocks`` or the time budget is spent.
@@ -120,7 +123,8 @@ def measuring_cores(
 
 
 def _worker_command(side: Side, common: Sequence[str], lane: _Lane, name: str, *,
-                    turn: pathlib.Path, plan: Plan) -> list[str]:  # fmt: skip
+                    turn: pathlib.Path, plan: Plan,
+                    load_after: pathlib.Path | None = None) -> list[str]:  # fmt: skip
     command = [sys.executable, "-m", "iconbench", "suite", "measure", "--out", str(side.out),
                "--stack", side.stack, *common, "--samples", str(plan.samples),
                "--max-s", str(plan.max_s), "--warmup-s", str(plan.warmup_s), "--gt4py-calls", "0",
@@ -131,6 +135,8 @@ def _worker_command(side: Side, common: Sequence[str], lane: _Lane, name: str, *
                     "--startup-cores", ",".join(map(str, lane.startup_cores))]  # fmt: skip
     if lane.device.label:
         command += ["--device", lane.device.label]
+    if load_after is not None:
+        command += ["--load-after", str(load_after)]
     return command
 
 
@@ -142,6 +148,7 @@ def measure(
     plan: Plan,
     scratch: pathlib.Path,
     decided: Callable[[int], str | None],
+    meanwhile: Callable[[], None] | None = None,
 ) -> Rounds:
     """Measure each device's share on both sides in alternating rounds until ``decided()``.
 
@@ -153,8 +160,10 @@ def measure(
     ``processes`` measured a side (:func:`iconbench.check.stopping.reason_to_stop`), or ``None``
     to go on. The workers of the first ``plan.min_blocks`` blocks (no decision is taken before
     those are measured) start up together, later blocks' one block at a time: start-up is paid
-    once for the blocks every check measures. A worker that fails ends the check with one line
-    naming its round and its log.
+    once for the blocks every check measures. ``meanwhile`` (a check's precompile) runs while
+    those workers start up: they load their programs only once it has returned, and its
+    seconds count neither as start-up nor as measuring. A worker that fails ends the check
+    with one line naming its round and its log; the workers end when ``meanwhile`` fails.
     """
     scratch.mkdir(parents=True, exist_ok=True)
     pinned = set().union(*plan.measure_cores)
@@ -171,7 +180,7 @@ def measure(
     stopped = f"{plan.max_blocks} blocks measured"
     startup_s = measuring_s = deciding_s = 0.0
 
-    def launch(lane: _Lane, side_name: str) -> _Worker:
+    def launch(lane: _Lane, side_name: str, load_after: pathlib.Path | None) -> _Worker:
         lane.number += 1
         name = f"{lane.prefix}r{lane.number:02d}-{side_name}"
         turn = scratch / f"{name}.turn"
@@ -182,7 +191,8 @@ def measure(
             env["OMP_NUM_THREADS"] = str(len(lane.cores))
         with log_path.open("w", encoding="utf-8") as handle:
             process = subprocess.Popen(
-                _worker_command(side, common, lane, name, turn=turn, plan=plan),
+                _worker_command(side, common, lane, name, turn=turn, plan=plan,
+                                load_after=load_after),
                 env=env, stdout=handle, stderr=subprocess.STDOUT,
             )  # fmt: skip
         worker = _Worker(name, process, turn, log_path)
@@ -194,9 +204,17 @@ def measure(
             if not any(lane.waiting for lane in lanes):  # start up this block (at first, every
                 # block before a decision), on every device
                 ahead = max(1, min(plan.min_blocks, plan.max_blocks)) if block == 0 else 1
+                first = meanwhile if block == 0 else None
+                load_after = scratch / "precompiled" if first is not None else None
                 t0 = time.perf_counter()
-                started = [launch(lane, side) for b in range(block, block + ahead)
+                started = [launch(lane, side, load_after) for b in range(block, block + ahead)
                            for lane in lanes for side in block_order(b)]  # fmt: skip
+                if first is not None and load_after is not None:
+                    t1 = time.perf_counter()
+                    first()
+                    load_after.write_text("done", encoding="utf-8")
+                    start += time.perf_counter() - t1  # the precompile is not the measure's
+                    t0 += time.perf_counter() - t1
                 for worker in started:
                     _wait_ready(worker)
                 startup_s += time.perf_counter() - t0

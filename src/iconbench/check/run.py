@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import pathlib
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from iconbench.check import rounds, sides
@@ -206,24 +207,28 @@ def compare_sides(
 ) -> Summary:
     """Precompile, measure interleaved and gate two resolved sides; the gate's summary.
 
-    Both precompiled side by side (nothing to compile when every backend is embedded),
-    measured in alternating fresh workers on each of ``devices`` until the gate decides
-    (:func:`measure_sides`), then each side's asv files and summary (``OUT/base``,
-    ``OUT/head``) and the verdict (``OUT/gate-summary.json``); the phases in ``timeline``.
+    Both precompiled side by side (nothing to compile when every backend is embedded) while
+    the first measuring workers start up, then measured in alternating fresh workers on each
+    of ``devices`` until the gate decides (:func:`measure_sides`), then each side's asv files
+    and summary (``OUT/base``, ``OUT/head``) and the verdict (``OUT/gate-summary.json``); the
+    phases in ``timeline``.
     ``selection`` is the runner options every process of a side gets (``--backends``, the
     grid's argv, ``--programs``).
     """
     from iconbench.programs import backends as registry
 
-    if not all(registry.backend(name).is_embedded for name in {b for _, b in jobs}):
+    def precompile() -> None:
         with timeline.phase("precompile"):
             _precompile((base, head), selection, compile_jobs)
+
+    compiled = not all(registry.backend(name).is_embedded for name in {b for _, b in jobs})
     shares = devices.shares(jobs, {})
     if len(devices) > 1:  # balanced by the ledgers' measuring times
         shares = devices.shares(jobs, measuring_seconds(ledgers))
         log(f"check: {devices.describe_shares(shares)}")
-    with timeline.phase("measure"):
-        done = measure_sides(base, head, shares, selection, plan=plan, grid=grid, scratch=out)
+    with timeline.phase("measure"):  # the precompile's phase inside counts for itself
+        done = measure_sides(base, head, shares, selection, plan=plan, grid=grid, scratch=out,
+                             meanwhile=precompile if compiled else None)  # fmt: skip
     timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped,
                        "measure_split": {"startup": done.startup_s, "measuring": done.measuring_s,
                                          "deciding": done.deciding_s},
@@ -242,11 +247,14 @@ def measure_sides(
     plan: rounds.Plan,
     grid: Grid,
     scratch: pathlib.Path,
+    meanwhile: Callable[[], None] | None = None,
 ) -> rounds.Rounds:
     """Base and head in alternating rounds (``scratch/rounds``) until the gate has decided.
 
     The measure phase of a check; a backfill's confirmation of a change point
     (:mod:`iconbench.history.confirm`) measures a commit against its parent the same way.
+    ``meanwhile``: the precompile, run while the first workers start up
+    (:func:`iconbench.check.rounds.measure`).
     """
     return rounds.measure(
         {"base": base, "head": head},
@@ -255,6 +263,7 @@ def measure_sides(
         plan=plan,
         scratch=scratch / "rounds",
         decided=lambda processes: _reason_to_stop(base, head, grid, processes, 2 * plan.max_blocks),
+        meanwhile=meanwhile,
     )
 
 
@@ -297,7 +306,10 @@ def _precompile(both: tuple[sides.Side, sides.Side], selection: list[str], jobs:
 def _start_precompile(side: sides.Side, selection: list[str], jobs: int, *,
                       shortest_first: bool = False):  # fmt: skip
     command = _iconbench("suite", "precompile", "--out", str(side.out), "--stack", side.stack,
-                         *selection, "--jobs", str(jobs))  # fmt: skip
+                         *selection, "--jobs", str(jobs),
+                         "--sources", os.pathsep.join(map(str, side.sources)))  # fmt: skip
+    if side.identity:
+        command += ["--sources-identity", side.identity]
     if shortest_first:
         command.append("--shortest-first")
     side.out.mkdir(parents=True, exist_ok=True)

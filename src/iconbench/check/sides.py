@@ -30,6 +30,9 @@ class Side:
     sources: tuple[pathlib.Path, ...]
     out: pathlib.Path
     stack: str
+    #: the code identity of ``sources`` (:func:`iconbench.stacks.trees.code_identity`; "": not
+    #: computed yet), what the compile index keys this side's builds by beside their paths
+    identity: str = ""
 
     def environment(self, base: dict[str, str] | None = None) -> dict[str, str]:
         """The environment of this side's processes: its sources first, then iconbench's.
@@ -121,8 +124,9 @@ def resolve(
         commit = trees.resolve_commit(repo, ref)
         tree = trees.export_tree(repo, commit, exported_trees(component))
         roots = tuple(trees.source_roots(tree))
+        identity = trees.code_identity(roots)
         key = stack
         if component not in SHARES_BUILD_CACHE:
-            key = f"{stack}-{component}-{trees.code_identity(roots)[:12]}"
-        sides.append(Side(name, ref, commit, roots, out / name, key))
+            key = f"{stack}-{component}-{identity[:12]}"
+        sides.append(Side(name, ref, commit, roots, out / name, key, identity))
     return sides[0], sides[1]

@@ -96,6 +96,15 @@ class Suite(Command):
             "same build cache then meets the first in the middle instead of waiting on its builds)",
         )
         parser.add_argument(
+            "--no-compile-index",
+            action="store_true",
+            help="precompile: load every pending build through gt4py, also those the compile "
+            "index finds in the cache",
+        )
+        # a check's side: the sources first on its path and their code identity (compile index)
+        parser.add_argument("--sources", default="", help=argparse.SUPPRESS)
+        parser.add_argument("--sources-identity", default="", help=argparse.SUPPRESS)
+        parser.add_argument(
             "--budget", type=float, help="seconds after which no compile or case starts"
         )
         options.add_sampling(parser, samples=100, max_s=5.0, warmup_s=0.5)
@@ -152,6 +161,7 @@ class Suite(Command):
         # a worker of an interleaved check (iconbench.check): its round, its turn, its core
         parser.add_argument("--round-name", default="", help=argparse.SUPPRESS)
         parser.add_argument("--turn", type=pathlib.Path, help=argparse.SUPPRESS)
+        parser.add_argument("--load-after", type=pathlib.Path, help=argparse.SUPPRESS)
         parser.add_argument("--measure-cores", default="", help=argparse.SUPPRESS)
         parser.add_argument("--startup-cores", default="", help=argparse.SUPPRESS)
         # a measure worker's one device (iconbench.runner.devices), recorded with its cases
@@ -251,6 +261,7 @@ class Suite(Command):
             inflight=args.inflight,
             round_name=args.round_name,
             turn=args.turn,
+            load_after=args.load_after,
             measure_cores=cores(args.measure_cores),
             startup_cores=cores(args.startup_cores),
             devices=devices,
@@ -260,4 +271,7 @@ class Suite(Command):
             sources_dir=args.sources_dir,
             no_optimize=args.no_optimize,
             shard_ledgers=pathlib.Path(shard_ledgers) if shard_ledgers else None,
+            sources=tuple(pathlib.Path(p) for p in args.sources.split(os.pathsep) if p),
+            sources_identity=args.sources_identity,
+            compile_index=not args.no_compile_index,
         )

@@ -273,8 +273,11 @@ def pinned_side(
     from iconbench.check import sides
     from iconbench.stacks import trees
 
-    roots = tuple(trees.source_roots(tree)) + ((overlay,) if overlay else ())
-    return sides.Side(name, commit, commit, roots, out, stack_key(stack, overlay))
+    own = tuple(trees.source_roots(tree))
+    roots = own + ((overlay,) if overlay else ())
+    # the overlay's code is the pinned stack's, which its key names: the identity is the tree's
+    identity = trees.code_identity(own)
+    return sides.Side(name, commit, commit, roots, out, stack_key(stack, overlay), identity)
 
 
 def stack_key(stack: PinnedStack, overlay: pathlib.Path | None) -> str:

@@ -159,7 +159,11 @@ def worker(options: RunOptions) -> None:
     on_gpu = any(b.on_gpu for b in options.backends)
     named = {b.name: b for b in options.backends}  # the job pairs name them (the ledgers')
     if options.turn is not None:
-        # a check's worker: its programs loaded while another worker measures, then its turn
+        # a check's worker: its programs loaded while another worker measures (or, in the
+        # first block, once the check's precompile has put them in the cache), then its turn
+        if options.load_after is not None:
+            _wait_for(options.load_after)
+            log(f"{who}: precompile ended after {time.perf_counter() - start:.0f}s")
         for case, backend in jobs:
             suite.preload(case, named[backend], options.grid)
         log(f"{who}: {len(jobs)} programs loaded after {time.perf_counter() - start:.0f}s")
@@ -243,6 +247,12 @@ def ready_path(turn: pathlib.Path) -> pathlib.Path:
     return turn.with_name(turn.name + ".ready")
 
 
+def _wait_for(path: pathlib.Path) -> None:
+    """Wait until ``path`` exists (the driver writes it; it ends this process if it fails)."""
+    while not path.exists():
+        time.sleep(0.01)
+
+
 def _wait_for_turn(turn: pathlib.Path, cores: tuple[int, ...]) -> None:
     """Say "set up", wait until the driver gives this worker the device, then take its core.
 
@@ -251,7 +261,6 @@ def _wait_for_turn(turn: pathlib.Path, cores: tuple[int, ...]) -> None:
     (and their clock speeds) from process to process.
     """
     ready_path(turn).write_text(str(os.getpid()), encoding="utf-8")
-    while not turn.exists():
-        time.sleep(0.01)
+    _wait_for(turn)
     if cores and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, set(cores))

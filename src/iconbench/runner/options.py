@@ -55,6 +55,9 @@ class RunOptions:
     round_name: str = ""
     #: an interleaved check's worker waits, set up, until this file exists (its turn)
     turn: pathlib.Path | None = None
+    #: an interleaved check's worker loads its programs only once this file exists (the
+    #: check's precompile has ended; its imports and grid overlap the precompile)
+    load_after: pathlib.Path | None = None
     #: the cores an interleaved check's worker measures on (empty: not pinned)
     measure_cores: tuple[int, ...] = ()
     #: the cores an interleaved check's worker starts up and waits on (empty: not pinned)
@@ -73,6 +76,12 @@ class RunOptions:
     no_optimize: bool = False
     #: a runner's ``work/`` whose ledgers balance the shards by time (None: by count)
     shard_ledgers: pathlib.Path | None = None
+    #: the source roots put first on the path (a check's side; empty: the environment's), and
+    #: their code identity ("": computed): what the compile index keys their builds by
+    sources: tuple[pathlib.Path, ...] = ()
+    sources_identity: str = ""
+    #: precompile: take the builds the compile index knows from it instead of loading them
+    compile_index: bool = True
 
     def __post_init__(self) -> None:
         if self.compile_grid is None:

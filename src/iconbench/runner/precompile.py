@@ -8,7 +8,9 @@ result directory's ledger (``work/compile.jsonl``,
 :class:`~iconbench.timing.compilation.CompileLedger`); measuring then only *loads* from the
 cache. Every command that compiles goes through it: ``iconbench suite``/``run``/``demo``/
 ``check`` (the :func:`run` step), ``iconbench verify``, and the asv suite's ``setup_cache``
-(``asv continuous``).
+(``asv continuous``). A pair whose build the compile index knows
+(:mod:`iconbench.timing.compile_index`) is not compiled, and no pool starts when every pair
+is known: a check whose builds are all cached precompiles in the seconds of one process start.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import concurrent.futures
 import multiprocessing
 import os
+import pathlib
 import sys
 import time
 import traceback
@@ -26,6 +29,7 @@ from iconbench.runner import cases
 from iconbench.runner.options import RunOptions
 from iconbench.runner.progress import log, phase
 from iconbench.timing.compilation import CompileLedger, CompileRecord
+from iconbench.timing.compile_index import CompileIndex, Sources
 
 
 def run(options: RunOptions) -> None:
@@ -35,6 +39,11 @@ def run(options: RunOptions) -> None:
     jobs = cases.unmeasured(options)
     ledger = CompileLedger(options.work / "compile.jsonl")
     cache_dir = suite.build_cache_dir()
+    index = None
+    if options.compile_index:
+        sources = Sources.of(options.sources, options.sources_identity)
+        directory = pathlib.Path(os.environ["GT4PY_BUILD_CACHE_DIR"])
+        index = CompileIndex(directory, cache_dir, options.stack, sources, warn=log)
     log(
         f"precompile: {len(jobs)} (program, backend) pairs, {options.processes} processes, "
         f"{os.environ['GT4PY_BUILD_JOBS']} build jobs each, "
@@ -51,14 +60,18 @@ def run(options: RunOptions) -> None:
         skip_failed=not options.retry_failed,
         cache_dir=cache_dir,
         shortest_first=options.shortest_first,
+        index=index,
     )
     elapsed = time.perf_counter() - start
-    phase(options.out, "precompile", elapsed, compiled=len(records))
+    found = sum(r.from_index for r in records)
+    compiled = len(records) - found
+    phase(options.out, "precompile", elapsed, compiled=compiled, from_index=found)
     known_failures = ledger.failed(options.stack) & set(jobs)
     left = len(ledger.pending(jobs, options.stack, cache_dir=cache_dir, skip_failed=True))
     failed = sum(1 for r in records if r.error)
     log(
-        f"precompile: {len(records)} compiled in {elapsed:.0f}s ({failed} failed); "
+        f"precompile: {compiled} compiled in {elapsed:.0f}s ({failed} failed), {found} found "
+        "in the compile index; "
         f"{len(known_failures)} pairs fail to compile"
         + ("" if options.retry_failed else " (not tried again; --retry-failed does)")
         + f"; {left} pairs not compiled yet"
@@ -78,6 +91,7 @@ def compile_pairs(
     budget_s: float | None = None,
     cache_dir: os.PathLike[str] | None = None,
     shortest_first: bool = False,
+    index: CompileIndex | None = None,
 ) -> list[CompileRecord]:
     """Compile every (case, backend) of ``jobs`` with ``processes`` workers; append to ``ledger``.
 
@@ -95,15 +109,20 @@ def compile_pairs(
     beside its base): gt4py locks a build folder while one process builds it and any other
     waits, so two pools in one order each held half their workers waiting on the other's
     builds; in opposite orders they meet in the middle and each build is made once.
-    ``progress`` defaults to one line per compile on stderr.
+    With an ``index``, a pending pair whose build it finds goes into the ledger from there
+    (``from_index``; returned too) and only the others are compiled; each compile that built
+    a library is entered into it. ``progress`` defaults to one line per compile on stderr.
     """
     progress = progress or print_progress
     compiled = [job for job in jobs if job[1] != "embedded"]
     pending_pairs = ledger.pending(compiled, stack, cache_dir=cache_dir, skip_failed=skip_failed)
-    todo = [(case, backend, grid, stack) for case, backend in pending_pairs]
     results: list[CompileRecord] = []
+    if index is not None:
+        pending_pairs = _known_builds(pending_pairs, index, grid, ledger, results)
+    todo = [(case, backend, grid, stack) for case, backend in pending_pairs]
     if not todo:
         return results
+    found = len(results)
     started = time.perf_counter()
     context = multiprocessing.get_context("spawn")
     expected = ledger.expected_seconds()
@@ -126,9 +145,30 @@ def compile_pairs(
             for future in finished:
                 record = future.result()
                 ledger.append(record)
+                if index is not None:
+                    index.record(record, grid)
                 results.append(record)
-                progress(len(results), len(todo), record)
+                progress(len(results) - found, len(todo), record)
     return results
+
+
+def _known_builds(
+    pairs: Sequence[tuple[str, str]],
+    index: CompileIndex,
+    grid: Grid,
+    ledger: CompileLedger,
+    found: list[CompileRecord],
+) -> list[tuple[str, str]]:
+    """The pairs whose build ``index`` does not know; the known go to ``ledger`` and ``found``."""
+    left = []
+    for case, backend in pairs:
+        record = index.lookup(case, backend, grid)
+        if record is None:
+            left.append((case, backend))
+        else:
+            ledger.append(record)
+            found.append(record)
+    return left
 
 
 def _worker(job: tuple[str, str, Grid, str]) -> CompileRecord:

@@ -25,6 +25,9 @@ class CompileRecord:
 
     ``library`` is the built library relative to gt4py's build-cache directory
     (:class:`iconbench.timing.codegen.Build`), so a resumed run knows whether it is still there.
+    ``from_index``: no compile ran; the compile index (:mod:`iconbench.timing.compile_index`)
+    found this build of an earlier run in the cache, and ``seconds`` are that run's. A ledger
+    line has the key only when it is true, so the lines of compiles are as they always were.
     """
 
     case: str
@@ -36,6 +39,7 @@ class CompileRecord:
     error: str | None = None
     at: float = dataclasses.field(default_factory=time.time)
     library: str | None = None
+    from_index: bool = False
 
 
 class CompileLedger:
@@ -47,6 +51,10 @@ class CompileLedger:
     >>> ledger.append(CompileRecord("p[v]", "gtfn_cpu", "tiny", "default", 0.3))
     >>> ledger.cold_seconds("p[v]", "gtfn_cpu", "default")
     41.0
+    >>> found = CompileRecord("p[v]", "gtfn_cpu", "tiny", "default", 41.0, from_index=True)
+    >>> ledger.append(found)
+    >>> [r.from_index for r in ledger.records()], ledger.path.read_text().count("from_index")
+    ([False, False, True], 1)
     """
 
     def __init__(self, path: pathlib.Path) -> None:
@@ -55,7 +63,10 @@ class CompileLedger:
     def append(self, record: CompileRecord) -> None:
         """Append one line (a single ``write`` of a line is atomic for appends on POSIX)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps(dataclasses.asdict(record), sort_keys=True) + "\n"
+        data = dataclasses.asdict(record)
+        if not record.from_index:
+            del data["from_index"]
+        line = json.dumps(data, sort_keys=True) + "\n"
         with self.path.open("a", encoding="utf-8") as out:
             out.write(line)
 

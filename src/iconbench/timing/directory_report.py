@@ -55,6 +55,9 @@ class Compiles:
     compiled: int
     failed: int
     median_s: float | None
+    #: records of builds the compile index found in the cache (no compile ran; their
+    #: seconds are the compile's that made the build)
+    from_index: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,6 +167,7 @@ def compiles(out: pathlib.Path, stack: str) -> dict[str, Compiles]:
             compiled=len(ok),
             failed=len({r.case for r in records if r.error} - ok),
             median_s=statistics.median(seconds) if seconds else None,
+            from_index=sum(r.from_index for r in records),
         )
     return found
 

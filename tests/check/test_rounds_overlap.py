@@ -1,0 +1,89 @@
+"""A check's first measuring workers start up while its precompile runs (``meanwhile``).
+
+The workers are stand-ins that follow a measuring worker's protocol (load after
+``--load-after`` exists, say ready, wait for the turn), so that the order is seen without
+the seconds a real worker's imports take.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+import time
+
+import pytest
+
+from iconbench.check import rounds
+from iconbench.check.sides import Side
+from iconbench.errors import IconbenchError
+from iconbench.runner.devices import ONE
+
+#: A measuring worker's protocol: wait for LOAD_AFTER, "load" (note the time), say ready
+#: (iconbench.runner.measure.ready_path), wait for the turn, end.
+WORKER = """
+import pathlib, sys, time
+turn, load_after = pathlib.Path(sys.argv[1]), sys.argv[2]
+if load_after:
+    while not pathlib.Path(load_after).exists():
+        time.sleep(0.01)
+turn.with_name(turn.name + ".loaded").write_text(repr(time.time()))
+turn.with_name(turn.name + ".ready").write_text("ready")
+while not turn.exists():
+    time.sleep(0.01)
+"""
+
+PLAN = rounds.Plan(samples=1, max_s=0.1, warmup_s=0.0, min_blocks=2, max_blocks=2)
+
+
+def _stand_in(side, common, lane, name, *, turn, plan, load_after=None):
+    return [sys.executable, "-c", WORKER, str(turn), str(load_after or "")]
+
+
+def _measure(tmp_path: pathlib.Path, meanwhile) -> rounds.Rounds:
+    sides = {name: Side(name, name, name[0] * 40, (), tmp_path / name, "s")
+             for name in ("base", "head")}  # fmt: skip
+    return rounds.measure(
+        sides, ONE.shares([("p[default]", "gtfn_cpu")], {}), [], plan=PLAN,
+        scratch=tmp_path / "rounds", decided=lambda processes: "decided", meanwhile=meanwhile,
+    )  # fmt: skip
+
+
+def test_the_first_workers_start_during_the_precompile_and_load_after_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(rounds, "_worker_command", _stand_in)
+    scratch = tmp_path / "rounds"
+    seen: dict[str, float | int] = {}
+
+    def precompile() -> None:
+        seen["started"] = len(list(scratch.glob("*.log")))  # the workers launched before it
+        time.sleep(1.0)
+        seen["ended"] = time.time()
+
+    done = _measure(tmp_path, precompile)
+    assert seen["started"] == 8  # two blocks of ABBA, all launched first
+    loaded = sorted(float(p.read_text()) for p in scratch.glob("*.turn.loaded"))
+    assert len(loaded) == 8
+    assert loaded[0] >= seen["ended"]  # nothing loaded before the precompile had ended
+    assert (done.blocks, done.rounds) == (2, 8)
+    assert done.startup_s < 1.0  # the precompile's second is not the workers' start-up
+    assert done.seconds < done.startup_s + done.measuring_s + done.deciding_s + 0.5
+
+
+def test_a_failed_precompile_ends_the_workers_started(tmp_path, monkeypatch):
+    monkeypatch.setattr(rounds, "_worker_command", _stand_in)
+    started: list = []
+    real_popen = rounds.subprocess.Popen
+
+    def popen(*args, **kwargs):
+        started.append(real_popen(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(rounds.subprocess, "Popen", popen)
+
+    def precompile() -> None:
+        raise IconbenchError("precompile of head failed")
+
+    with pytest.raises(IconbenchError, match="precompile of head failed"):
+        _measure(tmp_path, precompile)
+    assert len(started) == 8
+    assert all(process.poll() is not None for process in started)
+    assert not list((tmp_path / "rounds").glob("*.loaded"))
