@@ -54,9 +54,11 @@ def _branch(repo: pathlib.Path, name: str, added: str) -> None:
     _git(repo, "commit", "-qam", name)
 
 
-@pytest.fixture(scope="module")
-def gt4py_repo(tmp_path_factory) -> pathlib.Path:
-    repo = tmp_path_factory.mktemp("continuous") / "gt4py"
+def committed_gt4py(repo: pathlib.Path) -> pathlib.Path:
+    """The installed gt4py as ``main`` in ``repo``, with branches ``slow`` and ``same``.
+
+    Also the checkout ``ci/check_overhead.py`` times checks on.
+    """
     shutil.copytree(pathlib.Path(gt4py.__file__).parent, repo / "gt4py",
                     ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
     (repo / "pyproject.toml").write_text('[project]\nname = "gt4py"\nversion = "1.2.1"\n')
@@ -66,6 +68,11 @@ def gt4py_repo(tmp_path_factory) -> pathlib.Path:
     _branch(repo, "slow", SLEEP)
     _branch(repo, "same", "        # a comment: no change in speed\n")
     return repo
+
+
+@pytest.fixture(scope="module")
+def gt4py_repo(tmp_path_factory) -> pathlib.Path:
+    return committed_gt4py(tmp_path_factory.mktemp("continuous") / "gt4py")
 
 
 def _continuous(repo: pathlib.Path, head: str, out: pathlib.Path, *options: str):
