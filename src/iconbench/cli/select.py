@@ -94,7 +94,7 @@ class Select(Command):
         if shares is None:
             results = session.SessionLedger(ledgers / "session.jsonl").results()
             shares = subset.measured_shares(results, backends[0])
-        index = ProgramIndex.installed()
+        index = ProgramIndex.installed(kept=False)  # bad input writes nothing
         catalog = index.catalog_programs(PACKAGES)
         if args.costs:
             compile_ledger = compilation.CompileLedger(ledgers / "compile.jsonl")

@@ -104,12 +104,13 @@ class ProgramIndex:
         return cls(programs, imports)
 
     @classmethod
-    def installed(cls) -> ProgramIndex:
+    def installed(cls, *, kept: bool = True) -> ProgramIndex:
         """The index of the icon4py installed in this environment (without importing it).
 
-        Kept in the iconbench cache (:meth:`stored`): every measuring worker looks its
-        programs up here, and parsing icon4py's ~260 modules took 1.4 s of a worker's 1.7 s
-        of program set-up on a 2-core machine.
+        ``kept``: read from and written to the iconbench cache (:meth:`stored`), as every
+        measuring worker does to look its programs up: parsing icon4py's ~260 modules took
+        1.4 s of a worker's 1.7 s of program set-up on a 2-core machine. A command that may
+        end in a one-line error (``iconbench select``) writes nothing.
         """
         import importlib.util
 
@@ -119,6 +120,8 @@ class ProgramIndex:
         spec = importlib.util.find_spec(PACKAGE)
         for location in (spec.submodule_search_locations or []) if spec else []:
             roots.add(pathlib.Path(location).parent)
+        if not kept:
+            return cls.from_sources(sorted(roots))
         return cls.stored(sorted(roots), cache_root() / "program-index")
 
     @classmethod
