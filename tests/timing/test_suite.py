@@ -34,3 +34,29 @@ def test_prepared_case_knows_its_build_and_fingerprint(gtfn_cpu_case, embedded_c
     assert (suite.build_cache_dir() / build.library).is_file()
     assert build.library.endswith(".so")
     assert embedded_case.fingerprint is None
+
+
+def _walked(obj: object) -> bool:
+    """Whether the garbage collector's walk meets ``obj`` (frozen objects it does not)."""
+    import gc
+
+    return any(found is obj for found in gc.get_objects())
+
+
+def test_loaded_program_is_frozen_and_a_case_fields_are_not(gtfn_cpu_case):
+    """The program's objects leave the collector's walk; the case's fields stay in it."""
+    import gc
+    import weakref
+
+    suite.forget(REFERENCE, "gtfn_cpu", "tiny")
+    frozen = gc.get_freeze_count()
+    prepared = suite.prepare(REFERENCE, "gtfn_cpu", "tiny")
+    assert gc.get_freeze_count() > frozen  # loaded (from the cache) and frozen
+    assert not _walked(prepared.program)
+    field = next(value for value in prepared.kwargs.values() if hasattr(value, "ndarray"))
+    assert _walked(field)  # drawn after the freeze: collected with its case
+    alive = weakref.ref(field)
+    del field, prepared
+    suite.forget(REFERENCE, "gtfn_cpu", "tiny")
+    gc.collect()
+    assert alive() is None
