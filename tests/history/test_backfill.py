@@ -12,12 +12,14 @@ the bump get the one line that names their stack.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import pathlib
 import shutil
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -305,3 +307,64 @@ def test_a_finished_commit_not_in_the_store_is_appended_not_measured(fake_icon4p
 
     (entry,) = HistoryStore.open(moved / "history").entries()
     assert entry.commit == c["stencil"]
+
+
+
+def test_each_commit_keys_its_compile_index_by_its_own_code(git, tmp_path, monkeypatch):
+    """Commits on one stack share a build cache, not compile-index entries.
+
+    The runner of each commit gets its tree's paths and code identity, so a program that a
+    commit changed is precompiled instead of being found under the entry of the commit
+    before (and then compiled inside the measuring process).
+    """
+    from iconbench.cli.suite import Suite
+    from iconbench.grids import resolve
+    from iconbench.stacks import trees
+    from iconbench.timing.compile_index import Sources, entry_key
+
+    repo = tmp_path / "icon4py"
+    stencil = repo / STENCILS / "compute_tangential_wind.py"
+    stencil.parent.mkdir(parents=True)
+    stencil.write_text("SCALE = 1.0\n")
+    (repo / "uv.lock").write_text(lock(here()))
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "tag", "start")
+    for scale in ("1.0  # reviewed", "2.0"):  # a comment, then a change of code
+        stencil.write_text(f"SCALE = {scale}\n")
+        git(repo, "commit", "-qam", f"scale {scale}")
+    git(repo, "tag", "end")
+    commands: list[list[str]] = []
+
+    class Finished:
+        def __init__(self, command, **_):
+            commands.append(command)
+
+        def wait(self) -> int:
+            return 0
+
+        def poll(self) -> int:
+            return 0
+
+    # the runner's process only: git (exporting each tree) still runs
+    monkeypatch.setattr(backfill, "subprocess", types.SimpleNamespace(Popen=Finished))
+    asked = request(repo, tmp_path / "results")
+    keys = []
+    try:
+        for step in backfill.plan(asked).steps:
+            backfill.measure(asked, step)
+            parser = argparse.ArgumentParser()
+            Suite.add_arguments(parser)
+            args, _ = parser.parse_known_args(commands[-1][4:])
+            roots = [pathlib.Path(p) for p in args.sources.split(os.pathsep)]
+            placed = backfill.tree_place(asked)
+            assert roots == trees.source_roots(placed)
+            assert args.sources_identity == trees.code_identity(roots)
+            assert args.stack == backfill.stack_key(step.stack, None)
+            sources = Sources.of(roots, args.sources_identity)
+            keys.append(entry_key(args.stack, sources, PROGRAM, "gtfn_cpu", resolve("tiny")))
+    finally:
+        shutil.rmtree(backfill.tree_place(asked), ignore_errors=True)
+    assert len(commands) == 2
+    assert keys[0] != keys[1]  # the change of code: its own entries

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -305,11 +304,8 @@ def _precompile(both: tuple[sides.Side, sides.Side], selection: list[str], jobs:
 
 def _start_precompile(side: sides.Side, selection: list[str], jobs: int, *,
                       shortest_first: bool = False):  # fmt: skip
-    command = _iconbench("suite", "precompile", "--out", str(side.out), "--stack", side.stack,
-                         *selection, "--jobs", str(jobs),
-                         "--sources", os.pathsep.join(map(str, side.sources)))  # fmt: skip
-    if side.identity:
-        command += ["--sources-identity", side.identity]
+    command = _iconbench("suite", "precompile", "--out", str(side.out), *side.runner_options(),
+                         *selection, "--jobs", str(jobs))  # fmt: skip
     if shortest_first:
         command.append("--shortest-first")
     side.out.mkdir(parents=True, exist_ok=True)

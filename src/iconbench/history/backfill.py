@@ -319,9 +319,9 @@ def measure(request: Request, step: Step) -> int:
     side = pinned_side(
         LABEL, step.commit.sha, tree, stack=step.stack, overlay=step.overlay, out=step.out
     )
-    key = side.stack
     command = [sys.executable, "-m", "iconbench", "suite", "all", "--out", str(step.out),
-               "--stack", key, "--commit", step.commit.sha, *request.suite_args()]  # fmt: skip
+               *side.runner_options(), "--commit", step.commit.sha,
+               *request.suite_args()]  # fmt: skip
     log(f"backfill: {step.commit.short} ({step.stack.describe()}): {step.commit.subject[:60]}")
     # its own process group, ended with the backfill: a backfill stopped by a runner's time
     # limit must not leave a suite measuring on the device beside the next one
