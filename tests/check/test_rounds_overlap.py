@@ -7,6 +7,7 @@ the seconds a real worker's imports take.
 
 from __future__ import annotations
 
+import json
 import pathlib
 import sys
 import time
@@ -35,7 +36,7 @@ while not turn.exists():
 PLAN = rounds.Plan(samples=1, max_s=0.1, warmup_s=0.0, min_blocks=2, max_blocks=2)
 
 
-def _stand_in(side, common, lane, name, *, turn, plan, load_after=None):
+def _stand_in(side, common, lane, name, *, jobs_file, turn, plan, load_after=None):
     return [sys.executable, "-c", WORKER, str(turn), str(load_after or "")]
 
 
@@ -87,3 +88,39 @@ def test_a_failed_precompile_ends_the_workers_started(tmp_path, monkeypatch):
     assert len(started) == 8
     assert all(process.poll() is not None for process in started)
     assert not list((tmp_path / "rounds").glob("*.loaded"))
+
+
+#: A measuring worker that records which cases it measured and when its turn came.
+PART_WORKER = """
+import json, pathlib, sys, time
+jobs, turn = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+turn.with_name(turn.name + ".ready").write_text("ready")
+while not turn.exists():
+    time.sleep(0.01)
+turn.with_name(turn.name + ".measured").write_text(
+    json.dumps({"at": time.time(), "jobs": json.loads(jobs.read_text())}))
+"""
+
+
+def test_a_round_split_into_parts_measures_every_case_once_a_part_at_a_time(tmp_path, monkeypatch):
+    def part(side, common, lane, name, *, jobs_file, turn, plan, load_after=None):
+        return [sys.executable, "-c", PART_WORKER, str(jobs_file), str(turn)]
+
+    monkeypatch.setattr(rounds, "_worker_command", part)
+    jobs = [(f"p{i}[default]", b) for i in range(5) for b in ("gtfn_gpu", "dace_gpu")]
+    sides = {name: Side(name, name, name[0] * 40, (), tmp_path / name, "s")
+             for name in ("base", "head")}  # fmt: skip
+    plan = rounds.Plan(samples=1, max_s=0.1, warmup_s=0.0, min_blocks=2, max_blocks=2, parts=2)
+    done = rounds.measure(sides, ONE.shares(jobs, {}), [], plan=plan, scratch=tmp_path / "r",
+                          decided=lambda processes: "decided")  # fmt: skip
+    assert (done.blocks, done.rounds) == (2, 8)  # rounds, not processes
+    measured = {p.name.removesuffix(".turn.measured"): json.loads(p.read_text())
+                for p in (tmp_path / "r").glob("*.turn.measured")}  # fmt: skip
+    assert len(measured) == 16  # two processes a round
+    order = [name for name, _ in sorted(measured.items(), key=lambda item: item[1]["at"])]
+    assert order[:4] == ["r01-base-p1", "r01-base-p2", "r02-head-p1", "r02-head-p2"]
+    for number in range(1, 9):
+        first, second = (measured[n]["jobs"] for n in measured if n[1:3] == f"{number:02d}")
+        assert sorted(map(tuple, first + second)) == sorted(jobs)  # each case once a round
+        dace = [sum(b == "dace_gpu" for _, b in share) for share in (first, second)]
+        assert sorted(dace) == [2, 3]  # the slow loads shared out, not one part's

@@ -18,6 +18,14 @@ workers start while its precompile runs: they import the stack and build the gri
 and load their programs once the precompile has ended (``--load-after``); nothing measures
 until all of them are set up. A later block, needed only when the gate is still undecided,
 starts up its four workers the same way.
+
+Loading is where a worker's start-up goes: on the H100, each of a gt4py check's eight first
+workers loaded its 18 programs in 20.9-29.1 s, the 9 DaCe ones 17.2-23.8 s of it, one
+process after another on one core each while most cores of the host idled. A round's cases are
+therefore split into **parts** where the host has the cores (:func:`parts_per_round`): each
+part is a fresh process that loads and measures its share, balanced by the programs' load
+times (:func:`split_round`), and the parts of a round take their turns one after another.
+Every case is still measured once per round in a fresh process.
 After each block the gate decides on what is measured so far; the check stops when no gated
 benchmark is inconclusive, when no further block could decide one
 (:mod:`iconbench.check.stopping`), or when ``max_blocks`` or the time budget is spent.
@@ -70,6 +78,9 @@ class Plan:
     #: the cores each device's measuring worker runs on, in the order of the devices; the
     #: others are where the workers start up and wait (empty: not pinned)
     measure_cores: tuple[tuple[int, ...], ...] = ()
+    #: processes a round's cases are split into (0: as the host's cores allow,
+    #: :func:`parts_per_round`)
+    parts: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,13 +133,60 @@ def measuring_cores(
     return tuple(tuple(ordered[1 + i * share : 1 + (i + 1) * share]) for i in range(devices))
 
 
+#: How much longer a DaCe program takes to load than another (a gtfn program): on the H100
+#: a worker's 9 DaCe programs loaded in 17.2-23.8 s, its 9 gtfn ones in 3.7-5.3 s.
+DACE_LOAD_WEIGHT = 4.0
+
+
+def load_weight(job: tuple[str, str]) -> float:
+    """The relative time ``job``'s program takes to load in a worker (:data:`DACE_LOAD_WEIGHT`).
+
+    >>> load_weight(("p[default]", "dace_gpu")), load_weight(("p[default]", "gtfn_gpu"))
+    (4.0, 1.0)
+    """
+    from iconbench.programs.backends import backend
+
+    return DACE_LOAD_WEIGHT if backend(job[1]).base.startswith("dace") else 1.0
+
+
+def parts_per_round(workers: int, cores: int, jobs: int) -> int:
+    """Processes to split each round of ``jobs`` cases into, ``workers`` rounds starting at once.
+
+    As many as the ``cores`` they start up on take, rounded up (loading is one core's work
+    per process), and none where a round has fewer than 8 cases: then the imports and the
+    grid, which every process pays, are most of a start-up.
+
+    >>> parts_per_round(8, 15, 18), parts_per_round(8, 15, 2), parts_per_round(8, 2, 18)
+    (2, 1, 1)
+    >>> parts_per_round(32, 60, 18)  # four GPUs' lanes on a 64-core node
+    2
+    """
+    if jobs < 8 or workers <= 0:
+        return 1
+    return max(1, min(-(-cores // workers), jobs // 2))
+
+
+def split_round(jobs: Sequence[tuple[str, str]], parts: int) -> list[list[tuple[str, str]]]:
+    """``jobs`` in ``parts`` shares that load in about the same time (:func:`load_weight`).
+
+    >>> jobs = [(f"p{i}[default]", b) for i in range(4) for b in ("gtfn_gpu", "dace_gpu")]
+    >>> [[(c[:2], b[:4]) for c, b in share] for share in split_round(jobs, 2)]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [[('p0', 'gtfn'), ('p0', 'dace'), ('p2', 'gtfn'), ('p2', 'dace')],
+     [('p1', 'gtfn'), ('p1', 'dace'), ('p3', 'gtfn'), ('p3', 'dace')]]
+    """
+    from iconbench.runner.devices import split
+
+    return [share for share in split(jobs, parts, {job: load_weight(job) for job in jobs}) if share]
+
+
 def _worker_command(side: Side, common: Sequence[str], lane: _Lane, name: str, *,
-                    turn: pathlib.Path, plan: Plan,
+                    jobs_file: pathlib.Path, turn: pathlib.Path, plan: Plan,
                     load_after: pathlib.Path | None = None) -> list[str]:  # fmt: skip
     command = [sys.executable, "-m", "iconbench", "suite", "measure", "--out", str(side.out),
                "--stack", side.stack, *common, "--samples", str(plan.samples),
                "--max-s", str(plan.max_s), "--warmup-s", str(plan.warmup_s), "--gt4py-calls", "0",
-               "--worker-jobs", str(lane.jobs_file), "--round-name", name, "--turn", str(turn),
+               "--worker-jobs", str(jobs_file), "--round-name", name, "--turn", str(turn),
                "--inflight", str(turn.with_name(turn.name + ".inflight"))]  # fmt: skip
     if lane.cores:
         command += ["--measure-cores", ",".join(map(str, lane.cores)),
@@ -168,47 +226,62 @@ def measure(
     scratch.mkdir(parents=True, exist_ok=True)
     pinned = set().union(*plan.measure_cores)
     startup_cores = tuple(sorted(set(os.sched_getaffinity(0)) - pinned)) if pinned else ()
+    ahead = max(1, min(plan.min_blocks, plan.max_blocks))  # blocks whose workers start at once
+    parts = plan.parts or parts_per_round(
+        4 * ahead * len(shares),
+        len(startup_cores) or len(os.sched_getaffinity(0)),
+        max((len(jobs) for _, _, jobs in shares), default=0),
+    )
     lanes = []
     for index, device, jobs in shares:
         prefix = f"d{index}-" if device.label else ""
-        jobs_file = scratch / f"{prefix}jobs.json"
-        jobs_file.write_text(json.dumps([list(j) for j in jobs]), encoding="utf-8")
+        files = []
+        for number, share in enumerate(split_round(jobs, parts), start=1):
+            files.append(scratch / f"{prefix}jobs-p{number}.json")
+            files[-1].write_text(json.dumps([list(j) for j in share]), encoding="utf-8")
         cores = plan.measure_cores[index] if plan.measure_cores else ()
-        lanes.append(_Lane(device, prefix, jobs_file, len(jobs), cores, startup_cores))
+        lanes.append(_Lane(device, prefix, tuple(files), len(jobs), cores, startup_cores))
+    if parts > 1:
+        log(f"check: each round in {parts} processes, balanced by their programs' load times")
     start = time.perf_counter()
     blocks = 0
     stopped = f"{plan.max_blocks} blocks measured"
     startup_s = measuring_s = deciding_s = 0.0
 
-    def launch(lane: _Lane, side_name: str, load_after: pathlib.Path | None) -> _Worker:
+    def launch(lane: _Lane, side_name: str, load_after: pathlib.Path | None) -> list[_Worker]:
+        """A round's processes (one a part), waiting in ``lane`` for their turns."""
         lane.number += 1
-        name = f"{lane.prefix}r{lane.number:02d}-{side_name}"
-        turn = scratch / f"{name}.turn"
-        log_path = scratch / f"{name}.log"
         side = sides[side_name]
         env = lane.device.environment(side.environment())
         if lane.cores:  # a CPU program's threads: as many as its cores
             env["OMP_NUM_THREADS"] = str(len(lane.cores))
-        with log_path.open("w", encoding="utf-8") as handle:
-            process = subprocess.Popen(
-                _worker_command(side, common, lane, name, turn=turn, plan=plan,
-                                load_after=load_after),
-                env=env, stdout=handle, stderr=subprocess.STDOUT,
-            )  # fmt: skip
-        worker = _Worker(name, process, turn, log_path)
-        lane.waiting.append(worker)
-        return worker
+        workers = []
+        for number, jobs_file in enumerate(lane.jobs_files, start=1):
+            name = f"{lane.prefix}r{lane.number:02d}-{side_name}"
+            name += f"-p{number}" if len(lane.jobs_files) > 1 else ""
+            turn = scratch / f"{name}.turn"
+            log_path = scratch / f"{name}.log"
+            with log_path.open("w", encoding="utf-8") as handle:
+                process = subprocess.Popen(
+                    _worker_command(side, common, lane, name, jobs_file=jobs_file, turn=turn,
+                                    plan=plan, load_after=load_after),
+                    env=env, stdout=handle, stderr=subprocess.STDOUT,
+                )  # fmt: skip
+            workers.append(_Worker(name, process, turn, log_path))
+        lane.waiting.extend(workers)
+        return workers
 
     try:
         for block in range(plan.max_blocks):
             if not any(lane.waiting for lane in lanes):  # start up this block (at first, every
                 # block before a decision), on every device
-                ahead = max(1, min(plan.min_blocks, plan.max_blocks)) if block == 0 else 1
+                count = ahead if block == 0 else 1
                 first = meanwhile if block == 0 else None
                 load_after = scratch / "precompiled" if first is not None else None
                 t0 = time.perf_counter()
-                started = [launch(lane, side, load_after) for b in range(block, block + ahead)
-                           for lane in lanes for side in block_order(b)]  # fmt: skip
+                started = [worker for b in range(block, block + count) for lane in lanes
+                           for side in block_order(b)
+                           for worker in launch(lane, side, load_after)]  # fmt: skip
                 if first is not None and load_after is not None:
                     t1 = time.perf_counter()
                     first()
@@ -255,7 +328,7 @@ class _Lane:
 
     device: Device
     prefix: str  # of its rounds' names: "" on the one device a process finds, else "d<index>-"
-    jobs_file: pathlib.Path
+    jobs_files: tuple[pathlib.Path, ...]  # one a part of each round (:func:`split_round`)
     cases: int
     cores: tuple[int, ...]
     startup_cores: tuple[int, ...]
@@ -264,9 +337,9 @@ class _Lane:
     measuring_s: float = 0.0
 
     def block(self, stop: threading.Event) -> None:
-        """Four turns of a block on this device, one worker at a time, the others idle."""
+        """The four rounds of a block on this device, one process at a time, the others idle."""
         t0 = time.perf_counter()
-        for _ in range(4):
+        for _ in range(4 * len(self.jobs_files)):
             if stop.is_set():  # another device's round failed: the check ends
                 return
             worker = self.waiting.pop(0)
