@@ -43,17 +43,22 @@ FALLBACK_CASES: tuple[str, ...] = ("compute_tangential_wind[default]",)
 
 @functools.cache
 def _has_catalog() -> bool:
-    """Whether the catalog, input builder and backend registry are all importable.
+    """Whether the catalog, input builder and backend registry are in use (they are shipped).
 
     ``ICONBENCH_CATALOG=0`` forces the built-in reference program (tests of the harness that
-    must not depend on the catalog).
+    must not depend on the catalog). A catalog that fails to import is one line naming the
+    error, not a silent fall-back: that once turned a measuring worker whose iconbench sources
+    were being rewritten under it into "grid ... needs the program catalog".
     """
     if os.environ.get("ICONBENCH_CATALOG") == "0":
         return False
     try:
         from iconbench.programs import backends, catalog, inputs  # noqa: F401
-    except ImportError:
-        return False
+    except ImportError as error:
+        raise IconbenchError(
+            f"iconbench's program catalog (iconbench.programs) does not import: {error}; "
+            "check that iconbench's sources are complete and first on PYTHONPATH"
+        ) from None
     return True
 
 

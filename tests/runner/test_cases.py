@@ -68,3 +68,16 @@ def test_jobs_give_both_backends_the_same_case_before_the_next(tmp_path, catalog
     pairs = cases.jobs(options)
     assert [b for _, b in pairs[:4]] == ["gtfn_gpu", "dace_gpu", "gtfn_gpu", "dace_gpu"]
     assert pairs[0][0] == pairs[1][0] != pairs[2][0]
+
+
+def test_a_catalog_that_does_not_import_is_one_line_not_the_reference_program(
+    catalog_on, monkeypatch
+) -> None:
+    import sys
+
+    from iconbench.errors import IconbenchError
+
+    monkeypatch.setitem(sys.modules, "iconbench.programs.inputs", None)  # import fails
+    with pytest.raises(IconbenchError, match=r"program catalog \(iconbench\.programs\) does not "
+                       r"import: .*check that iconbench's sources are complete"):  # fmt: skip
+        suite._has_catalog()  # what every path to a program asks first

@@ -20,8 +20,8 @@ until all of them are set up. A later block, needed only when the gate is still 
 starts up its four workers the same way.
 
 Loading is where a worker's start-up goes: on the H100, each of a gt4py check's eight first
-workers loaded its 18 programs in 20.9-29.1 s, the 9 DaCe ones 17.2-23.8 s of it, one
-process after another on one core each while most cores of the host idled. A round's cases are
+workers loaded its 18 programs in 20.8-29.0 s, the 9 DaCe ones 17.1-23.7 s of it, each on one
+core while half the host's cores idled. A round's cases are
 therefore split into **parts** where the host has the cores (:func:`parts_per_round`): each
 part is a fresh process that loads and measures its share, balanced by the programs' load
 times (:func:`split_round`), and the parts of a round take their turns one after another.
@@ -134,7 +134,8 @@ def measuring_cores(
 
 
 #: How much longer a DaCe program takes to load than another (a gtfn program): on the H100
-#: a worker's 9 DaCe programs loaded in 17.2-23.8 s, its 9 gtfn ones in 3.7-5.3 s.
+#: a worker's 9 DaCe programs of the gt4py subset loaded in 17.1-23.7 s, its 9 gtfn ones in
+#: 3.7-5.3 s (the session ledgers of results/pr-check-h100/gt4py-comment-2026-11-26{d,e,f}).
 DACE_LOAD_WEIGHT = 4.0
 
 
