@@ -124,3 +124,26 @@ def test_a_round_split_into_parts_measures_every_case_once_a_part_at_a_time(tmp_
         assert sorted(map(tuple, first + second)) == sorted(jobs)  # each case once a round
         dace = [sum(b == "dace_gpu" for _, b in share) for share in (first, second)]
         assert sorted(dace) == [2, 3]  # the slow loads shared out, not one part's
+
+
+def test_later_blocks_start_up_together_and_the_gate_still_decides_after_each(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(rounds, "_worker_command", _stand_in)
+    scratch = tmp_path / "rounds"
+    launched: list[int] = []
+
+    def decided(processes: int) -> str | None:
+        launched.append(len(list(scratch.glob("*.log"))))
+        return "decided" if processes == 6 else None  # after block 3 of 4
+
+    sides = {name: Side(name, name, name[0] * 40, (), tmp_path / name, "s")
+             for name in ("base", "head")}  # fmt: skip
+    plan = rounds.Plan(samples=1, max_s=0.1, warmup_s=0.0, min_blocks=2, max_blocks=4)
+    done = rounds.measure(sides, ONE.shares([("p[default]", "gtfn_cpu")], {}), [], plan=plan,
+                          scratch=scratch, decided=decided)  # fmt: skip
+    assert launched == [8, 16]  # blocks 3 and 4 started before block 3 was measured
+    assert (done.blocks, done.rounds) == (3, 12)
+    turns = sorted(p.name for p in scratch.glob("*.turn") if p.read_text() == "go")
+    assert len(turns) == 12  # block 4's workers ended without a turn
+    assert not any(name.startswith(("r13", "r14", "r15", "r16")) for name in turns)

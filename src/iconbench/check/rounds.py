@@ -16,8 +16,10 @@ else runs beside a measurement. (Starting the next worker while one measured spr
 overhead of the same code over 0.6-1.5x between processes on an H100.) A check's first
 workers start while its precompile runs: they import the stack and build the grid meanwhile,
 and load their programs once the precompile has ended (``--load-after``); nothing measures
-until all of them are set up. A later block, needed only when the gate is still undecided,
-starts up its four workers the same way.
+until all of them are set up. Later blocks, needed only when the gate is still undecided,
+start up the same way, as many at once as the first (blocks 3 and 4 of a check together):
+one start-up instead of one a block, and the gate still decides after each block (the
+workers of a block it no longer needs are ended).
 
 Loading is where a worker's start-up goes: on the H100, each of a gt4py check's eight first
 workers loaded its 18 programs in 20.8-29.0 s, the 9 DaCe ones 17.1-23.7 s of it, each on one
@@ -276,7 +278,7 @@ def measure(
         for block in range(plan.max_blocks):
             if not any(lane.waiting for lane in lanes):  # start up this block (at first, every
                 # block before a decision), on every device
-                count = ahead if block == 0 else 1
+                count = min(ahead, plan.max_blocks - block)
                 first = meanwhile if block == 0 else None
                 load_after = scratch / "precompiled" if first is not None else None
                 t0 = time.perf_counter()
@@ -297,10 +299,10 @@ def measure(
             measuring_s += time.perf_counter() - t0
             blocks += 1
             elapsed = time.perf_counter() - start
-            if any(lane.waiting for lane in lanes):  # started ahead: no decision before them
+            if blocks < plan.min_blocks:  # no decision before these
                 continue
             t0 = time.perf_counter()
-            reason = decided(2 * blocks) if blocks >= plan.min_blocks else None
+            reason = decided(2 * blocks)
             deciding_s += time.perf_counter() - t0
             if reason:
                 stopped = f"{reason} (after {blocks} blocks)"
@@ -311,11 +313,12 @@ def measure(
             if blocks < plan.max_blocks:
                 log(f"check: block {blocks} measured in {elapsed:.0f}s; not decided yet")
     finally:
-        _stop([worker for lane in lanes for worker in lane.waiting])  # after a failure
+        # a failure, or a decision before the blocks started ahead: their workers end unmeasured
+        _stop([worker for lane in lanes for worker in lane.waiting])
         for lane in lanes:
             lane.waiting.clear()
     return Rounds(
-        lanes[0].number if lanes else 0, blocks, time.perf_counter() - start, stopped,
+        4 * blocks if lanes else 0, blocks, time.perf_counter() - start, stopped,
         startup_s=round(startup_s, 1), measuring_s=round(measuring_s, 1),
         deciding_s=round(deciding_s, 1),
         devices=tuple({"device": lane.device.label or None, "cases": lane.cases,
