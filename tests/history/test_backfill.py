@@ -309,7 +309,6 @@ def test_a_finished_commit_not_in_the_store_is_appended_not_measured(fake_icon4p
     assert entry.commit == c["stencil"]
 
 
-
 def test_each_commit_keys_its_compile_index_by_its_own_code(git, tmp_path, monkeypatch):
     """Commits on one stack share a build cache, not compile-index entries.
 
