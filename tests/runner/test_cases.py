@@ -75,9 +75,11 @@ def test_a_catalog_that_does_not_import_is_one_line_not_the_reference_program(
 ) -> None:
     import sys
 
+    import iconbench.programs
     from iconbench.errors import IconbenchError
 
     monkeypatch.setitem(sys.modules, "iconbench.programs.inputs", None)  # import fails
+    monkeypatch.delattr(iconbench.programs, "inputs", raising=False)  # also once imported
     with pytest.raises(IconbenchError, match=r"program catalog \(iconbench\.programs\) does not "
                        r"import: .*check that iconbench's sources are complete"):  # fmt: skip
         suite._has_catalog()  # what every path to a program asks first
