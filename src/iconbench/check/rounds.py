@@ -187,7 +187,7 @@ def _worker_command(side: Side, common: Sequence[str], lane: _Lane, name: str, *
                     jobs_file: pathlib.Path, turn: pathlib.Path, plan: Plan,
                     load_after: pathlib.Path | None = None) -> list[str]:  # fmt: skip
     command = [sys.executable, "-m", "iconbench", "suite", "measure", "--out", str(side.out),
-               "--stack", side.stack, *common, "--samples", str(plan.samples),
+               *side.runner_options(), *common, "--samples", str(plan.samples),
                "--max-s", str(plan.max_s), "--warmup-s", str(plan.warmup_s), "--gt4py-calls", "0",
                "--worker-jobs", str(jobs_file), "--round-name", name, "--turn", str(turn),
                "--inflight", str(turn.with_name(turn.name + ".inflight"))]  # fmt: skip

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from iconbench.runner import cases, devices
 from iconbench.runner.options import RunOptions
@@ -161,10 +161,12 @@ def worker(options: RunOptions) -> None:
     if options.turn is not None:
         # a check's worker: its programs loaded while another worker measures (or, in the
         # first block, once the check's precompile has put them in the cache), then its turn
+        left = list(jobs)
         if options.load_after is not None:
-            _wait_for(options.load_after)
-            log(f"{who}: precompile ended after {time.perf_counter() - start:.0f}s")
-        for case, backend in jobs:
+            left = _load_while_precompiling(jobs, options, named)
+            log(f"{who}: precompile ended after {time.perf_counter() - start:.0f}s, "
+                f"{len(jobs) - len(left)} of {len(jobs)} programs loaded by then")  # fmt: skip
+        for case, backend in left:
             suite.preload(case, named[backend], options.grid)
         log(f"{who}: {len(jobs)} programs loaded after {time.perf_counter() - start:.0f}s")
         # what the set-up made (modules, grid, programs) lives as long as the process: frozen,
@@ -245,6 +247,41 @@ def _copy_peak(ledger: pathlib.Path, *, on_gpu: bool, again: bool) -> bandwidth.
 def ready_path(turn: pathlib.Path) -> pathlib.Path:
     """The file a check's worker writes when it is set up and waits for ``turn``."""
     return turn.with_name(turn.name + ".ready")
+
+
+def _load_while_precompiling(
+    jobs: list[tuple[str, str]], options: RunOptions, named: dict[str, Any]
+) -> list[tuple[str, str]]:
+    """Load each program whose build the compile index has while the check's precompile runs.
+
+    A program is loaded once its compile is entered in the stack's compile index
+    (:mod:`iconbench.timing.compile_index`, the side's own sources: ``--sources``,
+    ``--sources-identity``), so never before its build is in the cache, where this process
+    would compile it itself. Where every build was cached the loads overlap the precompile's
+    few seconds; from an empty cache they follow the builds as they finish, and what is left
+    once the precompile has ended (``--load-after``) is the last builds' loads. Returns the
+    jobs not loaded yet. Without the index (``--no-compile-index``, or sources whose code
+    identity was not given) it only waits, as before.
+    """
+    from iconbench import suite
+    from iconbench.timing.compile_index import CompileIndex, Sources
+
+    assert options.load_after is not None
+    left = list(jobs)
+    if options.compile_index and (options.sources_identity or not options.sources):
+        sources = Sources(tuple(options.sources), options.sources_identity)
+        directory = pathlib.Path(os.environ["GT4PY_BUILD_CACHE_DIR"])
+        index = CompileIndex(directory, suite.build_cache_dir(), options.stack, sources)
+        grid = options.compile_grid or options.grid
+        while left and not options.load_after.exists():
+            built = [job for job in left if index.lookup(job[0], job[1], grid) is not None]
+            for case, backend in built:
+                suite.preload(case, named[backend], options.grid)
+                left.remove((case, backend))
+            if not built:
+                time.sleep(0.2)
+    _wait_for(options.load_after)
+    return left
 
 
 def _wait_for(path: pathlib.Path) -> None:
