@@ -55,8 +55,8 @@ class RunOptions:
     round_name: str = ""
     #: an interleaved check's worker waits, set up, until this file exists (its turn)
     turn: pathlib.Path | None = None
-    #: an interleaved check's worker loads its programs only once this file exists (the
-    #: check's precompile has ended; its imports and grid overlap the precompile)
+    #: an interleaved check's first workers start during its precompile, which ends when this
+    #: file exists: until then they load only the programs whose builds the compile index has
     load_after: pathlib.Path | None = None
     #: the cores an interleaved check's worker measures on (empty: not pinned)
     measure_cores: tuple[int, ...] = ()
