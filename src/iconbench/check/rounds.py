@@ -16,10 +16,11 @@ else runs beside a measurement. (Starting the next worker while one measured spr
 overhead of the same code over 0.6-1.5x between processes on an H100.) A check's first
 workers start while its precompile runs: they import the stack and build the grid meanwhile,
 and load each program once its build is entered in the compile index, the rest once the
-precompile has ended (``--load-after``); nothing measures until all of them are set up. Later blocks, needed only when the gate is still undecided,
-start up the same way, as many at once as the first (blocks 3 and 4 of a check together):
-one start-up instead of one a block, and the gate still decides after each block (the
-workers of a block it no longer needs are ended).
+precompile has ended (``--load-after``); nothing measures until all of them are set up.
+Later blocks, needed only when the gate is still undecided, start up the same way, as many
+at once as the first (blocks 3 and 4 of a check together): one start-up instead of one a
+block, and the gate still decides after each block (the workers of a block it no longer needs
+are ended).
 
 Loading is where a worker's start-up goes: on the H100, each of a gt4py check's eight first
 workers loaded its 18 programs in 20.8-29.0 s, the 9 DaCe ones 17.1-23.7 s of it, each on one
