@@ -91,10 +91,8 @@ def precompile(repo: pathlib.Path, out: pathlib.Path, index: bool, args) -> floa
     base = sides.resolve("gt4py", repo, ("main", "main"), out=out, stack=stack_key())[0]
     shutil.rmtree(out, ignore_errors=True)
     command = [sys.executable, "-m", "iconbench", "suite", "precompile", "--out", str(out),
-               "--stack", base.stack, "--backends", args.backends, "--grid", args.grid,
-               "--programs", args.programs, "--jobs", "1",
-               "--sources", os.pathsep.join(map(str, base.sources)),
-               "--sources-identity", base.identity]  # fmt: skip
+               *base.runner_options(), "--backends", args.backends, "--grid", args.grid,
+               "--programs", args.programs, "--jobs", "1"]  # fmt: skip
     command += [] if index else ["--no-compile-index"]
     env = base.environment(environment(ROOT / "src"))
     start = time.perf_counter()

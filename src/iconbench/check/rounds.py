@@ -221,10 +221,11 @@ def measure(
     (``--backends``, ``--grid`` …). ``decided(processes)`` says why to stop after a block, with
     ``processes`` measured a side (:func:`iconbench.check.stopping.reason_to_stop`), or ``None``
     to go on. The workers of the first ``plan.min_blocks`` blocks (no decision is taken before
-    those are measured) start up together, later blocks' one block at a time: start-up is paid
-    once for the blocks every check measures. ``meanwhile`` (a check's precompile) runs while
-    those workers start up: they load their programs only once it has returned, and its
-    seconds count neither as start-up nor as measuring. A worker that fails ends the check
+    those are measured) start up together, and later blocks as many at once: start-up is paid
+    once for the blocks every check measures, once more for those it may add. ``meanwhile``
+    (a check's precompile) runs while the first workers start up: until it has returned they
+    load only the programs whose builds it has entered in the compile index, and its seconds
+    count neither as start-up nor as measuring. A worker that fails ends the check
     with one line naming its round and its log; the workers end when ``meanwhile`` fails.
     """
     scratch.mkdir(parents=True, exist_ok=True)
@@ -319,7 +320,7 @@ def measure(
         for lane in lanes:
             lane.waiting.clear()
     return Rounds(
-        4 * blocks if lanes else 0, blocks, time.perf_counter() - start, stopped,
+        4 * blocks, blocks, time.perf_counter() - start, stopped,
         startup_s=round(startup_s, 1), measuring_s=round(measuring_s, 1),
         deciding_s=round(deciding_s, 1),
         devices=tuple({"device": lane.device.label or None, "cases": lane.cases,

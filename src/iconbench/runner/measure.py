@@ -264,14 +264,13 @@ def _load_while_precompiling(
     identity was not given) it only waits, as before.
     """
     from iconbench import suite
-    from iconbench.timing.compile_index import CompileIndex, Sources
+    from iconbench.runner.precompile import compile_index
 
     assert options.load_after is not None
     left = list(jobs)
+    # no code identity given: not computed here, in every worker (it hashes the whole tree)
     if options.compile_index and (options.sources_identity or not options.sources):
-        sources = Sources(tuple(options.sources), options.sources_identity)
-        directory = pathlib.Path(os.environ["GT4PY_BUILD_CACHE_DIR"])
-        index = CompileIndex(directory, suite.build_cache_dir(), options.stack, sources)
+        index = compile_index(options)
         grid = options.compile_grid or options.grid
         while left and not options.load_after.exists():
             built = [job for job in left if index.lookup(job[0], job[1], grid) is not None]

@@ -39,11 +39,7 @@ def run(options: RunOptions) -> None:
     jobs = cases.unmeasured(options)
     ledger = CompileLedger(options.work / "compile.jsonl")
     cache_dir = suite.build_cache_dir()
-    index = None
-    if options.compile_index:
-        sources = Sources.of(options.sources, options.sources_identity)
-        directory = pathlib.Path(os.environ["GT4PY_BUILD_CACHE_DIR"])
-        index = CompileIndex(directory, cache_dir, options.stack, sources, warn=log)
+    index = compile_index(options) if options.compile_index else None
     log(
         f"precompile: {len(jobs)} (program, backend) pairs, {options.processes} processes, "
         f"{os.environ['GT4PY_BUILD_JOBS']} build jobs each, "
@@ -77,6 +73,15 @@ def run(options: RunOptions) -> None:
         + f"; {left} pairs not compiled yet"
         + (" -> run precompile again" if left else "")
     )
+
+
+def compile_index(options: RunOptions) -> CompileIndex:
+    """The compile index of this run's stack and sources, in the build cache in effect."""
+    from iconbench import suite
+
+    sources = Sources.of(options.sources, options.sources_identity)
+    directory = pathlib.Path(os.environ["GT4PY_BUILD_CACHE_DIR"])
+    return CompileIndex(directory, suite.build_cache_dir(), options.stack, sources, warn=log)
 
 
 def compile_pairs(
