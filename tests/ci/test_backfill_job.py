@@ -73,3 +73,18 @@ def test_a_job_out_of_time_says_so_and_keeps_nothing_half_done(fake_icon4py, tmp
     finally:
         place = backfill.tree_place(request(repo, (tmp_path / "host").resolve()))
         shutil.rmtree(place, ignore_errors=True)
+
+
+def test_a_broken_pack_is_one_line_and_stays_as_it_is(fake_icon4py, tmp_path):  # noqa: F811
+    repo, _ = fake_icon4py
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    broken = packs / f"{'0' * 40}.tar.xz"
+    broken.write_bytes(b"not xz")
+    done = _job(tmp_path / "host", packs, repo)
+    assert done.returncode == 2
+    (line,) = [x for x in done.stderr.splitlines() if x.startswith("backfill: ")]
+    assert str(broken) in line
+    assert "restore it from git" in line
+    assert broken.read_bytes() == b"not xz"
+    assert not (tmp_path / "host" / ("0" * 40)).exists()
