@@ -1,0 +1,76 @@
+"""Every row of docs/pr-check-h100.md's results table is what its committed check.json says.
+
+The document's figures are the product's claim about its PR check on a GPU host; they must
+be traceable to the result files, so a row copied wrong (or a result file replaced) fails.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "pr-check-h100.md"
+RESULTS = ROOT / "results" / "pr-check-h100"
+
+
+def _rows() -> list[list[str]]:
+    """The results table's rows, as lists of cells."""
+    lines = DOC.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| check (result directory)"))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def _seconds(cell: str) -> float | None:
+    """'73.3 s' or '**139.0 s**' -> 73.3; '–' -> None."""
+    found = re.search(r"([0-9]+\.[0-9]) s", cell)
+    return float(found.group(1)) if found else None
+
+
+def _name(row: list[str]) -> str:
+    """The result directory a row names: '... (`icon4py-comment-2026-11-26i`)'."""
+    return re.search(r"\(`([^`]+)`", row[0]).group(1)
+
+
+ROWS = _rows()
+
+
+def test_the_table_has_the_checks_rows():
+    assert len(ROWS) >= 19
+    assert all(len(row) == 11 for row in ROWS), [row[0] for row in ROWS if len(row) != 11]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[_name(r) for r in ROWS])
+def test_row_matches_its_check_json(row):
+    check = json.loads((RESULTS / _name(row) / "check.json").read_text())
+    phases = check["phases"]
+    _, _, _, select, environments, precompile, measure, gate, why, whole, verdict = row
+    assert _seconds(select) == phases["select"]
+    assert _seconds(environments) == phases["environments"]
+    assert _seconds(precompile) == phases["precompile"]
+    assert _seconds(gate) == phases["gate"]
+    assert _seconds(why) == phases.get("why")
+    assert _seconds(whole) == check["total_s"]
+    split = check["measure_split"]
+    shown = re.match(r"([0-9.]+) s \(([0-9.]+) / ([0-9.]+) / ([0-9.]+)\)", measure)
+    assert shown, measure
+    assert [float(x) for x in shown.groups()] == [
+        phases["measure"],
+        split["startup"],
+        split["measuring"],
+        split["deciding"],
+    ]
+    assert verdict.lower().startswith(check["verdict"])
+    if check["verdict"] == "pass":
+        counts = check["counts"]
+        said = f"{counts['unchanged']} unchanged, {counts['inconclusive']} inconclusive"
+        assert said in verdict
+        assert counts["regression"] == counts["improvement"] == 0
