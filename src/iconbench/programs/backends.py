@@ -70,6 +70,15 @@ class Backend:
         return self.device == "gpu"
 
     @property
+    def is_dace(self) -> bool:
+        """Whether gt4py's DaCe backend builds the programs (icon4py's or a variant of it).
+
+        >>> backend("dace_gpu_noauto").is_dace, backend("gtfn_gpu").is_dace
+        (True, False)
+        """
+        return self.base in ("dace_cpu", "dace_gpu")
+
+    @property
     def is_embedded(self) -> bool:
         """Whether this is gt4py's embedded (Python) execution: nothing compiled."""
         return self.name == "embedded"
