@@ -1,10 +1,12 @@
 """``iconbench rebuild-check`` on the CPU path (clean builds in fresh processes)."""
 
 import json
+import pathlib
 
 import pytest
 
 from iconbench.cli import main
+from iconbench.gate import rebuild
 
 
 @pytest.mark.slow  # two fresh processes, each imports gt4py and makes the grid (~1-2 min)
@@ -44,3 +46,44 @@ def test_gtfn_cpu_generated_code_is_deterministic(capsys):
     assert None not in fingerprints
     assert rc in (0, 1)
     assert report["code_stable"]
+
+
+DATA = pathlib.Path(__file__).resolve().parent / "data"
+
+
+def _recorded(stack: str) -> rebuild.RebuildReport:
+    """A report of builds measured on a 2-core workstation: 4 clean builds, 5 samples each.
+
+    ``iconbench rebuild-check 'apply_diffusion_to_w_and_compute_horizontal_gradients_for_
+    turbulence[default]' --backends dace_cpu --builds 4 --samples 5 --out FILE`` with gt4py
+    1.2.1 + dace 2.0.0a6, and with the gt4py 1.2.0 + dace 2.0.0a5 overlay first on the path.
+    """
+    data = json.loads((DATA / f"rebuild-dace_cpu-gt4py-{stack}.json").read_text())[0]
+    builds = [
+        rebuild.Build(b["fingerprint"], b["compile_s"], tuple(b["samples"])) for b in data["builds"]
+    ]
+    return rebuild.report(data["case"], data["backend"], data["grid"], builds, 0.05)
+
+
+def test_builds_of_one_code_are_not_a_timing_difference():
+    """gt4py 1.2.1: one code in 4 builds; the later processes ran 0.67-0.72x the first's."""
+    report = _recorded("1.2.1")
+    assert report.code_stable
+    assert all(q <= 0.05 for _, q in report.ratios)  # the processes did differ
+    assert report.timing_stable
+    low, high = report.process_spread
+    assert 0.6 < low <= high < 0.8
+    text = report.render()
+    assert "generated code: identical in every build" in text
+    assert "timing: stable" in text
+    assert "not the code's" in text
+
+
+def test_builds_of_other_code_are_judged_on_their_timing():
+    """gt4py 1.2.0: 4 builds, 4 codes (its DaCe translation is not reproducible)."""
+    report = _recorded("1.2.0")
+    assert not report.code_stable
+    assert len({b.fingerprint for b in report.builds}) == 4
+    assert report.process_spread is None
+    assert not report.timing_stable
+    assert "generated code: DIFFERS (4 fingerprints)" in report.render()
