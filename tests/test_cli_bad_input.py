@@ -501,6 +501,18 @@ ROWS: list[Row] = [
         ("--out /proc/iconbench-site: cannot create it",),
     ),
     Row(
+        "publish-missing-summaries",
+        (
+            "publish",
+            str(REPO / "results" / "h100"),
+            "--out",
+            "{tmp}/site",
+            "--summaries",
+            "{tmp}/nosummaries",
+        ),
+        ("--summaries", "nosummaries: no such directory"),
+    ),
+    Row(
         "publish-unknown-experiment",
         ("publish", str(REPO / "results" / "h100"), "--out", "{tmp}/site", "--experiment", "x"),
         ("unknown experiment 'x'",),

@@ -23,7 +23,8 @@ BEFORE, AFTER = (
 PROGRAM = "apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence"
 KEY = f"{PROGRAM}[default]|dace_gpu|device_time"
 NOTE = (
-    "gt4py 1.2.0's DaCe translation is not reproducible: a build of unchanged code can differ too"
+    "the DaCe translation of gt4py 1.2.0 is not reproducible: "
+    "a build of unchanged code can differ too"
 )
 
 

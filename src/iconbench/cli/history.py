@@ -29,12 +29,15 @@ def site_command(
     gate_dir: pathlib.Path,
     out: pathlib.Path,
     confirmation_dir: pathlib.Path | None = None,
+    summary_dir: pathlib.Path | None = None,
 ) -> list:
     """The ``iconbench publish`` call that renders the site from an exported history."""
     command = [sys.executable, "-m", "iconbench", "publish", str(exported_asv), "--out", str(out)]
     command += ["--gate", str(gate_dir)] if gate_dir.is_dir() else []
     if confirmation_dir is not None and confirmation_dir.is_dir():
         command += ["--confirmations", str(confirmation_dir)]
+    if summary_dir is not None and summary_dir.is_dir():
+        command += ["--summaries", str(summary_dir)]
     return command
 
 
@@ -367,12 +370,15 @@ class History(Command):
             print(
                 f"exported {done.result_files} asv result files to {done.asv_dir}, "
                 f"{done.gate_summaries} gate summaries to {done.gate_dir}, "
-                f"{done.confirmations} confirmations to {done.confirmation_dir}"
+                f"{done.confirmations} confirmations to {done.confirmation_dir}, "
+                f"{done.summaries} runner summaries to {done.summary_dir}"
             )
             return 0
         with tempfile.TemporaryDirectory(prefix="iconbench-site-") as scratch:
             done = export.export(store, pathlib.Path(scratch))
-            command = site_command(done.asv_dir, done.gate_dir, out, done.confirmation_dir)
+            command = site_command(
+                done.asv_dir, done.gate_dir, out, done.confirmation_dir, done.summary_dir
+            )
             if args.dry_run:
                 print("+", " ".join(command[2:]))
                 return 0

@@ -60,6 +60,14 @@ class Publish(Command):
             help="change point confirmation (iconbench history confirm) JSON file or directory "
             "of them (repeatable; 'iconbench history publish' passes the history's)",
         )
+        parser.add_argument(
+            "--summaries",
+            action="append",
+            default=[],
+            type=pathlib.Path,
+            help="directory of GPU runner summaries (summary*.json) whose stacks the pages show "
+            "for asv result files (repeatable; 'iconbench history publish' passes the history's)",
+        )
         options.add_store(
             parser, help="baselines directory (default: $ICONBENCH_BASELINES or baselines/)"
         )
@@ -122,6 +130,7 @@ class Publish(Command):
                 args.results,
                 args.gate,
                 args.confirmations,
+                summary_dirs=args.summaries,
                 baselines_dir=args.store,
                 mapping_file=args.mapping,
                 pins=pins,

@@ -44,7 +44,6 @@ import statistics
 from collections.abc import Callable, Sequence
 
 from iconbench import __version__
-from iconbench.errors import IconbenchError
 from iconbench.gate import processes, stats
 from iconbench.gate import shift as machine_shift
 from iconbench.gate.config import GateConfig
@@ -59,8 +58,7 @@ from iconbench.gate.summary import (
     SideNumbers,
     Summary,
 )
-from iconbench.programs import backends
-from iconbench.stacks.reproducibility import dace_translation_reproducible
+from iconbench.stacks.reproducibility import draw_note
 from iconbench.suite import split_case
 
 
@@ -162,7 +160,7 @@ def compare(
     keys = sorted(k for k in set(base.entries) | set(head.entries) if select(k))
     shifts = common_shifts(base, head, keys, config)
     factor = {s.metric: s.ratio for s in shifts if s.comparable}
-    unreproducible = unreproducible_dace(base, head)
+    built_with = (base.stack.get("gt4py"), head.stack.get("gt4py"))
     results: list[BenchmarkResult] = []
     pending: list[_Pending] = []
     for key in keys:
@@ -222,8 +220,8 @@ def compare(
             continue
         if b.fingerprint and h.fingerprint and b.fingerprint != h.fingerprint:
             notes.append("code generation differs")
-            if unreproducible and _is_dace(backend):
-                notes.append(unreproducible)
+            if note := draw_note(backend, built_with):
+                notes.append(note)
         if b.device_source and h.device_source and b.device_source != h.device_source:
             notes.append(f"device clock differs ({b.device_source} -> {h.device_source})")
         if b.samples == h.samples and len(b.samples) > 1:
@@ -373,37 +371,6 @@ def compare(
             verdict = "inconclusive"
         results[item.index] = dataclasses.replace(results[item.index], q_value=q, verdict=verdict)
     return assemble(base, head, config, results, openacc=openacc, shifts=shifts)
-
-
-def unreproducible_dace(base: ResultSet, head: ResultSet) -> str | None:
-    """The note for a DaCe benchmark whose fingerprints differ, where that says little.
-
-    A side built with a gt4py whose DaCe translation is not reproducible
-    (:mod:`iconbench.stacks.reproducibility`) can get other code from the same source: the
-    difference may be the build's, not the change's. ``None`` where both sides' gt4py
-    translate reproducibly or are unknown.
-    """
-    versions = sorted(
-        {
-            side.stack["gt4py"]
-            for side in (base, head)
-            if dace_translation_reproducible(side.stack.get("gt4py")) is False
-        }
-    )
-    if not versions:
-        return None
-    return (
-        f"gt4py {' and '.join(versions)}'s DaCe translation is not reproducible: "
-        "a build of unchanged code can differ too"
-    )
-
-
-def _is_dace(name: str) -> bool:
-    """Whether backend ``name`` is built by DaCe (a name no longer known: no)."""
-    try:
-        return backends.backend(name).is_dace
-    except IconbenchError:
-        return False
 
 
 def common_shifts(

@@ -35,6 +35,8 @@ class Exported:
     gate_summaries: int
     confirmation_dir: pathlib.Path | None = None
     confirmations: int = 0
+    summary_dir: pathlib.Path | None = None
+    summaries: int = 0
 
 
 def export(
@@ -44,9 +46,10 @@ def export(
     *,
     repo: pathlib.Path | None = None,
 ) -> Exported:
-    """Write ``target/asv`` (an asv results_dir), ``target/gate/`` and ``target/confirmations/``.
+    """Write ``target/``'s ``asv`` (an asv results_dir), ``gate``, ``confirmations``, ``summaries``.
 
-    Gate summaries and confirmations are named ``<entry id>-<name>.json``.
+    Gate summaries and confirmations are named ``<entry id>-<name>.json``; runner summaries
+    ``summary.<entry id>.json`` (they hold the runs' stacks, which the site shows).
 
     Entries are merged oldest first, so a newer value of the same benchmark wins and a
     benchmark a newer run left out keeps its older value; ``benchmarks.json`` (the suite's
@@ -55,8 +58,8 @@ def export(
     """
     chosen = store.entries() if entries is None else sorted(entries, key=lambda e: e.created)
     asv_dir, gate_dir = target / "asv", target / "gate"
-    confirmation_dir = target / "confirmations"
-    gate_count = confirmation_count = 0
+    confirmation_dir, summary_dir = target / "confirmations", target / "summaries"
+    gate_count = confirmation_count = summary_count = 0
     newest_benchmarks: bytes | None = None
     with tempfile.TemporaryDirectory(prefix="iconbench-export-") as scratch:
         sources = []
@@ -78,6 +81,10 @@ def export(
                     name = f"{entry.id[:16]}-{pathlib.PurePath(ref.path).name}"
                     write_atomic(confirmation_dir / name, store.read(ref).decode())
                     confirmation_count += 1
+                elif ref.role == "summary":
+                    name = f"summary.{entry.id[:16]}.json"
+                    write_atomic(summary_dir / name, store.read(ref).decode())
+                    summary_count += 1
             if source.exists():
                 sources.append(source)
         asv_dir.mkdir(parents=True, exist_ok=True)
@@ -85,7 +92,10 @@ def export(
     if newest_benchmarks is not None:
         write_atomic(asv_dir / "benchmarks.json", newest_benchmarks.decode())
     _expand_commits(asv_dir, repo)
-    return Exported(asv_dir, gate_dir, written, gate_count, confirmation_dir, confirmation_count)
+    return Exported(
+        asv_dir, gate_dir, written, gate_count, confirmation_dir, confirmation_count,
+        summary_dir, summary_count,
+    )  # fmt: skip
 
 
 def _expand_commits(asv_dir: pathlib.Path, repo: pathlib.Path | None) -> None:

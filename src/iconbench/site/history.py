@@ -23,7 +23,7 @@ import math
 import pathlib
 import re
 import statistics
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from iconbench import results
@@ -445,12 +445,16 @@ def read_runs(
     *,
     result_set: ResultSet | None = None,
     full_commit: Callable[[str], str] = lambda commit: commit,
+    stacks: Mapping[str, Stack] | None = None,
 ) -> Iterator[tuple[pathlib.Path, list[Run] | IconbenchError]]:
     """Runs of each file, or the one-line error of a file that cannot be read.
 
     ``full_commit`` turns a file's recorded commit (possibly abbreviated) into its full hash.
+    A run's stack comes from its result set's summaries, else from ``stacks`` (summaries
+    given beside asv result files: ``publish --summaries``).
     """
-    stacks = stacks_of(result_set.root) if result_set is not None else {}
+    stacks = {**(stacks or {})}
+    stacks |= stacks_of(result_set.root) if result_set is not None else {}
     for path in result_files:
         try:
             read = results.read_file(path, units, with_stats=False)

@@ -26,6 +26,7 @@ from iconbench.errors import IconbenchError
 from iconbench.gate.kernels import counters as kernel_counters
 from iconbench.history import changepoints, confirmation
 from iconbench.site.history import Measured, Run, Target, slug
+from iconbench.stacks.reproducibility import draw_note
 
 #: Backends the overview compares with OpenACC when a run has them (else: all it has).
 GPU_BACKENDS = ("gtfn_gpu", "dace_gpu")
@@ -748,6 +749,7 @@ def _change_points(
                     "confirmation": bench,
                     "parent": record.parent if record else None,
                     "status": bench.verdict if bench else NOT_REMEASURED,
+                    "draw": _draw(backend, history[point.index - 1], run),
                 }
             )
     return found
@@ -759,7 +761,7 @@ def _fingerprint_changes(
     """Commits at which a backend's generated code changed (its fingerprint differs)."""
     changes = []
     for backend, points in sorted(per_backend.items()):
-        previous = None
+        previous, previous_index = None, 0
         for index in sorted(points):
             fingerprint = points[index].fingerprint
             if fingerprint is None:
@@ -772,10 +774,20 @@ def _fingerprint_changes(
                         "commit": short(history[index].commit),
                         "from": previous,
                         "to": fingerprint,
+                        "draw": _draw(backend, history[previous_index], history[index]),
                     }
                 )
-            previous = fingerprint
+            previous, previous_index = fingerprint, index
     return changes
+
+
+def _draw(backend: str, before: Run, after: Run) -> str | None:
+    """Whether a change of ``backend``'s code or time between two runs may be a build's draw.
+
+    The note of :func:`iconbench.stacks.reproducibility.draw_note`, where either run's stack
+    translates for DaCe irreproducibly, else ``None``.
+    """
+    return draw_note(backend, (run.stack.gt4py for run in (before, after) if run.stack))
 
 
 # --------------------------------------------------------------------------- gate

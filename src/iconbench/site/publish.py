@@ -58,6 +58,8 @@ class Inputs:
     baseline: str | None = None
     asv: bool = True
     repo: pathlib.Path | None = None
+    #: The stacks of runner summaries given beside asv result files (``--summaries``)
+    stacks: Mapping[str, history.Stack] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +78,7 @@ def resolve_inputs(
     gate_paths: Sequence[pathlib.Path] = (),
     confirmation_paths: Sequence[pathlib.Path] = (),
     *,
+    summary_dirs: Sequence[pathlib.Path] = (),
     baselines_dir: pathlib.Path | None = None,
     mapping_file: pathlib.Path = timer_mapping.DEFAULT_FILE,
     pins: Mapping[str, Any] | None = None,
@@ -89,6 +92,11 @@ def resolve_inputs(
     confirmations = tuple(
         f for p in confirmation_paths for f in summary_files(p, what="confirmation")
     )
+    stacks: dict[str, history.Stack] = {}
+    for directory in summary_dirs:
+        if not directory.is_dir():
+            raise IconbenchError(f"--summaries {directory}: no such directory")
+        stacks |= history.stacks_of(directory)
     root = baselines_dir or store.default_root()
     if baselines_dir is not None and not root.is_dir():
         raise IconbenchError(f"--store {root}: no such baselines directory")
@@ -108,6 +116,7 @@ def resolve_inputs(
         baseline=baseline,
         asv=asv,
         repo=repo,
+        stacks=stacks,
     )
 
 
@@ -164,6 +173,7 @@ def _read_new_runs(
             failures,
             result_set=result_set,
             full_commit=functools.partial(commits.full_hash, repo),
+            stacks=inputs.stacks,
         ):
             key, now = stamps[path]
             if isinstance(outcome, IconbenchError):

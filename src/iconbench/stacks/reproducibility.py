@@ -18,13 +18,19 @@ What that looked like here, on gt4py 1.2.0 + dace 2.0.0a5:
 
 On gt4py 1.2.1 + dace 2.0.0a6, fresh processes with any hash seed gave one SDFG for each
 program tried. On an older stack, a differing DaCe fingerprint can be the build's draw as well
-as the change's. The gate says so next to the fingerprint's note
-(:func:`iconbench.gate.verdict.compare`).
+as the change's. :func:`draw_note` says so: the gate next to its "code generation differs"
+(:func:`iconbench.gate.verdict.compare`), the site next to a code change or change point of
+a program's history (:mod:`iconbench.site.pagedata`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from packaging.version import InvalidVersion, Version
+
+from iconbench.errors import IconbenchError
+from iconbench.programs import backends
 
 #: The first gt4py release whose DaCe translation is reproducible.
 FIRST_REPRODUCIBLE_DACE = Version("1.2.1")
@@ -52,3 +58,29 @@ def dace_translation_reproducible(gt4py_version: str | None) -> bool | None:
     if version.release <= LAST_UNREPRODUCIBLE_DACE.release:
         return False
     return None
+
+
+def draw_note(backend: str, gt4py_versions: Iterable[str | None]) -> str | None:
+    """What to say of two builds of ``backend`` that differ, built with these gt4py versions.
+
+    ``None`` unless DaCe builds ``backend`` and one of the versions translates for it
+    irreproducibly; a backend name no longer known is not DaCe's.
+
+    >>> draw_note("dace_gpu", ["1.2.0", "1.2.1"]).split(":")[0]
+    'the DaCe translation of gt4py 1.2.0 is not reproducible'
+    >>> draw_note("gtfn_gpu", ["1.2.0"]), draw_note("dace_gpu", ["1.2.1", None])
+    (None, None)
+    """
+    try:
+        if not backends.backend(backend).is_dace:
+            return None
+    except IconbenchError:
+        return None
+    known = {v for v in gt4py_versions if v is not None}
+    versions = sorted(v for v in known if dace_translation_reproducible(v) is False)
+    if not versions:
+        return None
+    return (
+        f"the DaCe translation of gt4py {' and '.join(versions)} is not reproducible: "
+        "a build of unchanged code can differ too"
+    )
