@@ -45,29 +45,23 @@ class Publish(Command):
             required=True,
             help="site directory (created or updated)",
         )
-        parser.add_argument(
-            "--gate",
-            action="append",
-            default=[],
-            type=pathlib.Path,
-            help="gate summary JSON file or directory of them (repeatable)",
-        )
-        parser.add_argument(
-            "--confirmations",
-            action="append",
-            default=[],
-            type=pathlib.Path,
-            help="change point confirmation (iconbench history confirm) JSON file or directory "
-            "of them (repeatable; 'iconbench history publish' passes the history's)",
-        )
-        parser.add_argument(
-            "--summaries",
-            action="append",
-            default=[],
-            type=pathlib.Path,
-            help="directory of GPU runner summaries (summary*.json) whose stacks the pages show "
-            "for asv result files (repeatable; 'iconbench history publish' passes the history's)",
-        )
+        # the site's other inputs: files or directories, each option repeatable
+        for flag, what in (
+            ("--gate", "gate summary JSON file or directory of them"),
+            (
+                "--confirmations",
+                "change point confirmation (iconbench history confirm) JSON file or directory "
+                "of them ('iconbench history publish' passes the history's)",
+            ),
+            (
+                "--summaries",
+                "directory of GPU runner summaries (summary*.json) whose stacks the pages show "
+                "for asv result files ('iconbench history publish' passes the history's)",
+            ),
+        ):
+            parser.add_argument(
+                flag, action="append", default=[], type=pathlib.Path, help=f"{what} (repeatable)"
+            )
         options.add_store(
             parser, help="baselines directory (default: $ICONBENCH_BASELINES or baselines/)"
         )
