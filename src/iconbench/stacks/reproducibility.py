@@ -10,10 +10,12 @@ gt4py 1.2.1.
 What that looked like here, on gt4py 1.2.0 + dace 2.0.0a5:
 
 - `apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence` was translated for
-  `dace_gpu` at one icon4py commit in 8 fresh processes and gave 8 different SDFGs. Some had
-  7 GPU kernels, others 9: one map was split into three kernels over the levels.
-- The H100 backfill's builds of that program ran in 86 µs or 93 µs, depending on the build.
-- About 40 of 119 `dace_gpu` cases changed fingerprint at every commit that was built afresh,
+  `dace_gpu` at one icon4py commit in 7 fresh processes and gave 7 different SDFGs. Some had
+  7 GPU kernels, others 9: one map was split into three kernels over the levels
+  (results/dace-translation-gt4py-1.2.0).
+- The H100 backfill's builds of that program ran in about 86 µs or 91-93 µs, depending on
+  the build.
+- 40-45 of 119 `dace_gpu` cases changed fingerprint at every commit that was built afresh,
   including a commit that changed only `uv.lock`.
 
 On gt4py 1.2.1 + dace 2.0.0a6, fresh processes with any hash seed gave one SDFG for each
