@@ -11,12 +11,18 @@ mch_icon-ch1_medium's static arguments, and the gate summaries of docs/examples.
         --gate docs/examples --no-asv --out SITE
 
     python ci/site_screenshots.py
+
+With ``--backfill ICON4PY`` (a clone of icon4py, bare is fine: the history is put in commit
+order by its dates) it also publishes the H100 backfill of icon4py v0.3.0..v0.4.1 from its
+committed packs (results/backfill-h100: the 16 commits and the confirmations of their change
+points) and takes the program page of a confirmed change point.
 """
 
 from __future__ import annotations
 
 import os
 import pathlib
+import subprocess
 import sys
 import tempfile
 
@@ -33,9 +39,33 @@ SHOTS = (
     ("RUN", "run.png", 1280),
     ("index.html", "overview-phone.png", 390),
 )
+#: The backfill's page: a change point confirmed by its A/B, two more commit-caused steps.
+BACKFILL_SHOT = ("programs/compute_perturbed_quantities_and_interpolation.html",
+                 "backfill-change-point.png")  # fmt: skip
 
 
-def main() -> int:
+def publish_backfill(repo: pathlib.Path, scratch: pathlib.Path) -> pathlib.Path:
+    """The backfill's site from its packs, by the commands docs/history.md gives."""
+    out, packs = scratch / "backfill", ROOT / "results" / "backfill-h100"
+    (out / "confirm").mkdir(parents=True)
+    for pack in sorted(packs.glob("*.tar.xz")):
+        subprocess.run(["tar", "-xJf", str(pack), "-C", str(out)], check=True)
+    for pack in sorted((packs / "confirm").glob("*.tar.xz")):
+        subprocess.run(["tar", "-xJf", str(pack), "-C", str(out / "confirm")], check=True)
+    iconbench = [sys.executable, "-m", "iconbench", "history"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    common = ["--repo", str(repo), "--out", str(out)]
+    subprocess.run([*iconbench, "backfill", *common, "--from", "v0.3.0", "--to", "v0.4.1",
+                    "--backends", "gtfn_gpu,dace_gpu", "--experiment", EXPERIMENT],
+                   check=True, env=env)  # fmt: skip
+    subprocess.run([*iconbench, "confirm", *common], check=True, env=env)
+    site = scratch / "backfill-site"
+    subprocess.run([*iconbench, "publish", "--store", str(out / "history"), "--out", str(site),
+                    "--repo", str(repo)], check=True, env=env)  # fmt: skip
+    return site
+
+
+def main(argv: list[str]) -> int:
     """Publish into a scratch directory and take the screenshots."""
     from iconbench.baselines import experiments
     from iconbench.site import headless, pagedata
@@ -69,8 +99,18 @@ def main() -> int:
                         return 1
                     browser.screenshot(target / name, full_page=True)
                     print(target / name)
+        if argv[:1] == ["--backfill"] and len(argv) == 2:
+            site = publish_backfill(pathlib.Path(argv[1]).resolve(), pathlib.Path(scratch))
+            page, name = BACKFILL_SHOT
+            with headless.Browser(width=1280, height=900) as browser:
+                loaded = browser.open((site / page).as_uri())
+                if loaded.problems:
+                    print(f"{page}: {[str(p) for p in loaded.problems]}", file=sys.stderr)
+                    return 1
+                browser.screenshot(target / name, full_page=True)
+                print(target / name)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

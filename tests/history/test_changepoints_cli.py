@@ -53,3 +53,45 @@ def test_cli_reports_the_step_and_the_bisect_range(tmp_path, capsys):
     # a nightly: the step is old news once later runs came after it
     assert main(["changepoints", str(tmp_path), "--new"]) == 0
     assert capsys.readouterr().out.strip() == "0 new change points in 30 runs"
+
+
+def test_a_backfill_measured_out_of_order_is_read_in_commit_order(tmp_path, capsys):
+    """Old commits measured after new ones (a backfill): ``--repo`` puts them in commit order."""
+    import os
+    import subprocess
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    commits = []
+    for number in range(30):
+        stamp = f"{1_780_000_000 + number * 86_400} +0000"
+        env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", f"c{number}"], env=env,
+                       check=True)  # fmt: skip
+        commits.append(subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True,
+                                      text=True, check=True).stdout.strip())  # fmt: skip
+    results_dir = tmp_path / "asv"
+    rng = np.random.default_rng(7)
+    # measured newest first: commit 29 on the first day, commit 0 on the 30th
+    for day, number in enumerate(reversed(range(30))):
+        values = {}
+        for case, level in zip(CASES, (1.2e-4, 3.4e-4), strict=True):
+            step = 1.08 if case == "a[default]" and number >= 18 else 1.0
+            samples = list(level * step * np.exp(rng.normal(0, 0.01, 10)))
+            values[case, "gtfn_gpu", "tiny"] = (float(np.median(samples)), samples)
+        results.write_asv(results_dir, [BENCHMARK], {"time_device": values}, machine=MACHINE,
+                          commit=commits[number], env_name="e", python="3.12",
+                          date_ms=1_795_000_000_000 + day * 86_400_000)  # fmt: skip
+    assert main(["changepoints", str(results_dir), "--json", "--repo", str(repo)]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    point = json.loads(line)
+    assert (point["good"], point["bad"]) == (commits[17], commits[18])
+    assert 1.06 < point["magnitude"] < 1.10
+    # in the order measured the step runs backwards: an improvement, between the wrong commits
+    assert main(["changepoints", str(results_dir), "--json"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    point = json.loads(line)
+    assert (point["good"], point["bad"]) == (commits[18], commits[17])
+    assert point["magnitude"] < 0.95

@@ -7,6 +7,7 @@ import json
 import pathlib
 import re
 
+from iconbench.cli import options
 from iconbench.cli.command import Command
 
 
@@ -18,6 +19,7 @@ class ChangePoints(Command):
     examples = (
         "iconbench changepoints .asv/results --new   # what last night's run added",
         "iconbench changepoints results/h100 --json",
+        "iconbench changepoints backfill/[0-9a-f]*/ --repo ../icon4py   # a backfill: commit order",
     )
 
     @classmethod
@@ -33,6 +35,13 @@ class ChangePoints(Command):
             action="store_true",
             help="only change points the newest run added (what a nightly reports)",
         )
+        parser.add_argument(
+            "--repo",
+            type=pathlib.Path,
+            default=None,
+            help="repository of the runs' commits: runs in commit order (default: the order "
+            "they were measured in)",
+        )
         parser.add_argument("--json", action="store_true", help="print JSON lines")
 
     @classmethod
@@ -40,7 +49,9 @@ class ChangePoints(Command):
         from iconbench.history import changepoints
         from iconbench.site import history
 
-        runs = [run for path in args.results for run in history.runs_in(path)]
+        if args.repo is not None:
+            options.existing_dir(args.repo, "--repo")
+        runs = [run for path in args.results for run in history.runs_in(path, args.repo)]
         found = changepoints.found_in(runs, new=args.new)
         for each in found:
             target, case, backend, point = each.target, each.case, each.backend, each.point

@@ -30,9 +30,15 @@ def site_command(
     out: pathlib.Path,
     confirmation_dir: pathlib.Path | None = None,
     summary_dir: pathlib.Path | None = None,
+    *,
+    repo: pathlib.Path | None = None,
 ) -> list:
-    """The ``iconbench publish`` call that renders the site from an exported history."""
+    """The ``iconbench publish`` call that renders the site from an exported history.
+
+    ``repo``: the repository of the history's commits (their order, their full hashes).
+    """
     command = [sys.executable, "-m", "iconbench", "publish", str(exported_asv), "--out", str(out)]
+    command += ["--repo", str(repo)] if repo is not None else []
     command += ["--gate", str(gate_dir)] if gate_dir.is_dir() else []
     if confirmation_dir is not None and confirmation_dir.is_dir():
         command += ["--confirmations", str(confirmation_dir)]
@@ -99,6 +105,7 @@ class History(Command):
         "iconbench history cat --store history --label nightly --path other/stack.json",
         "iconbench history prune --store history --dry-run",
         "iconbench history publish --store history --out site",
+        "iconbench history publish --store backfill/history --out site --repo ../icon4py",
         "iconbench history export --store history --out exported   # asv/ and gate/",
         "iconbench history check --store history",
         "iconbench history backfill --repo ../icon4py --from v0.3.0 --to v0.4.1 --out "
@@ -171,7 +178,8 @@ class History(Command):
         parser.add_argument(
             "--repo",
             type=pathlib.Path,
-            help="backfill, confirm: a clone of icon4py (bare is fine)",
+            help="backfill, confirm: a clone of icon4py (bare is fine); export, publish: the "
+            "repository of the history's commits (their order and full hashes)",
         )
         parser.add_argument(
             "--from", dest="start", metavar="REF", help="backfill: the commit before the range"
@@ -297,6 +305,8 @@ class History(Command):
             raise IconbenchError(f"history {args.action}: give --store DIR (the history)")
         if args.action in ("export", "publish") and not args.out:
             raise IconbenchError(f"history {args.action}: give --out DIR")
+        if args.action in ("export", "publish") and args.repo is not None:
+            options.existing_dir(args.repo, "--repo")
         if args.action == "append":
             missing = [o for o in ("kind", "component", "commit") if not getattr(args, o)]
             if missing:
@@ -366,7 +376,7 @@ class History(Command):
             return 0
         out = pathlib.Path(args.out)
         if args.action == "export":
-            done = export.export(store, out)
+            done = export.export(store, out, repo=args.repo)
             print(
                 f"exported {done.result_files} asv result files to {done.asv_dir}, "
                 f"{done.gate_summaries} gate summaries to {done.gate_dir}, "
@@ -375,10 +385,9 @@ class History(Command):
             )
             return 0
         with tempfile.TemporaryDirectory(prefix="iconbench-site-") as scratch:
-            done = export.export(store, pathlib.Path(scratch))
-            command = site_command(
-                done.asv_dir, done.gate_dir, out, done.confirmation_dir, done.summary_dir
-            )
+            done = export.export(store, pathlib.Path(scratch), repo=args.repo)
+            command = site_command(done.asv_dir, done.gate_dir, out, done.confirmation_dir,
+                                   done.summary_dir, repo=args.repo)  # fmt: skip
             if args.dry_run:
                 print("+", " ".join(command[2:]))
                 return 0

@@ -121,12 +121,17 @@ class Plan:
     def left(self) -> tuple[Step, ...]:
         return tuple(s for s in self.steps if s.state != "done")
 
+    @property
+    def to_run(self) -> tuple[Step, ...]:
+        """The commits left to measure or resume: only these need their stack here."""
+        return tuple(s for s in self.steps if s.state in ("to measure", "resume"))
+
     def counts(self) -> dict[str, int]:
         """``done``, ``to append``, ``resume``, ``to measure`` and ``stack missing``."""
         counts = dict.fromkeys(("done", "to append", "resume", "to measure", "stack missing"), 0)
         for step in self.steps:
             counts[step.state] += 1
-            counts["stack missing"] += bool(step.missing) and step.state != "done"
+        counts["stack missing"] = sum(bool(step.missing) for step in self.to_run)
         return counts
 
 
@@ -223,10 +228,10 @@ def render(backfill: Plan) -> str:
     lines.append(
         f"{counts['done']} done, {len(backfill.left)} left: {counts['to measure']} to measure, "
         f"{counts['resume']} to resume, {counts['to append']} to append; "
-        f"{counts['stack missing']} of those need a stack that is not here"
+        f"{counts['stack missing']} to measure need a stack that is not here"
     )
     said: set[PinnedStack] = set()
-    for step in backfill.left:  # one line per stack that is not here (the run says it per commit)
+    for step in backfill.to_run:  # one line per stack that is not here (the run says it per commit)
         if step.missing and step.stack not in said:
             said.add(step.stack)
             lines.append(step.missing)
@@ -234,9 +239,9 @@ def render(backfill: Plan) -> str:
 
 
 def build_missing_stacks(backfill: Plan) -> Plan:
-    """Build an overlay for every stack a commit left to do lacks, then plan again."""
+    """Build an overlay for every stack a commit left to measure lacks, then plan again."""
     built: set[PinnedStack] = set()
-    for step in backfill.left:
+    for step in backfill.to_run:
         if step.missing and step.stack not in built and step.overlay is None:
             if overlay.find(step.stack, backfill.request.stacks_dir) is None:
                 log(f"backfill: building the overlay of {step.stack.describe()}")

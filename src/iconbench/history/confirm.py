@@ -234,7 +234,7 @@ def history_runs(store: pathlib.Path, repo: pathlib.Path) -> list[Any]:
     with tempfile.TemporaryDirectory(prefix="iconbench-confirm-") as scratch:
         exported = export.export(HistoryStore.open(store), pathlib.Path(scratch), entries,
                                  repo=repo)  # fmt: skip
-        return history.runs_in(exported.asv_dir)
+        return history.runs_in(exported.asv_dir, repo)
 
 
 def _in_order(runs: Sequence[Any], grid: str) -> list[Any]:

@@ -52,7 +52,7 @@ def publish(result_set: ResultSet, out: pathlib.Path, repo: pathlib.Path) -> Pub
                 {
                     "version": 1,
                     "project": "iconbench",
-                    "repo": str(repo),
+                    "repo": str(repo.resolve()),  # asv reads paths from its config's folder
                     "branches": ["HEAD"],
                     "environment_type": "existing",
                     "results_dir": str(_measured_only(result_set, pathlib.Path(work), repo)),

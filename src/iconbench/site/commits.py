@@ -48,3 +48,26 @@ def full_hash(repo: pathlib.Path, commit: str) -> str:
         return commit
     found = done.stdout.strip()
     return found if done.returncode == 0 and is_full(found) else commit
+
+
+@functools.cache
+def commit_time_ms(repo: pathlib.Path, commit: str) -> int:
+    """When ``commit`` was committed (ms since the epoch) as ``repo`` says; 0 where it cannot.
+
+    The history's order is the commits' order, not the order they were measured in: a
+    backfill measures old commits after new ones, and a re-run measures an old one again.
+    """
+    if not ABBREVIATED.fullmatch(commit) and not is_full(commit):
+        return 0
+    try:
+        done = subprocess.run(
+            ["git", "show", "-s", "--format=%ct", f"{commit}^{{commit}}", "--"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return 0
+    seconds = done.stdout.strip()
+    return int(seconds) * 1000 if done.returncode == 0 and seconds.isdigit() else 0

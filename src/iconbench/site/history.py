@@ -18,6 +18,7 @@ preset name known in advance.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import pathlib
@@ -185,6 +186,8 @@ class Run:
     source: str
     measured: tuple[Measured, ...]
     stack: Stack | None = None
+    #: when the commit was committed (ms), where its repository was at hand; 0: unknown
+    commit_ms: int = 0
 
     @property
     def stack_key(self) -> str:
@@ -212,6 +215,7 @@ class Run:
             "env_name": self.env_name,
             "source": self.source,
             "stack": None if self.stack is None else dataclasses.asdict(self.stack),
+            "commit_ms": self.commit_ms,
             "measured": [
                 {k: v for k, v in dataclasses.asdict(m).items() if v is not None}
                 for m in self.measured
@@ -230,6 +234,7 @@ def run_from_dict(data: dict[str, Any]) -> Run:
         source=data["source"],
         measured=tuple(Measured(**m) for m in data["measured"]),
         stack=Stack(**data["stack"]) if data.get("stack") else None,
+        commit_ms=int(data.get("commit_ms") or 0),
     )
 
 
@@ -342,11 +347,14 @@ def runs_of_file(
     stacks: dict[str, Stack] | None = None,
     commit: str | None = None,
     source: str | None = None,
+    *,
+    commit_ms: int = 0,
 ) -> list[Run]:
     """One :class:`Run` per grid of an asv result file.
 
     ``commit``: the file's commit resolved to its full hash (:mod:`iconbench.site.commits`);
-    ``source``: how pages name the file (never an absolute path of the publishing machine).
+    ``source``: how pages name the file (never an absolute path of the publishing machine);
+    ``commit_ms``: when that commit was committed (0: unknown).
     """
     device = result.machine.get("gpu") or result.machine.get("machine") or "unknown machine"
     by_combo: dict[tuple[str, str, str], dict[str, Any]] = {}
@@ -387,6 +395,7 @@ def runs_of_file(
             source=source or result.path.name,
             measured=tuple(measured),
             stack=(stacks or {}).get(stack_key.group(0)) if stack_key else None,
+            commit_ms=commit_ms,
         )
         for grid, measured in sorted(grids.items())
     ]
@@ -446,10 +455,12 @@ def read_runs(
     result_set: ResultSet | None = None,
     full_commit: Callable[[str], str] = lambda commit: commit,
     stacks: Mapping[str, Stack] | None = None,
+    commit_time: Callable[[str], int] = lambda commit: 0,
 ) -> Iterator[tuple[pathlib.Path, list[Run] | IconbenchError]]:
     """Runs of each file, or the one-line error of a file that cannot be read.
 
-    ``full_commit`` turns a file's recorded commit (possibly abbreviated) into its full hash.
+    ``full_commit`` turns a file's recorded commit (possibly abbreviated) into its full hash,
+    ``commit_time`` that hash into its commit's time (ms; 0: unknown).
     A run's stack comes from its result set's summaries, else from ``stacks`` (summaries
     given beside asv result files: ``publish --summaries``).
     """
@@ -459,21 +470,30 @@ def read_runs(
         try:
             read = results.read_file(path, units, with_stats=False)
             source = result_set.display(path) if result_set is not None else path.name
-            yield path, runs_of_file(read, failures, stacks, full_commit(read.commit), source)
+            commit = full_commit(read.commit)
+            yield path, runs_of_file(read, failures, stacks, commit, source,
+                                     commit_ms=commit_time(commit))  # fmt: skip
         except IconbenchError as error:
             yield path, error
 
 
-def runs_in(path: pathlib.Path) -> list[Run]:
+def runs_in(path: pathlib.Path, repo: pathlib.Path | None = None) -> list[Run]:
     """Every run of the result set at ``path``; one line for the first file that is unreadable.
 
     For readers that need the whole history at once (``iconbench changepoints``, a
-    backfill's confirmation); the site itself skips such a file and goes on.
+    backfill's confirmation); the site itself skips such a file and goes on. ``repo``: the
+    repository of the runs' commits, whose dates put the runs in history order
+    (:func:`iconbench.site.pagedata.ordered`).
     """
+    from iconbench.site import commits
+
     found = result_set(path)
     units = results.units_of(found.asv_dir)
     runs = []
-    for file, outcome in read_runs(found.files(), units, NO_FAILURES):
+    dated = functools.partial(commits.commit_time_ms, repo) if repo else (lambda commit: 0)
+    full = functools.partial(commits.full_hash, repo) if repo else (lambda commit: commit)
+    for file, outcome in read_runs(found.files(), units, NO_FAILURES, full_commit=full,
+                                   commit_time=dated):  # fmt: skip
         if isinstance(outcome, IconbenchError):
             raise IconbenchError(f"{file}: {outcome}")
         runs.extend(outcome)

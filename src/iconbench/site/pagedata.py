@@ -60,8 +60,13 @@ def day(date_ms: int) -> str:
 
 
 def ordered(runs: Sequence[Run]) -> list[Run]:
-    """Runs in history order: by asv date, then commit."""
-    return sorted(runs, key=lambda r: (r.date_ms, r.commit, r.id))
+    """Runs in history order: by their commit's date where known, else when measured.
+
+    A nightly measures each commit after the one before, but a backfill measures old commits
+    after new ones: ordered by when they were measured, their change points would fall
+    between the wrong commits.
+    """
+    return sorted(runs, key=lambda r: (r.commit_ms or r.date_ms, r.date_ms, r.commit, r.id))
 
 
 def latest_per_target(runs: Sequence[Run]) -> dict[Target, Run]:

@@ -174,6 +174,7 @@ def _read_new_runs(
             result_set=result_set,
             full_commit=functools.partial(commits.full_hash, repo),
             stacks=inputs.stacks,
+            commit_time=functools.partial(commits.commit_time_ms, repo),
         ):
             key, now = stamps[path]
             if isinstance(outcome, IconbenchError):
