@@ -87,28 +87,22 @@ def main(argv: list[str]) -> int:
         newest = max((r for r in runs if r.target.grid == EXPERIMENT), key=lambda r: r.date_ms)
         target = ROOT / "docs" / "site"
         target.mkdir(parents=True, exist_ok=True)
-        for width in sorted({w for _, _, w in SHOTS}):
+        shots = [(out / (pagedata.run_page(newest) if page == "RUN" else page), name, width)
+                 for page, name, width in SHOTS]  # fmt: skip
+        if argv[:1] == ["--backfill"] and len(argv) == 2:
+            site = publish_backfill(pathlib.Path(argv[1]).resolve(), pathlib.Path(scratch))
+            shots.append((site / BACKFILL_SHOT[0], BACKFILL_SHOT[1], 1280))
+        for width in sorted({w for _, _, w in shots}):
             with headless.Browser(width=width, height=900) as browser:
-                for shot, name, shot_width in SHOTS:
+                for page, name, shot_width in shots:
                     if shot_width != width:
                         continue
-                    page = pagedata.run_page(newest) if shot == "RUN" else shot
-                    loaded = browser.open((out / page).as_uri())
+                    loaded = browser.open(page.as_uri())
                     if loaded.problems:
                         print(f"{page}: {[str(p) for p in loaded.problems]}", file=sys.stderr)
                         return 1
                     browser.screenshot(target / name, full_page=True)
                     print(target / name)
-        if argv[:1] == ["--backfill"] and len(argv) == 2:
-            site = publish_backfill(pathlib.Path(argv[1]).resolve(), pathlib.Path(scratch))
-            page, name = BACKFILL_SHOT
-            with headless.Browser(width=1280, height=900) as browser:
-                loaded = browser.open((site / page).as_uri())
-                if loaded.problems:
-                    print(f"{page}: {[str(p) for p in loaded.problems]}", file=sys.stderr)
-                    return 1
-                browser.screenshot(target / name, full_page=True)
-                print(target / name)
     return 0
 
 

@@ -121,6 +121,29 @@ METRICS = (
 )
 
 
+def regime_labels(changes: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    """One label per change of stack or clock at a commit, naming the backends it holds for.
+
+    A new stack changes every backend at once: one marker, not one per backend on top of
+    each other.
+
+    >>> regime_labels([{"index": 3, "backend": "dace_gpu", "what": "stack a → b"},
+    ...                {"index": 3, "backend": "gtfn_gpu", "what": "stack a → b"},
+    ...                {"index": 5, "backend": "gtfn_gpu", "what": "clock x → y"}])
+    [(3, 'stack a → b (dace_gpu, gtfn_gpu)'), (5, 'gtfn_gpu: clock x → y')]
+    """
+    grouped: dict[tuple[int, str], list[str]] = {}
+    for change in changes:
+        grouped.setdefault((change["index"], change["what"]), []).append(change["backend"])
+    return [
+        (
+            index,
+            f"{what} ({', '.join(backends)})" if len(backends) > 1 else f"{backends[0]}: {what}",
+        )
+        for (index, what), backends in grouped.items()
+    ]
+
+
 def program_charts(section: Mapping[str, Any], variant: Mapping[str, Any]) -> list[str]:
     """Device time (with OpenACC and code changes), overhead, compile time, bandwidth."""
     charts = []
@@ -141,10 +164,8 @@ def program_charts(section: Mapping[str, Any], variant: Mapping[str, Any]) -> li
         ]
         references: list[plots.Reference] = []
         markers = [
-            plots.Marker(
-                c["index"], f"{c['backend']}: {c['what']}", BREAK_COLOUR, "stack or clock changed"
-            )
-            for c in changes
+            plots.Marker(index, label, BREAK_COLOUR, "stack or clock changed")
+            for index, label in regime_labels(changes)
         ]
         if metric == "device_s":
             if variant["openacc"]:

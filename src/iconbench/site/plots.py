@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Sequence
 from html import escape
 
@@ -122,6 +123,50 @@ class Marker:
     legend: str = "code changed"
 
 
+#: Width of a character of a marker's 10 px label (a sans-serif's average, a little over).
+MARKER_CHAR_PX = 5.8
+#: Longest marker label drawn; the whole label is the marker's tooltip.
+MARKER_LABEL_CHARS = 34
+
+
+def marker_rows(
+    markers: Sequence[Marker], positions: Sequence[float], right_edge: float
+) -> list[tuple[int, str, str]]:
+    """Each marker's label row, text and anchor: no two labels overlap, none leaves the plot.
+
+    A label runs right of its line, or left of it where it would pass the plot's right edge;
+    it takes the first row whose labels end before it starts (many markers on a long history:
+    one row each would cover the data). Long labels are cut (the tooltip holds them whole).
+
+    >>> ms = [Marker(0, "dace_gpu code a → b"), Marker(1, "gtfn_gpu code c → d")]
+    >>> marker_rows(ms, [100.0, 120.0], 600.0)
+    [(0, 'dace_gpu code a → b', 'start'), (1, 'gtfn_gpu code c → d', 'start')]
+    >>> marker_rows(ms, [100.0, 300.0], 600.0)
+    [(0, 'dace_gpu code a → b', 'start'), (0, 'gtfn_gpu code c → d', 'start')]
+    >>> marker_rows([Marker(5, "x" * 50)], [590.0], 600.0)
+    [(0, 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…', 'end')]
+    >>> stack = Marker(5, "stack stack-394d3f12b2278a18 → stack-47d2083f338088be")
+    >>> marker_rows([stack], [0.0], 600.0)
+    [(0, 'stack stack-394d3f → stack-47d208', 'start')]
+    """
+    ends: list[float] = []  # per row: where its last label ends
+    placed = []
+    for marker, position in zip(markers, positions, strict=True):
+        shown = re.sub(r"\b(stack-[0-9a-f]{6})[0-9a-f]+", r"\1", marker.label)
+        if len(shown) > MARKER_LABEL_CHARS:
+            shown = shown[: MARKER_LABEL_CHARS - 1] + "…"
+        width = MARKER_CHAR_PX * len(shown) + 6
+        anchor = "start" if position + width <= right_edge else "end"
+        start, end = (position, position + width) if anchor == "start" else (position - width,
+                                                                              position)  # fmt: skip
+        row = next((r for r, last in enumerate(ends) if last <= start), len(ends))
+        if row == len(ends):
+            ends.append(end)
+        ends[row] = end
+        placed.append((row, shown, anchor))
+    return placed
+
+
 def line_chart(
     lines: Sequence[Line],
     commits: Sequence[str],
@@ -177,16 +222,27 @@ def line_chart(
             f"font-family='ui-monospace,monospace' font-size='10' "
             f"transform='rotate(-35 {x(index):.1f} {top + plot_h + 14})'>{escape(commit)}</text>"
         )
-    stacked: dict[int, int] = {}  # markers at one commit: labels one under the other
-    for marker in markers:
+    labels = []  # drawn over the data: a label the lines cross cannot be read
+    # rows from the plot's top, or from its bottom where more of the data lies in the top third
+    shares = [v * scale.factor / y_max for line in lines for v in line.values if v is not None]
+    from_bottom = sum(v > 2 / 3 for v in shares) > sum(v < 1 / 3 for v in shares)
+    for marker, (row, shown, anchor) in zip(
+        markers, marker_rows(markers, [x(m.index) - plot_w / n / 2 for m in markers],
+                             left + plot_w), strict=True,
+    ):  # fmt: skip
         mx = x(marker.index) - plot_w / n / 2
-        row = stacked[marker.index] = stacked.get(marker.index, -1) + 1
+        tx = mx + 3 if anchor == "start" else mx - 3
         parts.append(
             f"<g class='marker'><line x1='{mx:.1f}' x2='{mx:.1f}' y1='{top}' "
             f"y2='{top + plot_h}' stroke='{marker.colour}' stroke-dasharray='2,3'/>"
-            f"<text x='{mx + 3:.1f}' y='{top + 11 + 12 * row}' fill='{marker.colour}' "
-            "font-size='10'>"
-            f"{escape(marker.label)}</text><title>{escape(marker.label)}</title></g>"
+            f"<title>{escape(marker.label)}</title></g>"
+        )
+        labels.append(
+            f"<text class='marker-label' x='{tx:.1f}' "
+            f"y='{top + plot_h - 4 - 12 * row if from_bottom else top + 11 + 12 * row}' "
+            f"fill='{marker.colour}' font-size='10' text-anchor='{anchor}' stroke='#fff' "
+            f"stroke-width='3' paint-order='stroke'>{escape(shown)}"
+            f"<title>{escape(marker.label)}</title></text>"
         )
     for ref in references:
         ry = y(ref.value * scale.factor)
@@ -231,6 +287,7 @@ def line_chart(
                     f"<text class='point-label' x='{px + 6:.1f}' y='{py - 6:.1f}' "
                     f"font-size='10' fill='{line.colour}'>{escape(label)}</text>"
                 )
+    parts += labels
     parts.append(
         _legend(
             [(line.name, line.colour, False) for line in lines]
