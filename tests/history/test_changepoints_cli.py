@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
+import subprocess
 
 import numpy as np
 
@@ -57,9 +59,6 @@ def test_cli_reports_the_step_and_the_bisect_range(tmp_path, capsys):
 
 def test_a_backfill_measured_out_of_order_is_read_in_commit_order(tmp_path, capsys):
     """Old commits measured after new ones (a backfill): ``--repo`` puts them in commit order."""
-    import os
-    import subprocess
-
     repo = tmp_path / "repo"
     repo.mkdir()
     git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]

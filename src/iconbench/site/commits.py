@@ -28,6 +28,15 @@ def is_full(commit: str) -> bool:
     return FULL.fullmatch(commit) is not None
 
 
+def _ask_git(repo: pathlib.Path, *args: str) -> str:
+    """The answer of git in ``repo`` (stripped), or ``""`` where git fails or is not there."""
+    try:
+        done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=False)
+    except OSError:
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
 @functools.cache
 def full_hash(repo: pathlib.Path, commit: str) -> str:
     """``commit`` as a full hash when ``repo`` knows it unambiguously, else unchanged.
@@ -36,18 +45,8 @@ def full_hash(repo: pathlib.Path, commit: str) -> str:
     """
     if is_full(commit) or not ABBREVIATED.fullmatch(commit):
         return commit
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
-            cwd=repo,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:
-        return commit
-    found = done.stdout.strip()
-    return found if done.returncode == 0 and is_full(found) else commit
+    found = _ask_git(repo, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+    return found if is_full(found) else commit
 
 
 @functools.cache
@@ -57,17 +56,7 @@ def commit_time_ms(repo: pathlib.Path, commit: str) -> int:
     The history's order is the commits' order, not the order they were measured in: a
     backfill measures old commits after new ones, and a re-run measures an old one again.
     """
-    if not ABBREVIATED.fullmatch(commit) and not is_full(commit):
+    if not (is_full(commit) or ABBREVIATED.fullmatch(commit)):
         return 0
-    try:
-        done = subprocess.run(
-            ["git", "show", "-s", "--format=%ct", f"{commit}^{{commit}}", "--"],
-            cwd=repo,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:
-        return 0
-    seconds = done.stdout.strip()
-    return int(seconds) * 1000 if done.returncode == 0 and seconds.isdigit() else 0
+    seconds = _ask_git(repo, "show", "-s", "--format=%ct", f"{commit}^{{commit}}", "--")
+    return int(seconds) * 1000 if seconds.isdigit() else 0

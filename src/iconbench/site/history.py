@@ -18,17 +18,17 @@ preset name known in advance.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import math
 import pathlib
 import re
 import statistics
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from iconbench import results
 from iconbench.errors import IconbenchError
+from iconbench.site.commits import commit_time_ms, full_hash
 from iconbench.suite import split_case
 
 #: asv benchmark kind -> field of :class:`Measured`.
@@ -453,14 +453,14 @@ def read_runs(
     failures: Failures,
     *,
     result_set: ResultSet | None = None,
-    full_commit: Callable[[str], str] = lambda commit: commit,
+    repo: pathlib.Path | None = None,
     stacks: Mapping[str, Stack] | None = None,
-    commit_time: Callable[[str], int] = lambda commit: 0,
 ) -> Iterator[tuple[pathlib.Path, list[Run] | IconbenchError]]:
     """Runs of each file, or the one-line error of a file that cannot be read.
 
-    ``full_commit`` turns a file's recorded commit (possibly abbreviated) into its full hash,
-    ``commit_time`` that hash into its commit's time (ms; 0: unknown).
+    ``repo``, the repository of the files' commits, turns a recorded commit (possibly
+    abbreviated) into its full hash and gives its date, the run's place in history order
+    (:mod:`iconbench.site.commits`); without it both stay as recorded (date: unknown).
     A run's stack comes from its result set's summaries, else from ``stacks`` (summaries
     given beside asv result files: ``publish --summaries``).
     """
@@ -470,9 +470,10 @@ def read_runs(
         try:
             read = results.read_file(path, units, with_stats=False)
             source = result_set.display(path) if result_set is not None else path.name
-            commit = full_commit(read.commit)
+            commit = full_hash(repo, read.commit) if repo else read.commit
+            committed = commit_time_ms(repo, commit) if repo else 0
             yield path, runs_of_file(read, failures, stacks, commit, source,
-                                     commit_ms=commit_time(commit))  # fmt: skip
+                                     commit_ms=committed)  # fmt: skip
         except IconbenchError as error:
             yield path, error
 
@@ -485,15 +486,10 @@ def runs_in(path: pathlib.Path, repo: pathlib.Path | None = None) -> list[Run]:
     repository of the runs' commits, whose dates put the runs in history order
     (:func:`iconbench.site.pagedata.ordered`).
     """
-    from iconbench.site import commits
-
     found = result_set(path)
     units = results.units_of(found.asv_dir)
     runs = []
-    dated = functools.partial(commits.commit_time_ms, repo) if repo else (lambda commit: 0)
-    full = functools.partial(commits.full_hash, repo) if repo else (lambda commit: commit)
-    for file, outcome in read_runs(found.files(), units, NO_FAILURES, full_commit=full,
-                                   commit_time=dated):  # fmt: skip
+    for file, outcome in read_runs(found.files(), units, NO_FAILURES, repo=repo):
         if isinstance(outcome, IconbenchError):
             raise IconbenchError(f"{file}: {outcome}")
         runs.extend(outcome)

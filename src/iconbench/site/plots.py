@@ -157,8 +157,8 @@ def marker_rows(
             shown = shown[: MARKER_LABEL_CHARS - 1] + "…"
         width = MARKER_CHAR_PX * len(shown) + 6
         anchor = "start" if position + width <= right_edge else "end"
-        start, end = (position, position + width) if anchor == "start" else (position - width,
-                                                                              position)  # fmt: skip
+        start = position if anchor == "start" else position - width
+        end = start + width
         row = next((r for r, last in enumerate(ends) if last <= start), len(ends))
         if row == len(ends):
             ends.append(end)
@@ -226,11 +226,9 @@ def line_chart(
     # rows from the plot's top, or from its bottom where more of the data lies in the top third
     shares = [v * scale.factor / y_max for line in lines for v in line.values if v is not None]
     from_bottom = sum(v > 2 / 3 for v in shares) > sum(v < 1 / 3 for v in shares)
-    for marker, (row, shown, anchor) in zip(
-        markers, marker_rows(markers, [x(m.index) - plot_w / n / 2 for m in markers],
-                             left + plot_w), strict=True,
-    ):  # fmt: skip
-        mx = x(marker.index) - plot_w / n / 2
+    positions = [x(m.index) - plot_w / n / 2 for m in markers]  # a marker's line: before its commit
+    rows = marker_rows(markers, positions, left + plot_w)
+    for marker, mx, (row, shown, anchor) in zip(markers, positions, rows, strict=True):
         tx = mx + 3 if anchor == "start" else mx - 3
         parts.append(
             f"<g class='marker'><line x1='{mx:.1f}' x2='{mx:.1f}' y1='{top}' "

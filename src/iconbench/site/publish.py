@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import functools
 import hashlib
 import json
 import pathlib
@@ -36,7 +35,7 @@ from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
 from iconbench.gate.summary import Summary
 from iconbench.history import confirmation
-from iconbench.site import asv_offline, asv_pages, commits, figures, history, pagedata, render
+from iconbench.site import asv_offline, asv_pages, figures, history, pagedata, render
 from iconbench.site.published import Index, open_site, source_key, stamp
 from iconbench.suite import split_case
 
@@ -172,9 +171,8 @@ def _read_new_runs(
             units,
             failures,
             result_set=result_set,
-            full_commit=functools.partial(commits.full_hash, repo),
+            repo=repo,
             stacks=inputs.stacks,
-            commit_time=functools.partial(commits.commit_time_ms, repo),
         ):
             key, now = stamps[path]
             if isinstance(outcome, IconbenchError):
