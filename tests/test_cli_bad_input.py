@@ -630,6 +630,27 @@ ROWS: list[Row] = [
         ("nosuch", "not a runner output directory"),
     ),
     Row(
+        "changepoints-repo-not-git",
+        ("changepoints", "{tmp}/plain", "--repo", "{tmp}/plain"),
+        ("--repo", "plain: not a git repository"),
+        setup=_not_a_checkout,
+    ),
+    Row(
+        "history-publish-repo-not-git",
+        (
+            "history",
+            "publish",
+            "--store",
+            "{tmp}/plain",
+            "--out",
+            "{tmp}/site",
+            "--repo",
+            "{tmp}/plain",
+        ),
+        ("--repo", "plain: not a git repository"),
+        setup=_not_a_checkout,
+    ),
+    Row(
         "history-missing-store",
         ("history", "list", "--store", "{tmp}/nosuch"),
         ("--store", "not a history store"),

@@ -50,7 +50,7 @@ class ChangePoints(Command):
         from iconbench.site import history
 
         if args.repo is not None:
-            options.existing_dir(args.repo, "--repo")
+            options.git_repository(args.repo)
         runs = [run for path in args.results for run in history.runs_in(path, args.repo)]
         found = changepoints.found_in(runs, new=args.new)
         for each in found:

@@ -265,7 +265,6 @@ class History(Command):
         """Plan (``--dry-run``: print it) and run the confirmations; exit 1 while some are left."""
         from iconbench.check import rounds
         from iconbench.history import confirm
-        from iconbench.stacks import trees
 
         missing = [f for f, v in (("--repo", args.repo), ("--out", args.out)) if not v]
         if missing:
@@ -273,8 +272,7 @@ class History(Command):
                 "history confirm: give " + ", ".join(missing) + ", e.g. 'iconbench history "
                 "confirm --repo ../icon4py --out results/backfill'"
             )
-        options.existing_dir(args.repo, "--repo")
-        trees.resolve_commit(args.repo, "HEAD")  # not a repository: one line
+        options.git_repository(args.repo)
         out = options.existing_dir(args.out, "--out").resolve()
         store = (args.store or out / "history").resolve()
         request = confirm.Request(
@@ -306,7 +304,7 @@ class History(Command):
         if args.action in ("export", "publish") and not args.out:
             raise IconbenchError(f"history {args.action}: give --out DIR")
         if args.action in ("export", "publish") and args.repo is not None:
-            options.existing_dir(args.repo, "--repo")
+            options.git_repository(args.repo)
         if args.action == "append":
             missing = [o for o in ("kind", "component", "commit") if not getattr(args, o)]
             if missing:

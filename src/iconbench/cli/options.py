@@ -275,6 +275,15 @@ def existing_dir(text: str | os.PathLike[str], what: str = "directory") -> pathl
     return path
 
 
+def git_repository(text: str | os.PathLike[str]) -> pathlib.Path:
+    """``--repo``: an existing directory that is a git repository (bare is fine), or one line."""
+    from iconbench.stacks import trees
+
+    path = existing_dir(text, "--repo")
+    trees.resolve_commit(path, "HEAD")  # not a repository: one line
+    return path
+
+
 def writable_dir(text: str | os.PathLike[str], what: str = "directory") -> pathlib.Path:
     """A directory that exists or can be created (its nearest existing ancestor is writable).
 
