@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import pathlib
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -235,6 +236,84 @@ def compare_sides(
     log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
     with timeline.phase("gate"):
         return _gate(base, head, selection, out)
+
+
+def case_selection(
+    cases: Sequence[str], backends: Sequence[str], grid_argv: Sequence[str], experiment: str = ""
+) -> list[str]:
+    r"""The runner's options that select exactly ``cases`` on ``backends``, on a grid.
+
+    >>> case_selection(["a[x=1]"], ["gtfn_cpu"], ["--grid", "tiny"])
+    ['--backends', 'gtfn_cpu', '--grid', 'tiny', '--programs', '^(?:a\\[x=1\\])$']
+    """
+    pattern = "^(?:" + "|".join(re.escape(case) for case in sorted(set(cases))) + ")$"
+    args = ["--backends", ",".join(sorted(set(backends))), *grid_argv, "--programs", pattern]
+    return args + (["--experiment", experiment] if experiment else [])
+
+
+@dataclasses.dataclass(frozen=True)
+class Remeasured:
+    """Benchmarks measured again, interleaved (:func:`measure_again`): the A/B's answer.
+
+    ``processes``: per benchmark id, ``"N+M"``, the processes of base and head that measured
+    it; ``rounds``: processes in all; ``stopped``: why the rounds ended.
+    """
+
+    summary: Summary
+    processes: dict[str, str]
+    rounds: int
+    stopped: str
+    timeline: Timeline
+
+
+def measure_again(
+    base: sides.Side,
+    head: sides.Side,
+    jobs: Sequence[tuple[str, str]],
+    *,
+    grid: Grid,
+    plan: rounds.Plan,
+    out: pathlib.Path,
+    compile_jobs: int,
+    facts: dict | None = None,
+    experiment: str = "",
+) -> Remeasured:
+    """``jobs`` (case, backend) of two resolved sides, measured against each other in ``out``.
+
+    The A/B of whatever two separate measurements left in doubt: a backfill's change point
+    (:mod:`iconbench.history.confirm`), a nightly's flagged benchmarks
+    (:mod:`iconbench.check.confirm`), a bisection's step (:mod:`iconbench.bisection.interleaved`).
+    Each is a check of exactly those cases (:func:`compare_sides`): both sides precompiled,
+    then measured in alternating fresh processes, ABBA BAAB, until the gate has decided, the
+    measuring worker on cores of its own (one beside a GPU, as a check pins it), and gated
+    with the process as the unit. ``facts`` go into ``out/check.json`` with the phase times.
+    """
+    from iconbench.programs import backends as registry
+
+    on_gpu = all(registry.backend(backend).on_gpu for _, backend in jobs)
+    measuring = dataclasses.replace(plan, measure_cores=rounds.measuring_cores(on_gpu))
+    selection = case_selection([c for c, _ in jobs], [b for _, b in jobs], grid.argv, experiment)
+    out.mkdir(parents=True, exist_ok=True)
+    timeline = Timeline(out, facts={**(facts or {}), "cases": len(jobs)})
+    summary = compare_sides(base, head, jobs, selection, plan=measuring, grid=grid, out=out,
+                            compile_jobs=compile_jobs, timeline=timeline)  # fmt: skip
+    return Remeasured(summary, processes_of(base, head), int(timeline.facts.get("rounds", 0)),
+                      str(timeline.facts.get("stopped", "")), timeline)  # fmt: skip
+
+
+def processes_of(base: sides.Side, head: sides.Side) -> dict[str, str]:
+    """Per benchmark id, ``"N+M"``: how many processes of base and of head measured it."""
+    from iconbench.gate import resultset
+
+    found = [resultset.resolve(str(side.out), label=side.name).entries for side in (base, head)]
+
+    def count(entry: resultset.Entry | None) -> int:
+        if entry is None:
+            return 0
+        return len(entry.groups) or (1 if entry.samples else 0)
+
+    keys = sorted(found[0].keys() | found[1].keys())
+    return {key: f"{count(found[0].get(key))}+{count(found[1].get(key))}" for key in keys}
 
 
 def measure_sides(

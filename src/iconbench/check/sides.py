@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import pathlib
+from collections.abc import Mapping
 
 from iconbench.buildcache import REPO_ROOT
 from iconbench.stacks import trees
@@ -134,14 +135,41 @@ def resolve(
     (:func:`iconbench.stacks.trees.code_identity`): a change of comments alone keeps the base's
     cache, translations included.
     """
-    sides = []
+    found = []
     for name, ref in zip(("base", "head"), refs, strict=True):
-        commit = trees.resolve_commit(repo, ref)
-        tree = trees.export_tree(repo, commit, exported_trees(component))
-        roots = tuple(trees.source_roots(tree))
-        identity = trees.code_identity(roots)
-        key = stack
-        if component not in SHARES_BUILD_CACHE:
-            key = f"{stack}-{component}-{identity[:12]}"
-        sides.append(Side(name, ref, commit, roots, out / name, key, identity))
-    return sides[0], sides[1]
+        commits = {component: trees.resolve_commit(repo, ref)}
+        found.append(of_commits(name, ref, commits, {component: repo}, out=out / name,
+                                stack=stack))  # fmt: skip
+    base, head = found
+    return base, head
+
+
+def of_commits(
+    name: str,
+    ref: str,
+    commits: Mapping[str, str],
+    repos: Mapping[str, pathlib.Path],
+    *,
+    out: pathlib.Path,
+    stack: str,
+    commit: str = "",
+) -> Side:
+    """One side: each component's commit in ``commits`` first on the path, the rest the stack's.
+
+    The side of a check (one component), of a nightly's stack against the last one's (each
+    component whose commit differs between them: :mod:`iconbench.check.confirm`) or of a
+    bisection's step. Each commit's tree is exported once from its repository in ``repos``
+    (:func:`exported_trees`). The build cache is ``stack``'s where only components of
+    :data:`SHARES_BUILD_CACHE` are given, else ``stack`` extended by the names of the others
+    and the identity of the side's code. ``commit``: the first component's, in ``commits``'
+    order (a check's one), unless ``commit`` names the one its results record.
+    """
+    roots: list[pathlib.Path] = []
+    for component, sha in commits.items():
+        tree = trees.export_tree(repos[component], sha, exported_trees(component))
+        roots += trees.source_roots(tree)
+    identity = trees.code_identity(roots)
+    own = [component for component in commits if component not in SHARES_BUILD_CACHE]
+    key = f"{stack}-{'-'.join(own)}-{identity[:12]}" if own else stack
+    commit = commit or next(iter(commits.values()), "")
+    return Side(name, ref, commit, tuple(roots), out, key, identity)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import pathlib
 from typing import TYPE_CHECKING
@@ -99,7 +100,7 @@ class Check(Command):
 
 
 def add_interleaving(
-    parser: argparse.ArgumentParser, *, backends: tuple[str, ...], grid: str
+    parser: argparse.ArgumentParser, *, backends: tuple[str, ...], grid: str, quick: bool = False
 ) -> None:
     """The options of base and head measured interleaved (``iconbench check``, ``continuous``).
 
@@ -119,16 +120,7 @@ def add_interleaving(
         "and the devices' shares of the cases balanced by their measuring time "
         f"(default: {DEFAULT_LEDGERS.relative_to(REPO_ROOT)})",
     )
-    options.add_sampling(parser, samples=50, max_s=0.5, warmup_s=0.1)
-    parser.add_argument(
-        "--min-blocks", type=int, default=2, help="blocks of 4 rounds at least (ABBA BAAB)"
-    )
-    parser.add_argument(
-        "--max-blocks", type=int, default=4, help="blocks at most, if still undecided"
-    )
-    parser.add_argument(
-        "--budget", type=float, help="seconds of measuring after which no block starts"
-    )
+    add_rounds(parser, quick=quick)
     parser.add_argument(
         "--no-pin",
         action="store_true",
@@ -147,18 +139,51 @@ def interleaving(
     from iconbench.programs import backends as registry
     from iconbench.runner import devices as found
 
-    if not 1 <= args.min_blocks <= args.max_blocks:
-        raise IconbenchError("--min-blocks must be >= 1 and <= --max-blocks")
+    plan = rounds_plan(args)
     chosen = tuple(registry.backend(name) for name in args.backends)  # unknown: one line
     on_gpu = all(b.on_gpu for b in chosen)
     devices = found.resolve(args.devices, on_gpu=on_gpu)
-    plan = rounds.Plan(
-        samples=args.samples,
-        max_s=args.max_s,
-        warmup_s=args.warmup_s,
-        min_blocks=args.min_blocks,
-        max_blocks=args.max_blocks,
-        budget_s=args.budget,
-        measure_cores=() if args.no_pin else rounds.measuring_cores(on_gpu, len(devices)),
-    )
+    cores = () if args.no_pin else rounds.measuring_cores(on_gpu, len(devices))
+    plan = dataclasses.replace(plan, measure_cores=cores)
     return chosen, options.grid_of(args, default=grid), devices, plan
+
+
+#: ``--quick``: two blocks of four rounds (4 processes a side, the fewest the gate decides
+#: on), short samples (a smoke test, little statistics).
+QUICK = {"samples": 10, "max_s": 0.1, "warmup_s": 0.05, "min_blocks": 2, "max_blocks": 2}
+
+
+def add_rounds(parser: argparse.ArgumentParser, *, quick: bool = False) -> None:
+    """How long each case is measured a round, and how many blocks of rounds (ABBA BAAB).
+
+    ``quick``: also ``--quick`` (:data:`QUICK`): ``iconbench continuous``, and the commands
+    that measure again what two runs left in doubt (``iconbench confirm``, ``bisect``).
+    """
+    options.add_sampling(parser, samples=50, max_s=0.5, warmup_s=0.1)
+    parser.add_argument(
+        "--min-blocks", type=int, default=2, help="blocks of 4 rounds at least (ABBA BAAB)"
+    )
+    parser.add_argument(
+        "--max-blocks", type=int, default=4, help="blocks at most, if still undecided"
+    )
+    parser.add_argument(
+        "--budget", type=float, help="seconds of measuring after which no block starts"
+    )
+    if quick:
+        parser.add_argument(
+            "--quick",
+            action="store_true",
+            help="two blocks of 4 rounds, 10 samples of at most 0.1 s a case (smoke test)",
+        )
+
+
+def rounds_plan(args: argparse.Namespace) -> Plan:
+    """:func:`add_rounds`' options resolved (a bad block count is one line); no cores pinned."""
+    from iconbench.check import rounds
+
+    if not 1 <= args.min_blocks <= args.max_blocks:
+        raise IconbenchError("--min-blocks must be >= 1 and <= --max-blocks")
+    plan = rounds.Plan(samples=args.samples, max_s=args.max_s, warmup_s=args.warmup_s,
+                       min_blocks=args.min_blocks, max_blocks=args.max_blocks,
+                       budget_s=args.budget)  # fmt: skip
+    return dataclasses.replace(plan, **QUICK) if getattr(args, "quick", False) else plan

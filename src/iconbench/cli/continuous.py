@@ -20,10 +20,6 @@ from iconbench.cli.check import add_interleaving, interleaving
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
-#: ``--quick``: two blocks of four rounds (4 processes a side, the fewest the gate decides
-#: on), short samples (a smoke test, little statistics).
-QUICK = {"samples": 10, "max_s": 0.1, "warmup_s": 0.05, "min_blocks": 2, "max_blocks": 2}
-
 #: Options of the asv-driven command this one replaced: each is refused with what to do now.
 REMOVED: dict[str, tuple[int, str]] = {
     "--bench": (1, "every round measures every metric of each case (device time, host "
@@ -93,13 +89,8 @@ class Continuous(Command):
             choices=("gt4py", "dace", "icon4py"),
             help="which component the checkout is (default: from its pyproject.toml)",
         )
-        add_interleaving(parser, backends=("embedded", "gtfn_cpu"), grid="tiny")
+        add_interleaving(parser, backends=("embedded", "gtfn_cpu"), grid="tiny", quick=True)
         options.add_programs(parser, help="regex of case ids to measure (default: all)")
-        parser.add_argument(
-            "--quick",
-            action="store_true",
-            help="two blocks of 4 rounds, 10 samples of at most 0.1 s a case (smoke test)",
-        )
         options.add_out(
             parser,
             help="the comparison's directory, a new one (default: "
@@ -112,8 +103,6 @@ class Continuous(Command):
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
-        import dataclasses
-
         from iconbench.check.run import Request, compare, start
         from iconbench.stacks import component, trees
 
@@ -131,8 +120,6 @@ class Continuous(Command):
             trees.resolve_commit(repo, ref)
         options.select_cases(args.programs, one_variant=args.one_variant)
         backends, grid, devices, plan = interleaving(args, grid="tiny")
-        if args.quick:
-            plan = dataclasses.replace(plan, **QUICK)
         request = Request(
             component=chosen,
             repo=repo,

@@ -93,10 +93,9 @@ class Selection:
         >>> Selection("tiny", "", ("gtfn_cpu",)).arguments(["a[x=1]"], ["gtfn_cpu"])[-2:]
         ['--programs', '^(?:a\\[x=1\\])$']
         """
-        pattern = "^(?:" + "|".join(re.escape(case) for case in sorted(set(cases))) + ")$"
-        args = ["--backends", ",".join(sorted(set(backends))), "--grid", self.grid,
-                "--programs", pattern]  # fmt: skip
-        return args + (["--experiment", self.experiment] if self.experiment else [])
+        from iconbench.check.run import case_selection
+
+        return case_selection(cases, backends, ["--grid", self.grid], self.experiment)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -414,10 +413,8 @@ def _side(name: str, repo: pathlib.Path, placed: Placed, out: pathlib.Path):
 
 def measure(confirming: Plan, step: Step) -> confirmation.Confirmation:
     """The A/B of ``step``'s commit against its parent; its record, written once."""
-    from iconbench.check.phases import Timeline
-    from iconbench.check.run import compare_sides
+    from iconbench.check.run import measure_again
     from iconbench.grids.grid import resolve as resolve_grid
-    from iconbench.programs import backends as registry
     from iconbench.runner.pipeline import hostname
 
     request = confirming.request
@@ -425,19 +422,18 @@ def measure(confirming: Plan, step: Step) -> confirmation.Confirmation:
     base = _side("base", request.repo, step.base, attempt)
     head = _side("head", request.repo, step.head, attempt)
     jobs = [(b.case, b.backend) for b in step.benchmarks]
-    selection = confirming.selection.arguments([c for c, _ in jobs], [b for _, b in jobs])
-    # the measuring workers' cores, as a check pins them (a GPU's host thread: a core of its own)
-    on_gpu = all(registry.backend(backend).on_gpu for _, backend in jobs)
-    measuring = dataclasses.replace(request.plan, measure_cores=rounds.measuring_cores(on_gpu))
-    timeline = Timeline(attempt, facts={
-        "confirm": step.commit, "base": step.parent, "head": step.commit, "cases": len(jobs),
-        "head_stack": step.head.stack.describe(), "base_stack": step.base.stack.describe(),
-    })  # fmt: skip
     log(f"confirm: {step.commit[:10]} against its parent {step.parent[:10]} ({len(jobs)} "
         f"benchmarks) in {attempt}")  # fmt: skip
-    grid = resolve_grid(confirming.selection.grid)  # the preset the backfill measured on
-    summary = compare_sides(base, head, jobs, selection, plan=measuring, grid=grid, out=attempt,
-                            compile_jobs=request.compile_jobs, timeline=timeline)  # fmt: skip
+    again = measure_again(
+        base, head, jobs,
+        grid=resolve_grid(confirming.selection.grid),  # the preset the backfill measured on
+        plan=request.plan, out=attempt, compile_jobs=request.compile_jobs,
+        experiment=confirming.selection.experiment,
+        facts={"confirm": step.commit, "base": step.parent, "head": step.commit,
+               "head_stack": step.head.stack.describe(),
+               "base_stack": step.base.stack.describe()},
+    )  # fmt: skip
+    summary, timeline = again.summary, again.timeline
     gated = {b.id: b for b in summary.benchmarks}
     benchmarks = []
     for bench in step.benchmarks:
@@ -471,8 +467,8 @@ def measure(confirming: Plan, step: Step) -> confirmation.Confirmation:
         head_stack=step.head.stack.describe(),
         base_stack=step.base.stack.describe(),
         parent_in_backfill=step.parent_in_backfill,
-        rounds=int(timeline.facts.get("rounds", 0)),
-        stopped=str(timeline.facts.get("stopped", "")),
+        rounds=again.rounds,
+        stopped=again.stopped,
         benchmarks=tuple(benchmarks),
     )
     timeline.facts["verdicts"] = {f"{b.case} {b.backend}": b.verdict for b in benchmarks}
