@@ -94,6 +94,60 @@ class SideNumbers:
     error: str | None = None
 
 
+#: A flagged benchmark's interleaved A/B: the same change (:class:`Confirmation`), or not.
+CONFIRMED, NOT_CONFIRMED = "confirmed", "not confirmed"
+
+
+@dataclasses.dataclass(frozen=True)
+class Confirmation:
+    """A benchmark that a comparison of two separate runs flagged, measured again interleaved.
+
+    Two runs hours apart differ by more than their code (the host's load, clocks, a
+    neighbour): a regression or improvement between them is reported only once both stacks,
+    measured again in one job in alternating fresh processes (the check's road,
+    :mod:`iconbench.check.confirm`), show it too. ``flagged``: the comparison's verdict
+    before (``regression`` | ``improvement``); ``verdict``: :data:`CONFIRMED` when the A/B's
+    own verdict (``gate_verdict``: beyond its threshold at its false discovery rate) is the
+    same, else :data:`NOT_CONFIRMED`; ``ratio``, ``ratio_ci``: head/base of the A/B;
+    ``processes``: ``"4+4"``, base's and head's processes that measured it.
+
+    >>> Confirmation("regression", CONFIRMED, 1.1042, (1.0812, 1.1277), "4+4",
+    ...              "regression").describe()
+    'confirmed: 1.104x [1.081, 1.128], 4+4 processes'
+    >>> Confirmation("regression", NOT_CONFIRMED, None, None, "0+0", "missing",
+    ...              ("head: compile failed",)).describe()
+    'not confirmed: no interval (head: compile failed)'
+    """
+
+    flagged: str
+    verdict: str
+    ratio: float | None
+    ratio_ci: tuple[float, float] | None
+    processes: str
+    gate_verdict: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def confirmed(self) -> bool:
+        return self.verdict == CONFIRMED
+
+    def describe(self) -> str:
+        """The A/B in one phrase, as the log, the job summary, the bot and the site print it."""
+        if self.ratio is None or self.ratio_ci is None:
+            why = f" ({'; '.join(self.notes)})" if self.notes else ""
+            return f"{self.verdict}: no interval{why}"
+        low, high = self.ratio_ci
+        interval = f"{self.ratio:.3f}x [{low:.3f}, {high:.3f}]"
+        return f"{self.verdict}: {interval}, {self.processes} processes"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Confirmation:
+        known = _known(cls, data)
+        known["ratio_ci"] = tuple(data["ratio_ci"]) if data.get("ratio_ci") else None
+        known["notes"] = tuple(data.get("notes") or ())
+        return cls(**known)
+
+
 @dataclasses.dataclass(frozen=True)
 class BenchmarkResult:
     """One (program, variant, backend, metric) and its verdict."""
@@ -115,6 +169,14 @@ class BenchmarkResult:
     verdict: str
     notes: tuple[str, ...] = ()
     error: str | None = None
+    #: the interleaved A/B of a flagged benchmark (``None``: not measured again); where it
+    #: did not confirm the flag, ``verdict`` is the A/B's (unchanged) or inconclusive
+    confirmation: Confirmation | None = None
+
+    @property
+    def not_confirmed(self) -> bool:
+        """Flagged by the comparison, not by the A/B: run-to-run noise, never reported."""
+        return self.confirmation is not None and not self.confirmation.confirmed
 
     @property
     def change(self) -> float | None:
@@ -220,6 +282,49 @@ class Bisection:
     after: float | None = None
     commits: int | None = None
     method: str = ""
+    #: each step of an interleaved bisection, in the order measured (empty: ``asv find``)
+    steps: tuple[BisectStep, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class BisectStep:
+    """One step of an interleaved bisection: ``commit`` measured against ``good`` by an A/B.
+
+    ``bad``: the A/B's verdict of the bisected benchmark is the regression's (its
+    ``verdict``); ``ratio``, ``ratio_ci``: commit/good; ``processes``: ``"4+4"``.
+    """
+
+    commit: str
+    bad: bool
+    verdict: str
+    ratio: float | None
+    ratio_ci: tuple[float, float] | None
+    processes: str
+    directory: str = ""
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BisectStep:
+        known = _known(cls, data)
+        known["ratio_ci"] = tuple(data["ratio_ci"]) if data.get("ratio_ci") else None
+        return cls(**known)
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfirmationRun:
+    """Where the flagged benchmarks of a summary were measured again (``confirmation_run``).
+
+    ``base`` and ``head``: per component whose commit differs between the two runs, the
+    commit whose tree each side put first on the path (the others: the running
+    environment's); ``directory``: the A/B's (both sides' results, rounds, its own gate
+    summary, phase times); ``rounds``: processes in all; ``stopped``: why it stopped.
+    """
+
+    created: str
+    directory: str
+    base: dict[str, str]
+    head: dict[str, str]
+    rounds: int
+    stopped: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -258,6 +363,8 @@ class Summary:
     #: why each flagged GPU benchmark changed: kernels and generated code, base against head
     #: (the ``why`` key, ``iconbench explain`` after the verdict)
     why: tuple[Why, ...] = ()
+    #: the interleaved A/B of the flagged benchmarks (``iconbench confirm``; ``None``: none)
+    confirmation_run: ConfirmationRun | None = None
 
     @property
     def explanations(self) -> tuple[Why, ...]:
@@ -297,6 +404,9 @@ class Summary:
         body["machine_shift"] = [dataclasses.asdict(m) for m in self.machine_shift]
         body["kernels"] = [k.as_dict() for k in self.kernels]
         body["why"] = [w.as_dict() for w in self.why]
+        body["confirmation_run"] = (
+            dataclasses.asdict(self.confirmation_run) if self.confirmation_run else None
+        )
         return {"schema": SCHEMA, "version": VERSION, **body}
 
     def to_json(self) -> str:
@@ -370,7 +480,13 @@ class Summary:
             known["base"], known["head"] = numbers(d["base"]), numbers(d["head"])
             known["ratio_ci"] = tuple(d["ratio_ci"]) if d.get("ratio_ci") else None
             known["notes"] = tuple(d.get("notes", ()))
+            if d.get("confirmation"):
+                known["confirmation"] = Confirmation.from_dict(d["confirmation"])
             return BenchmarkResult(**known)
+
+        def bisection(d: dict[str, Any]) -> Bisection:
+            steps = tuple(BisectStep.from_dict(s) for s in d.get("steps") or ())
+            return Bisection(**{**_known(Bisection, d), "steps": steps})
 
         if data["verdict"] not in (*RUN_VERDICTS.values(), NOT_COMPARABLE):
             raise ValueError(f"verdict {data['verdict']!r}")
@@ -386,13 +502,16 @@ class Summary:
             openacc=OpenACC.from_dict(data["openacc"]) if data.get("openacc") else None,
             error=data.get("error"),
             generated_by=str(data.get("generated_by") or ""),
-            bisect=tuple(Bisection(**_known(Bisection, b)) for b in data.get("bisect") or ()),
+            bisect=tuple(bisection(b) for b in data.get("bisect") or ()),
             machine_shift=tuple(
                 MachineShift(**{**_known(MachineShift, m), "ratio_ci": tuple(m["ratio_ci"])})
                 for m in data.get("machine_shift") or ()
             ),
             kernels=tuple(KernelDiff.from_dict(k) for k in data.get("kernels") or ()),
             why=tuple(Why.from_dict(w) for w in data.get("why") or ()),
+            confirmation_run=ConfirmationRun(**_known(ConfirmationRun, data["confirmation_run"]))
+            if data.get("confirmation_run")
+            else None,
         )
 
     @classmethod

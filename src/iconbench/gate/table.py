@@ -54,7 +54,8 @@ def _line(r: BenchmarkResult) -> str:
         error = f"both: {r.base.error}"
     if error and len(error) > 110:
         error = error[:107] + "..."
-    extra = "; ".join([*r.notes, *([error] if error else [])])
+    confirmed = [f"A/B {r.confirmation.describe()}"] if r.confirmation else []
+    extra = "; ".join([*confirmed, *r.notes, *([error] if error else [])])
     name = f"{r.program}[{r.variant}] {r.backend} {r.metric}"
     return (
         f"{MARKS[r.verdict]} {r.verdict:<12} {name:<70} {base:>10} {head:>10} "
@@ -80,7 +81,9 @@ def render(summary: Summary, *, everything: bool = False) -> str:
         f"{'ratio [95% CI]':<26} {'q':<9} notes",
     ]
     rows = sorted(summary.benchmarks, key=lambda r: (ORDER.index(r.verdict), r.id))
-    shown = [r for r in rows if everything or r.verdict not in ("unchanged", "not run")]
+    # a benchmark measured again is shown whatever the A/B found: it was flagged
+    quiet = ("unchanged", "not run")
+    shown = [r for r in rows if everything or r.verdict not in quiet or r.confirmation]
     known = [r for r in shown if _known_failure(r)]
     if not everything:
         shown = [r for r in shown if r.gated or r.verdict in ("failed", "new", "gone")]
