@@ -20,6 +20,7 @@ import sys
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.gate.summary import BisectStep
 from iconbench.stacks import asvconf
 
 _FOUND = re.compile(r"Greatest (regression|improvement) found: ([0-9a-f]{6,40})")
@@ -43,6 +44,8 @@ class Record:
     after: float | None
     commits: int
     method: str = "asv find"
+    #: an interleaved bisection's A/Bs (:mod:`iconbench.bisection.interleaved`), in order
+    steps: tuple[BisectStep, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -6,21 +6,30 @@ import argparse
 import json
 import os
 import pathlib
+import sys
+import tempfile
+from typing import Any
 
 from iconbench.cli import options
+from iconbench.cli.check import add_rounds, rounds_plan
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
 
 class Bisect(Command):
-    """Narrow a regression between two commits of one repository with ``asv find``."""
+    """Narrow a regression between two commits of one repository, step by interleaved A/B."""
 
     name = "bisect"
-    summary = "find the first bad commit of a regression between two commits (asv find)"
+    summary = (
+        "find the first bad commit of a regression between two commits (each step an "
+        "interleaved A/B against the good commit; or asv find)"
+    )
     examples = (
         "iconbench bisect --repo ../gt4py --good $LAST_NIGHT --bad main "
-        "--summary gate-summary.json --out gate-summary.bisected.json",
-        "iconbench bisect --repo ../icon4py --good v0.4.0 --bad main "
+        "--summary gate-summary.confirmed.json --out gate-summary.bisected.json",
+        "iconbench bisect --repo ../icon4py --good v0.4.0 --bad main --summary s.json "
+        "--out s2.json --backends embedded --grid tiny --quick",
+        "iconbench bisect --method asv --repo ../icon4py --good v0.4.0 --bad main "
         "--bench 'programs\\.Programs\\.time_host' --programs '^compute_tangential_wind\\[' "
         "--backends embedded --grid tiny",
     )
@@ -32,31 +41,50 @@ class Bisect(Command):
         parser.add_argument("--bad", required=True, help="first known bad commit (e.g. main)")
         parser.add_argument(
             "--summary",
-            help="gate summary (iconbench compare --out): bisect its worst regression",
+            help="gate summary (iconbench compare --out, iconbench confirm --out): bisect its "
+            "worst regression",
         )
-        parser.add_argument("--bench", help="asv benchmark regex (default: from --summary)")
-        options.add_programs(parser, help="regex searched in case ids (sets ICONBENCH_PROGRAMS)")
-        options.add_backends(parser, default=None, help="backends (sets ICONBENCH_BACKENDS)")
-        options.add_grid(parser, default=None, help="grid preset (sets ICONBENCH_GRID)")
+        parser.add_argument(
+            "--method",
+            choices=("interleaved", "asv"),
+            default="interleaved",
+            help="interleaved (default): each step's commit against --good, an A/B in "
+            "alternating fresh processes, bad when it shows the regression; asv: asv find, one "
+            "sample per commit",
+        )
+        parser.add_argument("--bench", help="asv: benchmark regex (default: from --summary)")
+        options.add_programs(parser, help="asv: regex searched in case ids (ICONBENCH_PROGRAMS)")
+        options.add_backends(parser, default=None, help="asv: backends (ICONBENCH_BACKENDS)")
+        options.add_grid(
+            parser, default=None, help="grid preset (default: the summary's; asv: ICONBENCH_GRID)"
+        )
         parser.add_argument(
             "--component", default="", help="gt4py | dace | icon4py (default: from the checkout)"
         )
         parser.add_argument("--repository", default="", help="owner/name, for the record")
-        parser.add_argument("--config", help="asv config to use (default: one written for --repo)")
+        parser.add_argument("--config", help="asv: config to use (default: one for --repo)")
         parser.add_argument(
             "--environment",
             choices=("checkout", "build"),
             default="checkout",
-            help="checkout: this Python's stack with the commit's sources on the path (fast); "
-            "build: an environment built per commit (iconbench-uv)",
+            help="asv: checkout: this Python's stack with the commit's sources on the path "
+            "(fast); build: an environment built per commit (iconbench-uv)",
         )
+        parser.add_argument(
+            "--work",
+            type=pathlib.Path,
+            metavar="DIR",
+            help="interleaved: the steps' A/Bs, one directory each (default: beside --out, "
+            "<name>.steps)",
+        )
+        options.add_jobs(parser, default_help="cores")
+        add_rounds(parser, quick=True)
         options.add_out(parser, help="write the record (or the summary with it) here")
         options.add_json(parser, help="print the record as JSON")
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
-        from iconbench.bisection import find, record
-        from iconbench.stacks import asvconf
+        from iconbench.bisection import record
         from iconbench.stacks.component import detect
 
         repo = pathlib.Path(args.repo)
@@ -66,14 +94,90 @@ class Bisect(Command):
         if out is not None and out.exists():
             raise IconbenchError(f"--out {out} exists; results are append-only: give a new path")
         summary = None
-        benchmark_id = ""
-        variables: dict[str, str] = {}
         if args.summary:
             try:
                 summary = json.loads(pathlib.Path(args.summary).read_text(encoding="utf-8"))
             except (OSError, ValueError) as error:
                 raise IconbenchError(f"--summary {args.summary}: {error}") from None
             record.check_summary(summary, args.summary)
+        component = args.component or detect(repo, args.good) or "iconbench"
+        if args.method == "interleaved":
+            found, benchmark_id = cls._interleaved(args, repo, component, out)
+            if found is None:
+                return 1
+        else:
+            found, benchmark_id = cls._asv(args, repo, component, summary)
+        if args.json:
+            print(json.dumps(found.as_dict(), indent=1))
+        else:
+            ratio = "n/a" if found.ratio is None else f"{found.ratio:.2f}x"
+            steps = f", {len(found.steps)} A/Bs" if found.steps else ""
+            print(
+                f"first bad commit: {found.first_bad[:12]} {found.subject!r} ({ratio} on "
+                f"{found.benchmark}, {found.commits} commits searched{steps})"
+            )
+        if out is not None:
+            document = record.attach(summary, [found], benchmark_id) if summary else found.as_dict()
+            from iconbench.files.atomic import write_atomic
+
+            write_atomic(out, json.dumps(document, indent=1))
+        return 0
+
+    @staticmethod
+    def _interleaved(args: argparse.Namespace, repo: pathlib.Path, component: str,
+                     out: pathlib.Path | None) -> tuple[Any, str]:  # fmt: skip
+        """The first bad commit by interleaved A/Bs (``None``: not in this range, one line)."""
+        from iconbench.bisection import interleaved
+        from iconbench.gate import confirmation
+        from iconbench.gate.summary import Summary
+        from iconbench.grids.grid import resolve as resolve_grid
+        from iconbench.stacks import trees
+
+        if not args.summary:
+            raise IconbenchError(
+                "bisect: give --summary (a gate summary with a regression; the step's A/B "
+                "measures its worst), or --method asv --bench REGEX"
+            )
+        summary = Summary.read(args.summary)
+        regressions = [b for b in confirmation.reported(summary) if b.verdict == "regression"]
+        if not regressions:
+            raise IconbenchError(f"--summary {args.summary}: no regression to bisect")
+        target = max(regressions, key=lambda b: b.ratio or 0.0)
+        good = trees.resolve_commit(repo, args.good)
+        bad = trees.resolve_commit(repo, args.bad)
+        work = args.work or (
+            out.parent / f"{out.stem}.steps"
+            if out is not None
+            else pathlib.Path(tempfile.mkdtemp(prefix="iconbench-bisect-"))
+        )
+        request = interleaved.Request(
+            repo=repo.resolve(),
+            component=component,
+            good=good,
+            bad=bad,
+            target=target,
+            grid=resolve_grid(args.grid or summary.head.grid.name or summary.base.grid.name),
+            plan=rounds_plan(args),
+            work=work.resolve(),
+            compile_jobs=args.jobs or os.cpu_count() or 1,
+            repository=args.repository,
+            known_bad=interleaved.known_bad(summary, target, component, good, bad),
+        )
+        try:
+            return interleaved.find(request), target.id
+        except interleaved.NotInRangeError as error:
+            print(f"iconbench: {error}", file=sys.stderr)
+            return None, target.id
+
+    @staticmethod
+    def _asv(args: argparse.Namespace, repo: pathlib.Path, component: str,
+             summary: dict[str, Any] | None) -> tuple[Any, str]:  # fmt: skip
+        """The first bad commit by ``asv find`` (one sample per commit)."""
+        from iconbench.bisection import find, record
+        from iconbench.stacks import asvconf
+
+        benchmark_id = ""
+        variables: dict[str, str] = {}
         bench = args.bench
         if bench is None:
             worst = record.worst_regression(summary) if summary else None
@@ -88,19 +192,16 @@ class Bisect(Command):
             ("backends", "ICONBENCH_BACKENDS"),
             ("grid", "ICONBENCH_GRID"),
         ):
-            if getattr(args, option):
-                variables[variable] = getattr(args, option)
-        component = args.component or detect(repo, args.good) or "iconbench"
+            value = getattr(args, option)
+            if value:
+                variables[variable] = ",".join(value) if option == "backends" else value
+        checkout = None if component == "iconbench" else component
         if args.config:
             config = pathlib.Path(args.config)
         elif args.environment == "checkout":
-            config = find.checkout_config(
-                None if component == "iconbench" else component, repo, asvconf.ASV_ROOT
-            )
+            config = find.checkout_config(checkout, repo, asvconf.ASV_ROOT)
         else:
-            config = asvconf.write_for_checkout(
-                None if component == "iconbench" else component, repo, asvconf.ASV_ROOT
-            )
+            config = asvconf.write_for_checkout(checkout, repo, asvconf.ASV_ROOT)
         found = find.find(
             repo=repo,
             good=args.good,
@@ -112,17 +213,4 @@ class Bisect(Command):
             env=dict(os.environ, **variables),
             echo=not args.json,
         )
-        if args.json:
-            print(json.dumps(found.as_dict(), indent=1))
-        else:
-            ratio = "n/a" if found.ratio is None else f"{found.ratio:.2f}x"
-            print(
-                f"first bad commit: {found.first_bad[:12]} {found.subject!r} ({ratio} on "
-                f"{found.benchmark}, {found.commits} commits searched)"
-            )
-        if out is not None:
-            document = record.attach(summary, [found], benchmark_id) if summary else found.as_dict()
-            from iconbench.files.atomic import write_atomic
-
-            write_atomic(out, json.dumps(document, indent=1))
-        return 0
+        return found, benchmark_id
