@@ -195,3 +195,38 @@ def test_a_check_with_kernels_explained_lists_gated_changes_and_the_block_size()
     described = status.describe(gate)
     assert described.startswith("9 regressions: compute_advection_in_corrector_vertical_momentum")
     assert described.endswith("(gtfn_gpu device time)")
+
+
+def test_a_confirmed_summary_reports_only_what_its_ab_confirmed():
+    """The H100 comparison held to an A/B that confirms one of its 111 flags (numbers given)."""
+    from iconbench.gate import confirmation
+    from iconbench.gate.summary import ConfirmationRun
+
+    gate = Summary.read(H100)
+    flagged = confirmation.flagged(gate)
+    assert len(flagged) == 58 + 53
+    worst = max(flagged, key=lambda b: b.ratio or 0)
+    ab = dataclasses.replace(gate, benchmarks=tuple(
+        dataclasses.replace(b, ratio=1.9, ratio_ci=(1.8, 2.0))
+        if b.id == worst.id
+        else dataclasses.replace(b, verdict="unchanged", ratio=1.0, ratio_ci=(0.99, 1.01))
+        for b in flagged
+    ))  # fmt: skip
+    run = ConfirmationRun("2026-11-27T01:00:00+00:00", "confirm", {"gt4py": "a" * 40},
+                          {"gt4py": "b" * 40}, 8, "decided")  # fmt: skip
+    held = confirmation.apply(gate, ab, {b.id: "4+4" for b in flagged}, run)
+    assert (held.verdict, held.exit_code, held.counts["regression"]) == ("regression", 1, 1)
+    assert held.counts["improvement"] == 0
+    body = render.render(Summary.from_json(held.to_json()), target.PullRequest.parse("C2SM/x", 1))
+    lines = body.splitlines()
+    verdict = next(line for line in lines if line.startswith("### iconbench"))
+    assert verdict.startswith("### iconbench · ch1_medium · ❌ **1 regression**, 0 improvements, ")
+    assert verdict.endswith(", 110 not confirmed (run-to-run noise)")
+    assert "#### Regressions (1)" in body
+    assert "#### Improvements" not in body
+    row = next(line for line in lines if line.startswith("| `") and "host overhead" in line)
+    assert "A/B confirmed: 1.900x [1.800, 2.000], 4+4 processes" in row
+    assert "**Not confirmed by an interleaved A/B (run-to-run noise)** (110)" in body
+    # listed once: not again among the inconclusive
+    notes = [line for line in lines if line.startswith("- **Inconclusive")]
+    assert all("not confirmed" not in line for line in notes)

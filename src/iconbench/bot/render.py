@@ -152,8 +152,9 @@ def _row(bench: Benchmark, level: float, site: Site | None) -> dict[str, str]:
         "base": _side_value(bench.base, bench.unit),
         "head": _side_value(bench.head, bench.unit),
         "change": format_change(bench.ratio),
-        "confidence": format_confidence(bench, level),
-        "verdict": bench.verdict,
+        "confidence": format_confidence(bench, level)
+        + (f"; A/B {bench.confirmation.describe()}" if bench.confirmation else ""),
+        "verdict": "not confirmed" if bench.not_confirmed else bench.verdict,
     }
 
 
@@ -165,6 +166,9 @@ def _named(benches: Sequence[Benchmark], limit: int, why: bool = False) -> tuple
         text = f"`{bench.program}{variant}` ({bench.backend}"
         text += f", {bench.metric.replace('_', ' ')})" if bench.metric != "device_time" else ")"
         reason = bench.error or (bench.head.error if bench.head else None) or "; ".join(bench.notes)
+        held = bench.confirmation
+        if held is not None and not held.confirmed:  # the flag, and what the A/B found instead
+            reason = f"{held.flagged} {format_change(bench.ratio)}, A/B {held.describe()}"
         if why and reason:
             text += f": {_escape(reason)[:160]}"
         names.append(text)
@@ -181,12 +185,20 @@ def verdict_line(summary: Summary) -> str:
     counts = summary.counts
     regressions = counts.get("regression", 0)
     improvements = counts.get("improvement", 0)
-    unchanged = counts.get("unchanged", 0)
+    # the flagged benchmarks an interleaved A/B did not confirm are named once, as noise
+    noise = sum(1 for b in summary.benchmarks if b.not_confirmed)
+    counted = dict(counts)
+    for bench in summary.benchmarks:
+        if bench.not_confirmed and counted.get(bench.verdict):
+            counted[bench.verdict] -= 1
     others = [
-        _counted(counts[key], key if key != "inconclusive" else "inconclusive result")
+        _counted(counted[key], key if key != "inconclusive" else "inconclusive result")
         for key in ("inconclusive", "failed", "new", "gone", "not run")
-        if counts.get(key)
+        if counted.get(key)
     ]
+    if noise:
+        others.append(f"{noise} not confirmed (run-to-run noise)")
+    unchanged = counted.get("unchanged", 0)
     tail = ", ".join([f"{unchanged} unchanged", *others])
     if summary.verdict == "error":
         what = summary.error or (
@@ -405,9 +417,15 @@ def context(
         ("codegen", "Code generation changed", codegen, False),
         ("ungated", "Changed, not gated (reported only)", ungated, False),
         (
+            "not_confirmed",
+            "Not confirmed by an interleaved A/B (run-to-run noise)",
+            [b for b in summary.benchmarks if b.not_confirmed],
+            True,
+        ),
+        (
             "inconclusive",
             "Inconclusive (too noisy to decide)",
-            by_verdict.get("inconclusive", []),
+            [b for b in by_verdict.get("inconclusive", []) if not b.not_confirmed],
             True,
         ),
         ("failed", "Failed", by_verdict.get("failed", []), True),

@@ -803,7 +803,12 @@ LISTED = ("regression", "improvement", "failed")
 
 
 def gate_rows(summaries: Sequence[tuple[str, Any]]) -> list[dict[str, Any]]:
-    """The gate's verdicts (``(source, Summary)``), newest first, with the listed changes."""
+    """The gate's verdicts (``(source, Summary)``), newest first, with the listed changes.
+
+    A change lists its interleaved A/B where one measured it again (``iconbench confirm``):
+    the confirmed ones under their verdict, the others as not confirmed (run-to-run noise),
+    whatever their verdict became.
+    """
     rows = []
     for path, summary in sorted(summaries, key=lambda item: item[1].created, reverse=True):
         acc = summary.openacc
@@ -816,11 +821,48 @@ def gate_rows(summaries: Sequence[tuple[str, Any]]) -> list[dict[str, Any]]:
                 "changes": [
                     {"change": b, "page": program_page(b.program) if b.program else None}
                     for b in summary.benchmarks
-                    if b.verdict in LISTED
+                    if b.verdict in LISTED or b.confirmation is not None
                 ],
+                "confirmed": sum(
+                    1 for b in summary.benchmarks if b.confirmation and b.confirmation.confirmed
+                ),
+                "not_confirmed": sum(1 for b in summary.benchmarks if b.not_confirmed),
             }
         )
     return rows
+
+
+def changes_by_program(summaries: Sequence[tuple[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Each program's changes between two runs that were measured again, newest verdict first.
+
+    The benchmarks of a comparison of two separate runs (the nightly against the last one)
+    that it flagged and an interleaved A/B of both stacks measured again (``iconbench
+    confirm``): ``status`` confirmed or not confirmed, the A/B (``confirmation``), the
+    comparison's ratio, and the first bad commit where a bisection found one.
+    """
+    found: dict[str, list[dict[str, Any]]] = {}
+    for _, summary in sorted(summaries, key=lambda item: item[1].created, reverse=True):
+        first_bad = {b.id: b for b in summary.bisect}
+        for bench in summary.benchmarks:
+            if bench.confirmation is None:
+                continue
+            found.setdefault(bench.program, []).append(
+                {
+                    "created": summary.created[:16].replace("T", " "),
+                    "base": short(summary.base.commit),
+                    "head": short(summary.head.commit),
+                    "head_commit": summary.head.commit,
+                    "case": bench.id.split("|")[0],
+                    "backend": bench.backend,
+                    "metric": bench.metric.replace("_", " "),
+                    "flagged": bench.confirmation.flagged,
+                    "ratio": bench.ratio,
+                    "status": bench.confirmation.verdict,
+                    "confirmation": bench.confirmation,
+                    "bisect": first_bad.get(bench.id),
+                }
+            )
+    return found
 
 
 # --------------------------------------------------------------------------- why

@@ -327,11 +327,12 @@ def publish(
     programs |= confirmed_programs & {p for r in runs for p in r.programs}
     stored = _stored_gates(index, out) if gates_added or everything or programs else []
     why = pagedata.why_by_program(stored)
-    if gates_added:  # a new verdict's explanations go on their programs' pages
-        programs |= set(why) & {p for r in runs for p in r.programs}
+    changes = pagedata.changes_by_program(stored)
+    if gates_added:  # a new verdict's explanations and A/Bs go on their programs' pages
+        programs |= (set(why) | set(changes)) & {p for r in runs for p in r.programs}
     pages += _render_programs(
         env, out, programs=sorted(programs), runs=runs, inputs=inputs, common=common, why=why,
-        confirmations=_stored_confirmations(index, out) if programs else {},
+        confirmations=_stored_confirmations(index, out) if programs else {}, changes=changes,
     )  # fmt: skip
     new_ids = {r.id for r in new_runs}
     pages += _render_runs(
@@ -495,7 +496,9 @@ def _openacc_by_target(runs, inputs) -> dict[history.Target, dict[str, dict[str,
     return found
 
 
-def _render_programs(env, out, *, programs, runs, inputs, common, why, confirmations) -> list[str]:
+def _render_programs(
+    env, out, *, programs, runs, inputs, common, why, confirmations, changes
+) -> list[str]:
     if not programs:
         return []
     openacc = _openacc_by_target(runs, inputs)
@@ -528,6 +531,7 @@ def _render_programs(env, out, *, programs, runs, inputs, common, why, confirmat
             chart_variants=CHART_VARIANTS,
             backends=sorted({b for s in sections for v in s["variants"] for b in v["backends"]}),
             why=why.get(program, []),
+            changes=changes.get(program, []),
             **common,
         )
         pages.append(page)
