@@ -728,6 +728,41 @@ ROWS: list[Row] = [
         ("compare", "{results}", "{results}", "--out", "/etc/passwd/summary.json"),
         ("/etc/passwd is not a directory",),
     ),
+    # confirm
+    Row(
+        "confirm-without-out",
+        ("confirm", str(GATE_SUMMARY)),
+        ("confirm: give --out",),
+    ),
+    Row(
+        "confirm-flagged-without-stacks",
+        ("confirm", str(GATE_SUMMARY), "--out", "{tmp}/confirmed.json"),
+        (
+            "summary-h100-7212540-fd920c0.json: 111 flagged benchmarks to measure again",
+            "give --base-stack, --head-stack, --checkouts",
+        ),
+    ),
+    Row(
+        "confirm-stack-not-a-stack",
+        (
+            "confirm",
+            str(GATE_SUMMARY),
+            "--base-stack",
+            str(GATE_SUMMARY),
+            "--head-stack",
+            str(GATE_SUMMARY),
+            "--checkouts",
+            "{tmp}",
+            "--out",
+            "{tmp}/confirmed.json",
+        ),
+        ("summary-h100-7212540-fd920c0.json: no 'commits' table",),
+    ),
+    Row(
+        "confirm-out-exists",
+        ("confirm", str(GATE_SUMMARY), "--out", str(GATE_SUMMARY)),
+        ("exists; summaries are kept",),
+    ),
 ]
 
 
