@@ -63,15 +63,19 @@ def _bisect(repo, *args) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize(
-    ("summary", "says"),
+    ("given", "says"),
     [
-        (None, "bisect: give --summary"),
-        ("improvement", "no regression to bisect"),
+        ((), "bisect: give --summary"),
+        (("--programs", "^compute_tangential_wind"), "bisect: give --summary"),
+        (("--summary", "improvement"), "no regression to bisect"),
+        (("--programs", "^compute_", "--backends", "embedded", "--grid", "tiny"),
+         "--programs '^compute_' matches "),
     ],
-)
-def test_bad_input_is_one_line(fake_icon4py, tmp_path, summary, says):
+)  # fmt: skip
+def test_bad_input_is_one_line(fake_icon4py, tmp_path, given, says):
     repo, c = fake_icon4py
-    given = ["--summary", str(_summary(tmp_path / "s.json", summary))] if summary else []
+    if "--summary" in given:
+        given = ("--summary", str(_summary(tmp_path / "s.json", given[1])))
     done = _bisect(repo, "--good", c["c1"], "--bad", c["c12"], *given, "--out",
                    str(tmp_path / "out.json"))  # fmt: skip
     assert done.returncode == 2, done.stderr[-3000:]

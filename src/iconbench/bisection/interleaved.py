@@ -38,6 +38,26 @@ class NotInRangeError(IconbenchError):
 
 
 @dataclasses.dataclass(frozen=True)
+class Target:
+    """The benchmark bisected (``case|backend|metric``) and the verdict a bad step shows.
+
+    >>> Target("compute_tangential_wind[default]|gtfn_gpu|device_time").case
+    'compute_tangential_wind[default]'
+    """
+
+    id: str
+    verdict: str = "regression"
+
+    @property
+    def case(self) -> str:
+        return self.id.split("|")[0]
+
+    @property
+    def backend(self) -> str:
+        return self.id.split("|")[1]
+
+
+@dataclasses.dataclass(frozen=True)
 class Request:
     """One bisection: a component's range, the regressed benchmark, how to measure a step."""
 
@@ -45,7 +65,7 @@ class Request:
     component: str
     good: str
     bad: str
-    target: BenchmarkResult
+    target: Target
     grid: Grid
     plan: rounds.Plan
     work: pathlib.Path
@@ -100,7 +120,7 @@ def find(request: Request) -> Record:
         raise IconbenchError(
             f"no commits between {request.good} and {request.bad} in {repo}: nothing to bisect"
         )
-    case = target.id.split("|")[0]
+    case = target.case
     stack, repos = stack_key(), {component: repo}
     steps: list[BisectStep] = []
     measured: dict[str, BenchmarkResult | None] = {}
@@ -168,16 +188,16 @@ def find(request: Request) -> Record:
 
 
 def known_bad(
-    summary: Summary, target: BenchmarkResult, component: str, good: str, bad: str
+    summary: Summary, bench: BenchmarkResult, component: str, good: str, bad: str
 ) -> BisectStep | None:
     """The bad end against good, where the summary's confirmation measured just that.
 
     The nightly's confirmation (:mod:`iconbench.check.confirm`) put the last nightly's trees
     first on one side and tonight's on the other: where only ``component`` moved, and from
-    ``good`` to ``bad``, its A/B of ``target`` is this range's bad end measured against good.
+    ``good`` to ``bad``, its A/B of ``bench`` is this range's bad end measured against good.
     ``None`` otherwise (the bisection measures the bad end first).
     """
-    run, confirmation = summary.confirmation_run, target.confirmation
+    run, confirmation = summary.confirmation_run, bench.confirmation
     if run is None or confirmation is None or not confirmation.confirmed:
         return None
     if run.base != {component: good} or run.head != {component: bad}:

@@ -53,8 +53,16 @@ class Bisect(Command):
             "sample per commit",
         )
         parser.add_argument("--bench", help="asv: benchmark regex (default: from --summary)")
-        options.add_programs(parser, help="asv: regex searched in case ids (ICONBENCH_PROGRAMS)")
-        options.add_backends(parser, default=None, help="asv: backends (ICONBENCH_BACKENDS)")
+        options.add_programs(
+            parser,
+            help="without --summary: the one case whose device time to bisect (asv: regex "
+            "searched in case ids, ICONBENCH_PROGRAMS)",
+        )
+        options.add_backends(
+            parser,
+            default=None,
+            help="without --summary: its one backend (asv: backends, ICONBENCH_BACKENDS)",
+        )
         options.add_grid(
             parser, default=None, help="grid preset (default: the summary's; asv: ICONBENCH_GRID)"
         )
@@ -128,23 +136,13 @@ class Bisect(Command):
                      out: pathlib.Path | None) -> tuple[Any, str]:  # fmt: skip
         """The first bad commit by interleaved A/Bs (``None``: not in this range, one line)."""
         from iconbench.bisection import interleaved
-        from iconbench.gate import confirmation
-        from iconbench.gate.summary import Summary
         from iconbench.grids.grid import resolve as resolve_grid
         from iconbench.stacks import trees
 
-        if not args.summary:
-            raise IconbenchError(
-                "bisect: give --summary (a gate summary with a regression; the step's A/B "
-                "measures its worst), or --method asv --bench REGEX"
-            )
-        summary = Summary.read(args.summary)
-        regressions = [b for b in confirmation.reported(summary) if b.verdict == "regression"]
-        if not regressions:
-            raise IconbenchError(f"--summary {args.summary}: no regression to bisect")
-        target = max(regressions, key=lambda b: b.ratio or 0.0)
-        good = trees.resolve_commit(repo, args.good)
-        bad = trees.resolve_commit(repo, args.bad)
+        summary, worst = _worst_regression(args.summary) if args.summary else (None, None)
+        target = interleaved.Target(worst.id) if worst else _named_target(args)
+        grid = args.grid or (summary.head.grid.name or summary.base.grid.name if summary else "")
+        good, bad = (trees.resolve_commit(repo, ref) for ref in (args.good, args.bad))
         work = args.work or (
             out.parent / f"{out.stem}.steps"
             if out is not None
@@ -156,12 +154,14 @@ class Bisect(Command):
             good=good,
             bad=bad,
             target=target,
-            grid=resolve_grid(args.grid or summary.head.grid.name or summary.base.grid.name),
+            grid=resolve_grid(grid),
             plan=rounds_plan(args),
             work=work.resolve(),
             compile_jobs=args.jobs or os.cpu_count() or 1,
             repository=args.repository,
-            known_bad=interleaved.known_bad(summary, target, component, good, bad),
+            known_bad=interleaved.known_bad(summary, worst, component, good, bad)
+            if summary and worst
+            else None,
         )
         try:
             return interleaved.find(request), target.id
@@ -214,3 +214,34 @@ class Bisect(Command):
             echo=not args.json,
         )
         return found, benchmark_id
+
+
+def _worst_regression(path: str):
+    """The summary at ``path`` and its worst reported regression (confirmed, where held)."""
+    from iconbench.gate import confirmation
+    from iconbench.gate.summary import Summary
+
+    summary = Summary.read(path)
+    regressions = [b for b in confirmation.reported(summary) if b.verdict == "regression"]
+    if not regressions:
+        raise IconbenchError(f"--summary {path}: no regression to bisect")
+    return summary, max(regressions, key=lambda b: b.ratio or 0.0)
+
+
+def _named_target(args: argparse.Namespace):
+    """The device time of the one case and backend named (``iconbench changepoints``' form)."""
+    from iconbench.bisection import interleaved
+
+    if not (args.programs and args.backends and len(args.backends) == 1 and args.grid):
+        raise IconbenchError(
+            "bisect: give --summary (a gate summary with a regression), or the device time to "
+            "bisect as --programs CASE --backends ONE --grid PRESET (or --method asv --bench "
+            "REGEX)"
+        )
+    cases = options.select_cases(args.programs) or []  # none: one line naming the nearest
+    if len(cases) != 1:
+        raise IconbenchError(
+            f"--programs {args.programs!r} matches {len(cases)} cases; name one, e.g. "
+            "'^compute_tangential_wind\\[default\\]$'"
+        )
+    return interleaved.Target(f"{cases[0]}|{args.backends[0]}|device_time")
