@@ -203,3 +203,24 @@ def test_only_the_confirmed_change_is_reported_and_bisected(checkouts, tmp_path,
     program = (tmp_path / "site" / "programs" / "compute_tangential_wind.html").read_text()
     assert f'data-commit="{c["K"]}" data-status="confirmed"' in program
     assert f"first bad commit <code>{c['K'][:10]}</code> K" in program
+
+
+def test_the_committed_record_reads_as_the_docs_quote_it():
+    """results/nightly-confirm-cpu: its summary's report is the job summary and the docs' lines."""
+    from iconbench.gate import confirmation
+
+    record = REPO_ROOT / "results" / "nightly-confirm-cpu"
+    summary = Summary.read(record / "gate-summary.confirmed.json")
+    report = confirmation.report(summary)
+    assert report in (record / "step-summary.md").read_text()
+    assert report.split("\n", 1)[1] in (record / "finish.log").read_text()
+    (change,) = confirmation.reported(summary)
+    (noise,) = confirmation.noise(summary)
+    assert (change.confirmation.confirmed, noise.confirmation.confirmed) == (True, False)
+    ab = json.loads((record / "ab-check.json").read_text())
+    assert ab["verdicts"] == {change.id: "confirmed", noise.id: "not confirmed"}
+    assert summary.confirmation_run.rounds == ab["rounds"]
+    docs = [(REPO_ROOT / "docs" / name).read_text() for name in ("ci.md", "gate.md")]
+    for line in report.splitlines()[1:]:
+        assert line in docs[0]
+    assert report.splitlines()[1] in docs[1]
