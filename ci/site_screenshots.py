@@ -67,12 +67,17 @@ def publish_backfill(repo: pathlib.Path, scratch: pathlib.Path) -> pathlib.Path:
 
 def main(argv: list[str]) -> int:
     """Publish into a scratch directory and take the screenshots."""
+    from iconbench import results_archive
     from iconbench.baselines import experiments
     from iconbench.site import headless, pagedata
     from iconbench.site import publish as site
     from iconbench.site.published import open_site
 
     os.chdir(ROOT)
+    # the result sets' raw files and the backfill's packs are in git history (results/archive.json)
+    results_archive.fetch(
+        results_archive.Archive.read(ROOT), [*RESULT_SETS, "results/backfill-h100"]
+    )
     with tempfile.TemporaryDirectory() as scratch:
         out = pathlib.Path(scratch) / "site"
         inputs = site.resolve_inputs(

@@ -2,19 +2,24 @@
 
 A throw-away repository goes through the whole road (commit a run, archive its raw files,
 fetch them into the checkout and elsewhere, refuse to overwrite, a shallow clone told what
-to do).
+to do); then this checkout's own manifest: every listed blob is in its commit, and one of
+them comes back as the file it was.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import pathlib
+import subprocess
 
 import pytest
 
 from iconbench import results_archive
 from iconbench.cli import main
 from iconbench.errors import IconbenchError
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -61,6 +66,7 @@ def test_archive_then_fetch_restores_every_byte(measured, git, tmp_path):
     again = results_archive.fetch(archive, [])
     assert [f.path for f in again.present] == ["results/h100/work/session.jsonl"]
     assert [f.path for f in again.written] == ["results/h100/summary.json"]
+    assert git(measured, "status", "--porcelain") == ""  # the fetched files are this clone's
 
     # elsewhere: the whole result set, the tree's notes beside the archived files
     out = tmp_path / "elsewhere"
@@ -114,6 +120,28 @@ def test_a_shallow_clone_is_told_to_deepen(measured, git, tmp_path, capsys):
     assert "fetched 1 files (0.0 MB)" in capsys.readouterr().out
 
 
+def test_this_checkouts_archive_is_in_its_history(tmp_path):
+    """Every blob results/archive.json lists is in the commit it names, as listed."""
+    archive = results_archive.Archive.read(REPO)
+    assert len(archive.files) > 500
+    assert results_archive.check(archive) == []
+    listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "results"], capture_output=True,
+                            text=True, check=True)  # fmt: skip
+    tracked = set(listed.stdout.split())
+    assert not tracked & {f.path for f in archive.files}  # archived means out of the tree
+    notes = "results/h100-ch1_medium-dace-2.0.0a6/notes.md"
+    one = "results/h100-ch1_medium-dace-2.0.0a6/work/phases.jsonl"
+    done = results_archive.fetch(archive, [one], out=tmp_path)
+    (restored,) = done.written
+    blob = (tmp_path / one).read_bytes()
+    assert (restored.size, hashlib.sha256(blob).hexdigest()) == (len(blob), restored.sha256)
+    shown = subprocess.run(["git", "-C", str(REPO), "show", f"{restored.commit}:{one}"],
+                           capture_output=True, check=True).stdout  # fmt: skip
+    assert blob == shown
+    assert notes in tracked
+    assert json.loads(blob.splitlines()[0])
+
+
 def test_an_empty_archive_is_one_line(tmp_path, git, capsys):
     git(tmp_path, "init", "-q", str(tmp_path / "bare"))
     git(tmp_path / "bare", "commit", "-q", "--allow-empty", "-m", "empty")
@@ -123,3 +151,18 @@ def test_an_empty_archive_is_one_line(tmp_path, git, capsys):
     (tmp_path / "bare" / results_archive.MANIFEST).write_text('{"schema": "x"}')
     with pytest.raises(IconbenchError, match="not a results archive manifest"):
         results_archive.Archive.read(tmp_path / "bare")
+
+
+def test_the_default_ledgers_of_select_and_check_come_from_history(tmp_path, monkeypatch):
+    """`iconbench select` and `check` cost a change by the H100 run's ledgers, now archived."""
+    from iconbench.cli.select import DEFAULT_LEDGERS, ledgers_dir
+
+    monkeypatch.setenv("ICONBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    assert not (DEFAULT_LEDGERS / "session.jsonl").exists()  # the tree keeps no ledger
+    work = ledgers_dir(DEFAULT_LEDGERS)
+    assert work.is_relative_to(tmp_path / "cache")
+    archived = {f.path: f for f in results_archive.Archive.read(REPO).files}
+    ledger = archived["results/h100/work/session.jsonl"]
+    assert hashlib.sha256((work / "session.jsonl").read_bytes()).hexdigest() == ledger.sha256
+    assert ledgers_dir(DEFAULT_LEDGERS) == work  # once: the second call reads the cache
+    assert ledgers_dir(tmp_path / "mine") == tmp_path / "mine"  # a given directory as it is

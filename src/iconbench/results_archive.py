@@ -19,6 +19,7 @@ there is left as it is when it is the archived one and refused when it differs.
 from __future__ import annotations
 
 import dataclasses
+import glob
 import hashlib
 import json
 import pathlib
@@ -32,6 +33,8 @@ from iconbench.files.atomic import write_atomic
 #: Where the manifest lives, relative to the checkout.
 MANIFEST = "results/archive.json"
 SCHEMA = "iconbench-results-archive"
+#: The line above the fetched files in a clone's ``info/exclude``.
+EXCLUDE_MARK = "# fetched by 'iconbench results fetch' (results/archive.json)"
 VERSION = 1
 
 
@@ -165,7 +168,9 @@ def fetch(
 
     Under ``out`` the tree's own files of those paths are copied beside them, so that
     ``out/results/h100`` is the whole result set. Every existing file is checked before
-    anything is written: one that differs from what would go there stops the fetch.
+    anything is written: one that differs from what would go there stops the fetch. Files
+    restored into the checkout are named in its ``info/exclude`` (this clone's own ignore
+    list), so that ``git status`` stays clean and nobody commits them back by accident.
     """
     wanted = archive.select(paths)
     target = archive.root if out is None else out
@@ -182,6 +187,8 @@ def fetch(
         if (target / name).exists() and not _same(target / name, _sha256_of(archive.root / name)):
             raise IconbenchError(f"{target / name}: differs from {name} of the tree; move it away")
     if not dry_run:
+        if out is None:
+            _exclude(archive.root, [f.path for f in wanted])
         for f, blob in _blobs(archive.root, missing):
             write_atomic(target / f.path, blob)
         for name in copies:
@@ -189,6 +196,22 @@ def fetch(
                 (target / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(archive.root / name, target / name)
     return Fetched(target, tuple(missing), tuple(present), tuple(copies))
+
+
+def cached(root: pathlib.Path, path: str) -> pathlib.Path:
+    """The archived ``path`` of the checkout at ``root``, whole, in the iconbench cache.
+
+    For a command whose default input is archived: read from git history once. The cache
+    folder is named by the files' sha256s, so it never holds another version.
+    """
+    from iconbench.buildcache import cache_root
+
+    archive = Archive.read(root)
+    chosen = archive.select([path])
+    key = hashlib.sha256("".join(f"{f.path} {f.sha256}\n" for f in chosen).encode()).hexdigest()
+    out = cache_root() / "archived" / key[:16]
+    fetch(archive, [path], out=out)
+    return out / path
 
 
 def check(archive: Archive) -> list[str]:
@@ -269,6 +292,22 @@ def _tree_files(archive: Archive, paths: Sequence[str], exclude: set[str]) -> li
     listed = _git(archive.root, "ls-files", "-z", "--", *names).split("\0")
     kept = [n for n in listed if n and n not in exclude and n != MANIFEST]
     return [n for n in kept if (archive.root / n).is_file()]
+
+
+def _exclude(root: pathlib.Path, names: Sequence[str]) -> None:
+    """Add ``names`` to the clone's ``info/exclude`` (untracked, never committed)."""
+    path = pathlib.Path(_git(root, "rev-parse", "--path-format=absolute", "--git-path",
+                             "info/exclude").strip())  # fmt: skip
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    listed = set(text.splitlines())
+    new = [f"/{glob.escape(name)}" for name in names if f"/{glob.escape(name)}" not in listed]
+    if not new:
+        return
+    if EXCLUDE_MARK not in listed:
+        new.insert(0, EXCLUDE_MARK)
+    write_atomic(
+        path, text + ("" if text.endswith("\n") or not text else "\n") + "\n".join(new) + "\n"
+    )
 
 
 def _git(root: pathlib.Path, *args: str) -> str:
