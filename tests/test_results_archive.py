@@ -142,6 +142,14 @@ def test_this_checkouts_archive_is_in_its_history(tmp_path):
     assert json.loads(blob.splitlines()[0])
 
 
+def test_the_tracked_tree_stays_small():
+    """The product's tree without its runs' raw files: under 10 MB (issue #50)."""
+    listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True,
+                            text=True, check=True).stdout.split("\0")  # fmt: skip
+    size = sum((REPO / name).stat().st_size for name in listed if (REPO / name).is_file())
+    assert size < 10_000_000, f"the tracked tree is {size / 1e6:.1f} MB"
+
+
 def test_an_empty_archive_is_one_line(tmp_path, git, capsys):
     git(tmp_path, "init", "-q", str(tmp_path / "bare"))
     git(tmp_path / "bare", "commit", "-q", "--allow-empty", "-m", "empty")
