@@ -202,13 +202,16 @@ def cached(root: pathlib.Path, path: str) -> pathlib.Path:
     """The archived ``path`` of the checkout at ``root``, whole, in the iconbench cache.
 
     For a command whose default input is archived: read from git history once. The cache
-    folder is named by the files' sha256s, so it never holds another version.
+    folder is named by the sha256s of its files (archived and the tree's own beside them), so
+    it never holds another version.
     """
     from iconbench.buildcache import cache_root
 
     archive = Archive.read(root)
-    chosen = archive.select([path])
-    key = hashlib.sha256("".join(f"{f.path} {f.sha256}\n" for f in chosen).encode()).hexdigest()
+    named = [(f.path, f.sha256) for f in archive.select([path])]
+    beside = _tree_files(archive, [path], exclude={n for n, _ in named})
+    named += [(n, _sha256_of(root / n)) for n in beside]
+    key = hashlib.sha256("".join(f"{n} {sha}\n" for n, sha in sorted(named)).encode()).hexdigest()
     out = cache_root() / "archived" / key[:16]
     fetch(archive, [path], out=out)
     return out / path
