@@ -1,11 +1,11 @@
 """``iconbench compare`` on the committed H100 result sets (results/h100)."""
 
-import pathlib
+from tests.archived_results import restored
 
 from iconbench.cli import main
 from iconbench.gate.summary import Summary
 
-H100 = pathlib.Path(__file__).resolve().parents[2] / "results" / "h100"
+H100 = restored("results/h100")  # raw files from git history (tests/archived_results.py)
 
 
 def test_fd920c0_against_412cde3(tmp_path, capsys):

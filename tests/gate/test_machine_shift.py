@@ -7,17 +7,16 @@ device time and host overhead, 100 samples each, CUDA events on an H100).
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 
 import numpy as np
 import pytest
+from tests.archived_results import restored
 
 from iconbench.gate import resultset, simulation, table, verdict
 from iconbench.gate.config import GateConfig
 from iconbench.gate.summary import Summary
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-RUN = ROOT / "results" / "h100-mch_icon-ch1_medium"
+RUN = restored("results/h100-mch_icon-ch1_medium")  # raw files from git history
 
 
 @pytest.fixture(scope="module")
