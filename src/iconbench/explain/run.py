@@ -21,6 +21,7 @@ import subprocess
 from iconbench.check.sides import Side
 from iconbench.errors import IconbenchError
 from iconbench.explain import codediff, profile, sources
+from iconbench.files.atomic import write_atomic
 from iconbench.gate import kernels
 from iconbench.gate.summary import BenchmarkResult, Summary
 from iconbench.gate.why import CodeDiff, Why
@@ -162,7 +163,10 @@ def _code(
     work: pathlib.Path,
     timeout_s: float,
 ) -> CodeDiff:
-    """The generated-code diff of ``bench`` (nothing read where the fingerprints are equal)."""
+    """The generated-code diff of ``bench`` (nothing read where the fingerprints are equal).
+
+    The whole diff goes to ``work/code.diff``; the summary keeps its excerpt.
+    """
     prints = [n.fingerprint if n else None for n in (bench.base, bench.head)]
     if prints[0] is not None and prints[0] == prints[1]:
         return CodeDiff(prints[0], prints[1], (), "", 0, 0, "codegen fingerprint")
@@ -171,7 +175,8 @@ def _code(
         sources.of_side(side, case, bench.backend, grid, work=work, timeout_s=timeout_s)
         for side in (base, head)
     ]
-    return codediff.diff(found[0], found[1])
+    whole = write_atomic(work / "code.diff", codediff.full(found[0], found[1]))
+    return dataclasses.replace(codediff.diff(found[0], found[1]), full_diff=str(whole))
 
 
 def _named(error: Exception) -> str:

@@ -34,7 +34,10 @@ class CodeDiff:
     ``excerpt`` is a unified diff cut to a bounded size (``shown_lines`` of its
     ``changed_lines`` added and removed lines); ``files`` lists every file that differs.
     ``source`` says where the code came from (the build folder, or generated again from the
-    program's SDFG where DaCe keeps only the library).
+    program's SDFG where DaCe keeps only the library). Lines that differ only in the names
+    the generators number (``_fun_2`` -> ``_fun_3``) are no change: ``renamed_lines`` counts
+    them (:func:`iconbench.explain.codediff.normalise`); ``full_diff`` names the file that
+    keeps the whole diff (the explanation's work folder).
     """
 
     base: str | None
@@ -44,6 +47,8 @@ class CodeDiff:
     changed_lines: int
     shown_lines: int
     source: str = "build folder"
+    renamed_lines: int = 0
+    full_diff: str = ""
 
     @property
     def identical(self) -> bool:
@@ -101,6 +106,8 @@ class Why:
                 changed_lines=int(code.get("changed_lines") or 0),
                 shown_lines=int(code.get("shown_lines") or 0),
                 source=str(code.get("source") or "build folder"),
+                renamed_lines=int(code.get("renamed_lines") or 0),
+                full_diff=str(code.get("full_diff") or ""),
             ),
             profiler=str(data.get("profiler") or ""),
             notes=tuple(str(n) for n in data.get("notes") or ()),
