@@ -253,7 +253,8 @@ def _why(summary: Summary, site: Site | None, detail: Detail) -> dict[str, Any] 
             program = f"[{program}]({site.program(why.program)})"
         entry: dict[str, Any] = {
             "program": program,
-            "variant": "" if variant in ("", "default") else f"`{_escape(variant)}`",
+            "variant": _variant(variant),
+            "same": [_also(other, benches) for other in why.same_kernels],
             "backend": why.backend,
             "metric": metric.replace("_", " "),
             "change": format_change(bench.ratio) if bench else "–",
@@ -294,6 +295,19 @@ def _why(summary: Summary, site: Site | None, detail: Detail) -> dict[str, Any] 
             }
         entries.append(entry)
     return {"entries": entries, "more": max(0, len(found) - detail.why_items)}
+
+
+def _variant(variant: str) -> str:
+    """A case's variant as the comment names it (nothing for ``default``)."""
+    return "" if variant in ("", "default") else f"`{_escape(variant)}`"
+
+
+def _also(bench_id: str, benches: dict[str, Benchmark]) -> str:
+    """Another flagged variant with the same kernels: its variant and change."""
+    bench = benches.get(bench_id)
+    variant = bench_id.partition("|")[0].partition("[")[2].rstrip("]")
+    change = f" {format_change(bench.ratio)}" if bench else ""
+    return f"{_variant(variant) or '`default`'}{change}"
 
 
 def _openacc(summary: Summary) -> dict[str, Any] | None:

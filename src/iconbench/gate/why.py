@@ -69,6 +69,9 @@ class Why:
     profiler: str = ""
     #: one line per part that could not be had (no profiler, a side's error)
     notes: tuple[str, ...] = ()
+    #: ids of the other flagged variants of the program (same backend and metric) whose
+    #: generated code launches the same kernels: explained by this entry, not profiled again
+    same_kernels: tuple[str, ...] = ()
 
     @property
     def case(self) -> str:
@@ -85,6 +88,7 @@ class Why:
             "code": dataclasses.asdict(self.code) if self.code else None,
             "profiler": self.profiler,
             "notes": list(self.notes),
+            "same_kernels": list(self.same_kernels),
         }
 
     @classmethod
@@ -111,6 +115,7 @@ class Why:
             ),
             profiler=str(data.get("profiler") or ""),
             notes=tuple(str(n) for n in data.get("notes") or ()),
+            same_kernels=tuple(str(i) for i in data.get("same_kernels") or ()),
         )
 
 
@@ -123,6 +128,8 @@ def render(why: Why, *, kernel_limit: int = 10, diff_lines: int = 40) -> str:
     else:
         lines = [f"why {why.id}: no kernel profile"]
     lines += [f"  {note}" for note in why.notes]
+    if why.same_kernels:
+        lines.append("  the same kernels (not profiled again): " + ", ".join(why.same_kernels))
     code = why.code
     if code is not None and code.identical:
         lines.append(f"  generated code identical ({code.base or '-'})")
