@@ -88,7 +88,38 @@ def select(request: Request) -> tuple[str, bool, str]:
     if chosen["scope"] == "none":
         return "", False, chosen["reason"]
     one_variant = request.one_variant or bool(chosen["one_variant"])
-    return chosen["programs_regex"], one_variant, chosen["reason"]
+    partners = openacc_partners(request.grid, chosen["programs"])
+    if not partners:
+        return chosen["programs_regex"], one_variant, chosen["reason"]
+    from iconbench.selection.plan import Selection
+
+    programs = tuple(sorted({*chosen["programs"], *partners}))
+    with_them = ", ".join(f"{p} (ICON's timer {timer} times it with them)"
+                          for p, timer in partners.items())  # fmt: skip
+    reason = f"{chosen['reason']}; and {with_them}, for the speed-up against OpenACC"
+    return (
+        Selection(chosen["scope"], programs, one_variant, reason).programs_regex,
+        one_variant,
+        reason,
+    )
+
+
+def openacc_partners(grid: Grid, programs: Sequence[str]) -> dict[str, str]:
+    """The programs ICON's timers time together with ``programs`` on an experiment's grid.
+
+    Where the check's grid is one ICON ran an experiment on, its comment compares each side
+    with the experiment's OpenACC timers (:func:`iconbench.gate.openacc.for_grid`); a timer
+    that times several programs (ICON fuses what icon4py splits) has a speed-up only when the
+    check measures all of them. Empty elsewhere, and for a selection of every program.
+    """
+    from iconbench.baselines import experiments, mapping, store
+    from iconbench.selection.subset import timer_partners
+
+    found = experiments.on_grid(grid.name, grid.counts) if programs else []
+    if not found:
+        return {}
+    baseline = store.load(store.default_root(), found[0].baseline)
+    return timer_partners(baseline, mapping.load(), programs)
 
 
 def run(request: Request) -> int:
@@ -359,7 +390,11 @@ def _reason_to_stop(
 
 
 def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib.Path) -> Summary:
-    """Each side's asv files and summary, then the verdict (``OUT/gate-summary.json``)."""
+    """Each side's asv files and summary, then the verdict (``OUT/gate-summary.json``).
+
+    With each side's speed-up against the OpenACC baseline of the experiment ICON ran on the
+    grid (:func:`iconbench.gate.openacc.for_grid`), or the one line why there is none.
+    """
     written = []
     for side in (base, head):
         command = _iconbench("suite", "asv", "--out", str(side.out), "--stack", side.stack,
@@ -367,12 +402,17 @@ def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib
         written.append(subprocess.Popen(command, env=side.environment()))
     if any(process.wait() != 0 for process in written):
         raise IconbenchError(f"writing the result files of {base.out} or {head.out} failed")
-    from iconbench.gate import resultset, verdict
+    from iconbench.gate import openacc, resultset, verdict
 
-    summary = verdict.compare(
-        resultset.resolve(str(base.out), label=f"base {base.commit[:12]}"),
-        resultset.resolve(str(head.out), label=f"head {head.commit[:12]}"),
-    )
+    measured = [
+        resultset.resolve(str(side.out), label=f"{side.name} {side.commit[:12]}")
+        for side in (base, head)
+    ]
+    speedups, why_not = openacc.for_grid(*measured)
+    summary = verdict.compare(*measured, openacc=speedups)
+    if why_not:
+        log(f"check: {why_not}")
+        summary = dataclasses.replace(summary, openacc_note=why_not)
     summary.write(out / "gate-summary.json")
     return summary
 

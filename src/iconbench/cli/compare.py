@@ -81,7 +81,8 @@ class Compare(Command):
         options.add_experiment(
             parser,
             help="ICON experiment (baselines/experiments/NAME.toml): the summary's openacc part "
-            "with its baseline, grid and static arguments",
+            "with its baseline, grid and static arguments (default: the experiment ICON ran on "
+            "the results' grid, its GPU backends, a GPU other than the baseline's said)",
         )
         parser.add_argument(
             "--baseline",
@@ -186,11 +187,12 @@ class Compare(Command):
             def decide(b, h):
                 return asv_decision.decide(b, h, args.factor)
 
-        openacc, why = None, None
-        if want is not None:
-            from iconbench.gate import openacc as openacc_module
+        from iconbench.gate import openacc as openacc_module
 
+        if want is not None:
             openacc, why = openacc_module.speedups(base, head, want)
+        else:  # the experiment ICON ran on the results' grid, if any (GPU backends)
+            openacc, why = openacc_module.for_grid(base, head)
 
         def run_gate(b, h):
             return verdict.compare(
@@ -219,7 +221,6 @@ class Compare(Command):
         if why:
             print(f"note: {why}; openacc left empty")
         if args.method == "asv":
-            import dataclasses
 
             def asv_says(r):
                 return any(n == "asv: regression" for n in r.notes) or (
@@ -229,7 +230,10 @@ class Compare(Command):
             summary = verdict.assemble(
                 base, head, config, summary.benchmarks, openacc=openacc, decides=asv_says
             )
-            summary = dataclasses.replace(summary)
+        if why:
+            import dataclasses
+
+            summary = dataclasses.replace(summary, openacc_note=why)
         return summary
 
 

@@ -26,6 +26,7 @@ from iconbench.gate import kernels
 from iconbench.gate.summary import BenchmarkResult, Summary
 from iconbench.gate.why import CodeDiff, Why
 from iconbench.grids.grid import Grid, resolve
+from iconbench.programs.backends import on_gpu
 from iconbench.runner.progress import log
 from iconbench.timing import nsight
 
@@ -34,20 +35,6 @@ METRICS = ("device_time", "host_overhead")
 #: Benchmarks explained per run (each costs a profile and a code lookup on both sides).
 MAX_BENCHMARKS = 5
 FLAGGED = ("regression", "improvement")
-
-
-def on_gpu(backend: str) -> bool:
-    """Whether ``backend`` runs on a GPU (a name not known here: whether it says ``gpu``).
-
-    >>> on_gpu("gtfn_gpu"), on_gpu("dace_cpu"), on_gpu("dace_gpu_from_elsewhere")
-    (True, False, True)
-    """
-    from iconbench.programs.backends import backend as resolve
-
-    try:
-        return resolve(backend).on_gpu
-    except IconbenchError:
-        return "gpu" in backend
 
 
 def flagged(summary: Summary, limit: int = MAX_BENCHMARKS) -> list[BenchmarkResult]:
