@@ -118,13 +118,41 @@ def test_a_grid_no_experiment_ran_on_is_one_line(sides):
     assert why_not.startswith("no GPU backend measured: no OpenACC comparison with mch_icon")
 
 
-def test_a_check_on_the_experiments_grid_measures_what_icon_times_together():
-    from iconbench import grids
-    from iconbench.check.run import openacc_partners
+def test_a_check_on_the_experiments_grid_measures_what_icon_times():
+    """An icon4py change of compute_rho_theta_pgrad_and_update_vn (icon4py #1405) measures
+    all its variants and the program ICON's timer times with it; a gt4py change's subset (one
+    variant a program) the variant ICON's timers time most, not the catalog's first."""
+    from iconbench import grids, suite
+    from iconbench.check.run import on_experiment_grid
 
-    changed = ["compute_rho_theta_pgrad_and_update_vn"]
-    assert openacc_partners(grids.resolve("mch_icon-ch1_medium"), changed) == {
-        "compute_hydrostatic_correction_term": "compute_rho_theta_pgrad_and_update_vn"
-    }
-    assert openacc_partners(grids.resolve("tiny"), changed) == {}  # no experiment there
-    assert openacc_partners(grids.resolve("mch_icon-ch1_medium"), []) == {}  # the full suite
+    medium, tiny = grids.resolve("mch_icon-ch1_medium"), grids.resolve("tiny")
+    rho = "compute_rho_theta_pgrad_and_update_vn"
+    change = {"scope": "programs", "programs": [rho], "programs_regex": rf"^(?:{rho})\[",
+              "reason": "1 programs use the 1 changed icon4py modules"}  # fmt: skip
+    regex, one_variant, reason = on_experiment_grid(medium, change, False)
+    assert suite.case_ids(regex, None) == [
+        "compute_hydrostatic_correction_term[default]",
+        *(f"{rho}[is_iau_active={iau}-limited_area={lam}]"
+          for iau in (False, True) for lam in (False, True)),
+    ]  # fmt: skip
+    assert not one_variant
+    assert reason.endswith(
+        "; and compute_hydrostatic_correction_term (ICON's timer "
+        "compute_rho_theta_pgrad_and_update_vn times it with them)"
+    )
+    assert on_experiment_grid(tiny, change, False) == (change["programs_regex"], False,
+                                                       change["reason"])  # fmt: skip
+    solver = "vertically_implicit_solver_at_predictor_step"
+    subset = {"scope": "representative", "programs": [solver, rho],
+              "programs_regex": rf"^(?:{solver}|{rho})\[", "reason": "a gt4py change"}  # fmt: skip
+    regex, one_variant, _ = on_experiment_grid(medium, subset, True)
+    assert not one_variant  # the cases are named
+    assert suite.case_ids(regex, None) == [
+        "compute_hydrostatic_correction_term[default]",
+        f"{rho}[is_iau_active=False-limited_area=True]",
+        f"{solver}[is_iau_active=False-rayleigh_type=2-divdamp_type=3-at_first_substep=False]",
+    ]
+    assert suite.case_ids(on_experiment_grid(tiny, subset, True)[0], None, one_variant=True) == [
+        f"{rho}[is_iau_active=False-limited_area=False]",
+        f"{solver}[is_iau_active=False-rayleigh_type=1-divdamp_type=2-at_first_substep=True]",
+    ]  # elsewhere: the catalog's first variants

@@ -88,20 +88,44 @@ def select(request: Request) -> tuple[str, bool, str]:
     if chosen["scope"] == "none":
         return "", False, chosen["reason"]
     one_variant = request.one_variant or bool(chosen["one_variant"])
-    partners = openacc_partners(request.grid, chosen["programs"])
-    if not partners:
-        return chosen["programs_regex"], one_variant, chosen["reason"]
+    return on_experiment_grid(request.grid, chosen, one_variant)
+
+
+def on_experiment_grid(grid: Grid, chosen: dict, one_variant: bool) -> tuple[str, bool, str]:
+    """``iconbench select``'s choice (its JSON), made for the speed-up against OpenACC.
+
+    On a grid ICON ran an experiment on, the check's comment compares each side with the
+    experiment's OpenACC timers (:func:`iconbench.gate.openacc.for_grid`): the programs its
+    timers time together with the selected ones are measured too
+    (:func:`openacc_partners`), and a one-variant selection measures the variant the
+    experiment's timers time most (:func:`iconbench.runner.cases.most_timed_variants`), not
+    the catalog's first. Elsewhere the choice as it is.
+    """
+    import re
+
+    from iconbench.baselines import experiments
     from iconbench.selection.plan import Selection
 
-    programs = tuple(sorted({*chosen["programs"], *partners}))
-    with_them = ", ".join(f"{p} (ICON's timer {timer} times it with them)"
-                          for p, timer in partners.items())  # fmt: skip
-    reason = f"{chosen['reason']}; and {with_them}, for the speed-up against OpenACC"
-    return (
-        Selection(chosen["scope"], programs, one_variant, reason).programs_regex,
-        one_variant,
-        reason,
-    )
+    regex, reason = chosen["programs_regex"], chosen["reason"]
+    found = experiments.on_grid(grid.name, grid.counts) if chosen["programs"] else []
+    if not found:
+        return regex, one_variant, reason
+    partners = openacc_partners(grid, chosen["programs"])
+    if partners:
+        programs = tuple(sorted({*chosen["programs"], *partners}))
+        with_them = ", ".join(f"{p} (ICON's timer {timer} times it with them)"
+                              for p, timer in partners.items())  # fmt: skip
+        reason = f"{reason}; and {with_them}"
+        regex = Selection(chosen["scope"], programs, one_variant, reason).programs_regex
+    if one_variant:
+        from iconbench import suite
+        from iconbench.runner.cases import most_timed_variants
+
+        cases = most_timed_variants(suite.case_ids(regex, None), found[0])
+        regex = "^(?:" + "|".join(re.escape(case) for case in cases) + ")$"
+        reason = f"{reason}; each in the variant {found[0].name}'s OpenACC timers time most"
+        one_variant = False  # the cases are named: the catalog's first variants are not meant
+    return regex, one_variant, reason
 
 
 def openacc_partners(grid: Grid, programs: Sequence[str]) -> dict[str, str]:
