@@ -123,7 +123,8 @@ def on_experiment_grid(grid: Grid, chosen: dict, one_variant: bool) -> tuple[str
 
         cases = most_timed_variants(suite.case_ids(regex, None), found[0])
         regex = "^(?:" + "|".join(re.escape(case) for case in cases) + ")$"
-        reason = f"{reason}; each in the variant {found[0].name}'s OpenACC timers time most"
+        reason = (f"{reason}; on this grid the variant {found[0].name}'s OpenACC timers time "
+                  "most, not the first")  # fmt: skip
         one_variant = False  # the cases are named: the catalog's first variants are not meant
     return regex, one_variant, reason
 
