@@ -242,6 +242,7 @@ def compare(request: Request, programs: str, one_variant: bool, timeline: Timeli
         timeline=timeline,
         devices=request.devices,
         ledgers=request.ledgers,
+        component=request.component,
     )
     return Compared(base, head, summary)
 
@@ -259,6 +260,7 @@ def compare_sides(
     timeline: Timeline,
     devices: Devices = ONE,
     ledgers: pathlib.Path | None = None,
+    component: str = "",
 ) -> Summary:
     """Precompile, measure interleaved and gate two resolved sides; the gate's summary.
 
@@ -268,7 +270,8 @@ def compare_sides(
     and summary (``OUT/base``, ``OUT/head``) and the verdict (``OUT/gate-summary.json``); the
     phases in ``timeline``.
     ``selection`` is the runner options every process of a side gets (``--backends``, the
-    grid's argv, ``--programs``).
+    grid's argv, ``--programs``); ``component`` the repository whose commits the two are
+    (the summary's, for its commit links and status; "": iconbench's default).
     """
     from iconbench.programs import backends as registry
 
@@ -290,7 +293,7 @@ def compare_sides(
                        "devices": list(done.devices)}  # fmt: skip
     log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
     with timeline.phase("gate"):
-        return _gate(base, head, selection, out)
+        return _gate(base, head, selection, out, component)
 
 
 def measure_sides(
@@ -414,7 +417,9 @@ def _reason_to_stop(
     return stopping.reason_to_stop(summary.benchmarks, processes, most)
 
 
-def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib.Path) -> Summary:
+def _gate(
+    base: sides.Side, head: sides.Side, selection: list[str], out: pathlib.Path, component: str = ""
+) -> Summary:
     """Each side's asv files and summary, then the verdict (``OUT/gate-summary.json``).
 
     With each side's speed-up against the OpenACC baseline of the experiment ICON ran on the
@@ -433,6 +438,8 @@ def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib
         resultset.resolve(str(side.out), label=f"{side.name} {side.commit[:12]}")
         for side in (base, head)
     ]
+    if component:  # a runner directory does not record whose commit it measured
+        measured = [dataclasses.replace(side, component=component) for side in measured]
     speedups, why_not = openacc.for_grid(*measured)
     summary = verdict.compare(*measured, openacc=speedups)
     if why_not:
