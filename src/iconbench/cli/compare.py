@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import pathlib
 import re
@@ -97,6 +98,12 @@ class Compare(Command):
         options.add_store(
             parser, help="baselines directory (default: $ICONBENCH_BASELINES or baselines/)"
         )
+        parser.add_argument(
+            "--component",
+            choices=("gt4py", "dace", "icon4py", "iconbench"),
+            help="the repository whose commits BASE and HEAD are (the comment's commit links "
+            "and status; default: as the results record it, iconbench for a runner directory)",
+        )
         options.add_out(parser, help="write the summary JSON here")
         options.add_json(parser, help="print the summary JSON instead of the table")
         parser.add_argument("--all", action="store_true", help="table: unchanged ones too")
@@ -132,6 +139,8 @@ class Compare(Command):
         base = resultset.resolve(args.base, commit=args.commit, grid=args.grid, label=args.base)
         head = resultset.resolve(args.head, commit=args.commit, grid=args.grid, label=args.head)
         resultset.check_comparable(base, head)
+        if args.component:
+            base, head = (dataclasses.replace(s, component=args.component) for s in (base, head))
         present = {e.backend for s in (base, head) for e in s.entries.values()}
         if unknown := sorted(backends - present):
             raise IconbenchError(
@@ -150,8 +159,6 @@ class Compare(Command):
             options.create_dir(args.out.parent, "--out")
         summary = cls._decide(args, base, head, config, history, select, want)
         if args.kernels:
-            import dataclasses
-
             from iconbench.gate import kernels
 
             known = {r.id for r in summary.benchmarks}
@@ -231,8 +238,6 @@ class Compare(Command):
                 base, head, config, summary.benchmarks, openacc=openacc, decides=asv_says
             )
         if why:
-            import dataclasses
-
             summary = dataclasses.replace(summary, openacc_note=why)
         return summary
 
