@@ -214,3 +214,16 @@ def test_a_check_with_kernels_explained_lists_gated_changes_and_the_block_size()
     described = status.describe(gate)
     assert described.startswith("9 regressions: compute_advection_in_corrector_vertical_momentum")
     assert described.endswith("(gtfn_gpu device time)")
+
+
+def test_a_renumbering_alone_is_said_as_identical_code():
+    from iconbench.gate.why import CodeDiff, Why
+
+    gate = Summary.example()
+    code = CodeDiff("a1a1a1a1", "b2b2b2b2", (), "", 0, 0, renamed_lines=3)
+    why = Why(gate.benchmarks[0].id, gate.benchmarks[0].program, "gtfn_gpu", code=code)
+    body = render.render(dataclasses.replace(gate, why=(why,)), target.PullRequest.parse("a/b", 1))
+    assert (
+        "Generated code identical on both sides but for 3 lines of renumbered generated names: "
+        "the change is not in the generated code."
+    ) in body

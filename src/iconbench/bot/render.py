@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import pathlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -295,6 +296,8 @@ def _why(summary: Summary, site: Site | None, detail: Detail) -> dict[str, Any] 
                 "excerpt": "\n".join(_fenced(code.excerpt).splitlines()[: detail.why_diff_lines]),
                 "cut": code.shown_lines < code.changed_lines
                 or len(code.excerpt.splitlines()) > detail.why_diff_lines,
+                "renamed": code.renamed_lines,
+                "whole": pathlib.PurePath(code.full_diff).name if code.full_diff else "",
             }
         entries.append(entry)
     return {"entries": entries, "more": max(0, len(found) - detail.why_items)}

@@ -132,12 +132,16 @@ def render(why: Why, *, kernel_limit: int = 10, diff_lines: int = 40) -> str:
         lines.append("  the same kernels (not profiled again): " + ", ".join(why.same_kernels))
     code = why.code
     if code is not None and code.identical:
-        lines.append(f"  generated code identical ({code.base or '-'})")
+        renamed = f", but for {code.renamed_lines} lines of renumbered names" * bool(
+            code.renamed_lines
+        )
+        lines.append(f"  generated code identical ({code.base or '-'}{renamed})")
     elif code is not None:
         files = ", ".join(f"{f.path} +{f.added} -{f.removed}" for f in code.files)
         lines.append(f"  generated code {code.base or '-'} -> {code.head or '-'}: {files}")
         excerpt = code.excerpt.splitlines()
         lines += ["    " + line for line in excerpt[:diff_lines]]
         if len(excerpt) > diff_lines or code.shown_lines < code.changed_lines:
-            lines.append(f"    ({code.changed_lines} changed lines in all; the summary keeps more)")
+            where = code.full_diff or "the summary"
+            lines.append(f"    ({code.changed_lines} changed lines in all; {where} keeps more)")
     return "\n".join(lines)
