@@ -221,8 +221,16 @@ def for_grid(base: ResultSet, head: ResultSet) -> tuple[OpenACC | None, str | No
     """Both sides' GPU backends against the experiment ICON ran on their grid, if any.
 
     ``(openacc, None)``, or ``(None, why not)``: no experiment on the grid, no GPU backend
-    measured, or the baseline's own refusal (:func:`speedups`).
+    measured, the baseline's own refusal (:func:`speedups`), or a file that cannot be read
+    (an experiment, the baseline, the mapping). Never an error: the verdict stands without it.
     """
+    try:
+        return _for_grid(base, head)
+    except IconbenchError as error:
+        return None, f"no OpenACC comparison: {error}"
+
+
+def _for_grid(base: ResultSet, head: ResultSet) -> tuple[OpenACC | None, str | None]:
     from iconbench.baselines import experiments
     from iconbench.programs.backends import on_gpu
 
