@@ -13,6 +13,7 @@ from __future__ import annotations
 import pathlib
 
 import pytest
+from tests.archived_results import restored
 
 from iconbench.bot import links, publish, target
 from iconbench.gate.summary import Summary
@@ -31,8 +32,8 @@ RENDERED = [
     ("comment-cpu-74fe7c2-e380b2b.md", "summary-cpu-74fe7c2-e380b2b.json", "C2SM/iconbench", 1,
      SITE),
     ("comment-gt4py-blocks-h100.md",
-     "../../results/pr-check-h100/gt4py-blocks-2026-11-26a/gate-summary.json", "GridTools/gt4py",
-     7, None),
+     restored("results/pr-check-h100/gt4py-blocks-2026-11-26a") / "gate-summary.json",
+     "GridTools/gt4py", 7, None),
 ]  # fmt: skip
 
 
