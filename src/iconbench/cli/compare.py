@@ -55,8 +55,9 @@ class Compare(Command):
             action="append",
             default=[],
             metavar="PATH",
-            help="earlier result sets of base's branch (asv results dir or runner dir; "
-            "repeatable): noisy benchmarks get wider thresholds",
+            help="earlier result sets of base's branch (asv result file or results dir, or "
+            "runner dir; repeatable): each benchmark's run-to-run band from their medians "
+            "(docs/gate.md)",
         )
         parser.add_argument(
             "--method",
@@ -250,6 +251,8 @@ def _history(path: str, grid: str | None, base, head) -> list:
     root = pathlib.Path(path)
     if not root.exists():
         raise IconbenchError(f"--history {path}: no such file or directory")
+    if root.is_file():  # one run's asv result file (a nightly's), taken whole
+        return [resultset.resolve(str(root), grid=grid)]
     sets = []
     if (root / "work" / "session.jsonl").exists():
         for summary_path, commit in resultset.runner_runs(root).items():
