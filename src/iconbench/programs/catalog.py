@@ -382,6 +382,20 @@ def _spec_named(name: str) -> ProgramSpec | None:
     return make_spec(name, module, program)
 
 
+def split_case(case: str) -> tuple[str, str]:
+    """``"prog[variant]"`` → ``("prog", "variant")``.
+
+    >>> split_case("compute_tangential_wind[default]")
+    ('compute_tangential_wind', 'default')
+    >>> split_case("plain")
+    ('plain', 'default')
+    """
+    match = re.fullmatch(r"(?P<program>[^\[]+)(?:\[(?P<variant>.*)\])?", case)
+    if not match:
+        raise IconbenchError(f"bad case id {case!r}: expected program[variant]")
+    return match.group("program"), match.group("variant") or "default"
+
+
 _CASE = re.compile(r"(?P<program>[^\[\]]+)(?:\[(?P<variant>[^\[\]]*)\])?")
 
 

@@ -28,8 +28,8 @@ from typing import Any
 
 from iconbench import results
 from iconbench.errors import IconbenchError
+from iconbench.programs.catalog import split_case
 from iconbench.site.commits import commit_time_ms, full_hash
-from iconbench.suite import split_case
 
 #: asv benchmark kind -> field of :class:`Measured`.
 KIND_FIELDS = {

@@ -35,9 +35,9 @@ from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
 from iconbench.gate.summary import Summary
 from iconbench.history import confirmation
+from iconbench.programs.catalog import split_case
 from iconbench.site import asv_offline, asv_pages, figures, history, pagedata, render
 from iconbench.site.published import Index, open_site, source_key, stamp
-from iconbench.suite import split_case
 
 #: Variants per program page that get charts (the rest are in its table).
 CHART_VARIANTS = 4
