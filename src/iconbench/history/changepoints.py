@@ -207,10 +207,10 @@ class Found:
 def found_in(runs: Sequence[Run], *, new: bool = False) -> list[Found]:
     """The change points of every (case, backend)'s device time in ``runs``, per target.
 
-    Runs in the site's history order (:func:`iconbench.site.pagedata.history_per_target`),
+    Runs in the site's history order (:func:`iconbench.site.history.history_per_target`),
     so what this finds is what the site marks; ``new``: only those the newest run added.
     """
-    from iconbench.site.pagedata import history_per_target
+    from iconbench.site.history import history_per_target
 
     found = []
     for target, ordered in history_per_target(runs).items():

@@ -238,7 +238,7 @@ def history_runs(store: pathlib.Path, repo: pathlib.Path) -> list[Any]:
 
 
 def _in_order(runs: Sequence[Any], grid: str) -> list[Any]:
-    from iconbench.site.pagedata import history_per_target
+    from iconbench.site.history import history_per_target
 
     targets = [(t, r) for t, r in history_per_target(runs).items() if t.grid == grid]
     if not targets:

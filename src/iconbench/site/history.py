@@ -23,7 +23,7 @@ import math
 import pathlib
 import re
 import statistics
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from iconbench import results
@@ -484,7 +484,7 @@ def runs_in(path: pathlib.Path, repo: pathlib.Path | None = None) -> list[Run]:
     For readers that need the whole history at once (``iconbench changepoints``, a
     backfill's confirmation); the site itself skips such a file and goes on. ``repo``: the
     repository of the runs' commits, whose dates put the runs in history order
-    (:func:`iconbench.site.pagedata.ordered`).
+    (:func:`ordered`).
     """
     found = result_set(path)
     units = results.units_of(found.asv_dir)
@@ -494,3 +494,21 @@ def runs_in(path: pathlib.Path, repo: pathlib.Path | None = None) -> list[Run]:
             raise IconbenchError(f"{file}: {outcome}")
         runs.extend(outcome)
     return runs
+
+
+def ordered(runs: Sequence[Run]) -> list[Run]:
+    """Runs in history order: by their commit's date where known, else when measured.
+
+    A nightly measures each commit after the one before, but a backfill measures old commits
+    after new ones: ordered by when they were measured, their change points would fall
+    between the wrong commits.
+    """
+    return sorted(runs, key=lambda r: (r.commit_ms or r.date_ms, r.date_ms, r.commit, r.id))
+
+
+def history_per_target(runs: Sequence[Run]) -> dict[Target, list[Run]]:
+    """The runs of every (device, grid), each list in history order; targets sorted."""
+    per_target: dict[Target, list[Run]] = {}
+    for run in ordered(runs):
+        per_target.setdefault(run.target, []).append(run)
+    return dict(sorted(per_target.items()))
