@@ -216,9 +216,9 @@ def selection_of(summaries: dict[str, dict[str, Any]]) -> Selection:
 
 
 def history_runs(store: pathlib.Path, repo: pathlib.Path) -> list[Any]:
-    """The backfill's runs in ``store`` (site.history.Run), read as the site reads them."""
+    """The backfill's runs in ``store`` (history.runs.Run), read as the site reads them."""
     from iconbench.history import export
-    from iconbench.site import history
+    from iconbench.history.runs import runs_in
 
     if not (store / "HISTORY").exists():
         raise IconbenchError(
@@ -234,11 +234,11 @@ def history_runs(store: pathlib.Path, repo: pathlib.Path) -> list[Any]:
     with tempfile.TemporaryDirectory(prefix="iconbench-confirm-") as scratch:
         exported = export.export(HistoryStore.open(store), pathlib.Path(scratch), entries,
                                  repo=repo)  # fmt: skip
-        return history.runs_in(exported.asv_dir, repo)
+        return runs_in(exported.asv_dir, repo)
 
 
 def _in_order(runs: Sequence[Any], grid: str) -> list[Any]:
-    from iconbench.site.history import history_per_target
+    from iconbench.history.runs import history_per_target
 
     targets = [(t, r) for t, r in history_per_target(runs).items() if t.grid == grid]
     if not targets:

@@ -25,7 +25,7 @@ from iconbench.baselines.mapping import TimerProgramMapping
 from iconbench.errors import IconbenchError
 from iconbench.gate.kernels import counters as kernel_counters
 from iconbench.history import changepoints, confirmation
-from iconbench.site.history import Measured, Run, Target, history_per_target, ordered, slug
+from iconbench.history.runs import Measured, Run, Target, history_per_target, ordered, slug
 from iconbench.stacks.reproducibility import draw_note
 
 #: Backends the overview compares with OpenACC when a run has them (else: all it has).
@@ -403,7 +403,7 @@ def run_page(run: Run) -> str:
     """The file of a run's page (its stack, grid, coverage and cases), relative to the root.
 
     >>> import dataclasses as d
-    >>> from iconbench.site.history import Target
+    >>> from iconbench.history.runs import Target
     >>> run_page(Run(Target("H100", "g"), "abc", 0, "h100", "env", "f.json", ()))
     'runs/h100-abc-env-g.html'
     """

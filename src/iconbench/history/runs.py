@@ -1,6 +1,8 @@
-"""Reading the history: result files into typed runs, one per (result file, grid).
+"""Reading the history: result files into typed runs, one per (result file, grid), in order.
 
-Two kinds of result sets feed the site, both in asv's storage:
+The site's pages, the change points (:mod:`iconbench.history.changepoints`) and their
+confirmation read the same runs in the same history order (:func:`ordered`). Two kinds of
+result sets feed them, both in asv's storage:
 
 * an asv ``results_dir`` (``benchmarks.json``, ``<machine>/machine.json``, one file per
   commit and environment), as ``iconbench run`` / ``asv run`` write it;
@@ -27,9 +29,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from iconbench import results
+from iconbench.commits import commit_time_ms, full_hash
 from iconbench.errors import IconbenchError
 from iconbench.programs.catalog import split_case
-from iconbench.site.commits import commit_time_ms, full_hash
 
 #: asv benchmark kind -> field of :class:`Measured`.
 KIND_FIELDS = {
@@ -352,7 +354,7 @@ def runs_of_file(
 ) -> list[Run]:
     """One :class:`Run` per grid of an asv result file.
 
-    ``commit``: the file's commit resolved to its full hash (:mod:`iconbench.site.commits`);
+    ``commit``: the file's commit resolved to its full hash (:mod:`iconbench.commits`);
     ``source``: how pages name the file (never an absolute path of the publishing machine);
     ``commit_ms``: when that commit was committed (0: unknown).
     """
@@ -460,7 +462,7 @@ def read_runs(
 
     ``repo``, the repository of the files' commits, turns a recorded commit (possibly
     abbreviated) into its full hash and gives its date, the run's place in history order
-    (:mod:`iconbench.site.commits`); without it both stay as recorded (date: unknown).
+    (:mod:`iconbench.commits`); without it both stay as recorded (date: unknown).
     A run's stack comes from its result set's summaries, else from ``stacks`` (summaries
     given beside asv result files: ``publish --summaries``).
     """
