@@ -85,7 +85,7 @@ def check(src: pathlib.Path, repo: pathlib.Path, out: pathlib.Path, args) -> dic
 
 def precompile(repo: pathlib.Path, out: pathlib.Path, index: bool, args) -> float:
     """Wall seconds of one side's ``suite precompile`` (base's tree, its builds cached)."""
-    from iconbench.check import sides
+    from iconbench.stacks import sides
     from iconbench.stacks.identity import stack_key
 
     base = sides.resolve("gt4py", repo, ("main", "main"), out=out, stack=stack_key())[0]

@@ -403,8 +403,8 @@ def _attempt(directory: pathlib.Path) -> pathlib.Path:
 
 
 def _side(name: str, repo: pathlib.Path, placed: Placed, out: pathlib.Path):
-    """A :class:`~iconbench.check.sides.Side` of ``placed``: its tree, then its stack's overlay."""
-    from iconbench.check import sides
+    """A :class:`~iconbench.stacks.sides.Side` of ``placed``: its tree, then its stack's overlay."""
+    from iconbench.stacks import sides
 
     tree = trees.export_tree(repo, placed.commit, sides.exported_trees(backfill.COMPONENT))
     return backfill.pinned_side(
