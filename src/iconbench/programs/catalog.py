@@ -371,7 +371,7 @@ def _spec_named(name: str) -> ProgramSpec | None:
     two cores). The module comes from the source index the selection uses (no import);
     a name the index does not know is looked up by discovery.
     """
-    from iconbench.selection.imports import ProgramIndex
+    from iconbench.programs.imports import ProgramIndex
 
     module = ProgramIndex.installed().catalog_programs(PACKAGES).get(name)
     program = (
