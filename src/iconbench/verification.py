@@ -616,8 +616,9 @@ def _start_worker() -> None:
     """
     os.environ["GT4PY_BUILD_JOBS"] = "1"
     from iconbench import buildcache
+    from iconbench.stacks.identity import stack_key
 
-    buildcache.configure(jobs=1)
+    buildcache.configure(stack_key(), jobs=1)
 
 
 def _verify_in_pool(
