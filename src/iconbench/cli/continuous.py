@@ -19,6 +19,7 @@ from iconbench.cli import options
 from iconbench.cli.check import add_interleaving, interleaving
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
+from iconbench.files.directories import create_dir
 
 #: ``--quick``: two blocks of four rounds (4 processes a side, the fewest the gate decides
 #: on), short samples (a smoke test, little statistics).
@@ -171,7 +172,7 @@ def _new_out(given: pathlib.Path | None) -> pathlib.Path:
     if given is None:
         from iconbench.runner.resultdir import new_directory
 
-        root = options.create_dir(REPO_ROOT / "results-local", "--out")
+        root = create_dir(REPO_ROOT / "results-local", "--out")
         # stack "": no compile ledger to continue (each side keeps its own, in base/ and head/)
         return new_directory(root, "continuous", stack="").resolve()
     if given.exists() and (not given.is_dir() or any(given.iterdir())):
@@ -179,4 +180,4 @@ def _new_out(given: pathlib.Path | None) -> pathlib.Path:
             f"--out {given}: exists and is not an empty directory; results are kept: give a "
             "new directory"
         )
-    return options.create_dir(given, "--out").resolve()
+    return create_dir(given, "--out").resolve()
