@@ -1,5 +1,8 @@
 """The markdown report of one or more runner result directories (``iconbench report``).
 
+It reads what every layer below wrote (the result directory, asv's records, the ledgers, the
+OpenACC baselines), so it sits with the result directory's reader, above the timing.
+
 A result directory is what ``iconbench suite --out DIR`` writes: ``summary*.json`` (the newest
 counts), ``work/``'s ledgers (``session.jsonl``, ``compile.jsonl``, ``nvidia-smi-*.txt``),
 ``asv/`` (one result file per measuring run, named by the commit of the code that measured),
