@@ -23,11 +23,13 @@ import time
 from collections.abc import Callable
 
 import pytest
+from tests.archived_results import restored
 
 from iconbench import cli
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-H100_ASV = REPO / "results" / "h100" / "asv"
+H100 = restored("results/h100")  # raw files from git history (tests/archived_results.py)
+H100_ASV = H100 / "asv"
 H100_FILE = next(iter(sorted((H100_ASV / "h100").glob("0e8595e4-*.json"))), None)
 BASELINE = "mch-r04b09/unknown_unknown_2024-05"
 TIMER_LOG = REPO / "tests" / "baselines" / "data" / "icon_run.log"
@@ -143,6 +145,11 @@ def _empty_ledgers(tmp: pathlib.Path) -> None:
 def _copy(source: pathlib.Path, target: pathlib.Path) -> None:
     target.parent.mkdir(parents=True)
     shutil.copy(source, target)
+
+
+def _write(target: pathlib.Path, text: str) -> None:
+    target.parent.mkdir(parents=True)
+    target.write_text(text)
 
 
 _IMPORT = (
@@ -452,20 +459,20 @@ ROWS: list[Row] = [
     # compare (the gate)
     Row(
         "compare-mixed-commits",
-        ("compare", str(REPO / "results" / "h100"), "{tmp}/nosuch"),
+        ("compare", str(H100), "{tmp}/nosuch"),
         ("6 commits", "results/h100@COMMIT"),
     ),
     Row(
         "compare-unknown-commit",
-        ("compare", f"{REPO}/results/h100@nosuch", f"{REPO}/results/h100@0e8595e4"),
+        ("compare", f"{H100}@nosuch", f"{H100}@0e8595e4"),
         ("no result set of commit nosuch", "0e8595e4"),
     ),
     Row(
         "compare-unknown-experiment",
         (
             "compare",
-            f"{REPO}/results/h100@0e8595e4",
-            f"{REPO}/results/h100@fd920c0f",
+            f"{H100}@0e8595e4",
+            f"{H100}@fd920c0f",
             "--experiment",
             "nosuch",
             "--out",
@@ -497,14 +504,14 @@ ROWS: list[Row] = [
     ),
     Row(
         "publish-out-in-proc",
-        ("publish", str(REPO / "results" / "h100"), "--out", "/proc/iconbench-site"),
+        ("publish", str(H100), "--out", "/proc/iconbench-site"),
         ("--out /proc/iconbench-site: cannot create it",),
     ),
     Row(
         "publish-missing-summaries",
         (
             "publish",
-            str(REPO / "results" / "h100"),
+            str(H100),
             "--out",
             "{tmp}/site",
             "--summaries",
@@ -514,7 +521,7 @@ ROWS: list[Row] = [
     ),
     Row(
         "publish-unknown-experiment",
-        ("publish", str(REPO / "results" / "h100"), "--out", "{tmp}/site", "--experiment", "x"),
+        ("publish", str(H100), "--out", "{tmp}/site", "--experiment", "x"),
         ("unknown experiment 'x'",),
     ),
     # granules, suite (the runner), merge, history, rebuild-check
@@ -703,12 +710,12 @@ ROWS: list[Row] = [
     # compare
     Row(
         "compare-gate-summary-as-a-side",
-        ("compare", str(GATE_SUMMARY), f"{REPO}/results/h100@0e8595e4"),
+        ("compare", str(GATE_SUMMARY), f"{H100}@0e8595e4"),
         ("summary-h100-7212540-fd920c0.json: this is a gate summary", "not a result set"),
     ),
     Row(
         "compare-directory-of-gate-summaries",
-        ("compare", f"{REPO}/results/h100@0e8595e4", "{tmp}/gates"),
+        ("compare", f"{H100}@0e8595e4", "{tmp}/gates"),
         ("gate-summary.json: this is a gate summary", "not a result set"),
         setup=lambda tmp: _copy(GATE_SUMMARY, tmp / "gates" / "gate-summary.json"),
     ),
@@ -716,8 +723,8 @@ ROWS: list[Row] = [
         "compare-out-in-proc",
         (
             "compare",
-            f"{REPO}/results/h100@0e8595e4",
-            f"{REPO}/results/h100@fd920c0f",
+            f"{H100}@0e8595e4",
+            f"{H100}@fd920c0f",
             "--out",
             "/proc/iconbench/summary.json",
         ),
@@ -727,6 +734,41 @@ ROWS: list[Row] = [
         "compare-out-under-a-file",
         ("compare", "{results}", "{results}", "--out", "/etc/passwd/summary.json"),
         ("/etc/passwd is not a directory",),
+    ),
+    # results (the archived raw files of committed runs)
+    Row(
+        "results-fetch-unknown-path",
+        ("results", "fetch", "results/h100/nosuch", "--repo", str(REPO)),
+        ("results/h100/nosuch: no archived file is or lies under it", "iconbench results list"),
+    ),
+    Row(
+        "results-fetch-over-a-differing-file",
+        (
+            "results",
+            "fetch",
+            "results/h100/work/phases.jsonl",
+            "--repo",
+            str(REPO),
+            "--out",
+            "{tmp}",
+        ),
+        ("results/h100/work/phases.jsonl: differs from the archived file", "move it away"),
+        setup=lambda tmp: _write(tmp / "results" / "h100" / "work" / "phases.jsonl", "{}\n"),
+    ),
+    Row(
+        "results-archive-nothing",
+        ("results", "archive", "--repo", str(REPO)),
+        ("results archive: name the files or directories to archive",),
+    ),
+    Row(
+        "results-list-out",
+        ("results", "list", "--repo", str(REPO), "--out", "{tmp}/x"),
+        ("results list: --out is for fetch only",),
+    ),
+    Row(
+        "results-not-a-repository",
+        ("results", "list", "--repo", "{tmp}"),
+        ("not a git repository",),
     ),
 ]
 
@@ -767,7 +809,7 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(row, tmp_path, monkeypa
     if row.setup:
         row.setup(tmp_path)
     capsys.readouterr()
-    watched = (tmp_path, *(REPO / d for d in REPO_STORES))
+    watched = (tmp_path, H100, *(REPO / d for d in REPO_STORES))
     before = _snapshot(*watched)
     gt4py_loaded = "gt4py" in sys.modules
     start = time.perf_counter()

@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from tests.archived_results import restored
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 PROGRAMS = "^(compute_tangential_wind|update_theta_and_exner)\\["
@@ -22,12 +23,12 @@ SUITE = ("-m", "iconbench", "suite")
 REPORT = ("-m", "iconbench", "report")
 
 
-def _run(*args: str) -> subprocess.CompletedProcess:
+def _run(*args: str, cwd: pathlib.Path = REPO) -> subprocess.CompletedProcess:
     # the whole catalog (tests/timing switches it off for the harness's own tests)
     env = {k: v for k, v in os.environ.items() if k != "ICONBENCH_CATALOG"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
     return subprocess.run(
-        [sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, check=False
+        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
     )
 
 
@@ -231,19 +232,24 @@ def test_experiment_selects_its_variants_and_results_record_the_grid(tmp_path):
 
 @pytest.mark.slow  # imports gt4py and runs 'iconbench speedup': ~50 s on 2 shared cores
 def test_the_committed_h100_report_is_what_the_result_directories_give():
-    """docs/results-h100.md is generated, not typed: one command gives it from results/."""
+    """docs/results-h100.md is generated, not typed: one command gives it from results/ (with
+    the raw files fetched from git history, as 'iconbench results fetch' does)."""
     dirs = [
         "results/h100",
         "results/h100-mch_icon-ch1_medium",
         "results/h100-ch1_medium-dace-2.0.0a6",
     ]
-    report = _run(*REPORT, *dirs)
+    (where,) = {restored(d).parents[1] for d in dirs}  # one scratch checkout holds all three
+    report = _run(*REPORT, *dirs, cwd=where)
     assert report.returncode == 0, report.stderr[-2000:]
-    # the same text but for the command line, which names the file it was written to
+    # the same text but for the command line, which names the file it was written to, and the
+    # directories, named from the scratch checkout instead of this one
     committed = (REPO / "docs" / "results-h100.md").read_text()
-    assert report.stdout == committed.replace(" --out docs/results-h100.md`", "`", 1)
+    shown = report.stdout.replace(f"{where}/results/", "results/")
+    assert shown == committed.replace(" --out docs/results-h100.md`", "`", 1)
     # the two parts, their runs named by commit, and the stack-caused failures explained
     assert "| gtfn_gpu | 192 / 192 (100.0 %) | 0 | 0 |" in report.stdout
+    assert str(where) not in shown
     assert "| dace_gpu | 119 / 192 (62.0 %) | 0 | 73 |" in report.stdout
     assert "| 0eb40b3 | 2026-11-23 20:13 | gtfn_gpu 13 | 0 |" in report.stdout
     assert "**19 of 19 succeeded**" in report.stdout

@@ -49,6 +49,8 @@ pipeline() {
     mkdir -p "$out/work"
     # ledgers of earlier jobs continue (measured cases are not redone; results append-only);
     # `start` has set aside whatever an earlier job left on this machine
+    # (a committed directory's ledgers are in git history: results/archive.json)
+    [ -n "$results" ] && python3 -m iconbench results fetch "$results/work" --repo "$root" >&2
     if [ -n "$results" ] && compgen -G "$results/work/*.jsonl" >/dev/null; then
         cp "$results"/work/*.jsonl "$out/work/"
     fi

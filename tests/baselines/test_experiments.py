@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.archived_results import restored
 
 from iconbench.baselines import experiments, gpu_scaling, mapping, speedup, store
 from iconbench.baselines.gt4py_timings import GT4PyTiming, parse_variant
@@ -14,11 +14,11 @@ from iconbench.cli import main
 from iconbench.errors import IconbenchError
 from iconbench.grids.presets import counts_of
 
-ROOT = Path(__file__).resolve().parents[2]
 #: The suite's case ids as the committed H100 results list them (no catalog import needed).
-CASES = json.loads((ROOT / "results/h100/asv/benchmarks.json").read_text())[
-    "programs.Programs.time_device"
-]["params"][0]
+H100 = restored("results/h100")  # raw files from git history (tests/archived_results.py)
+CASES = json.loads((H100 / "asv" / "benchmarks.json").read_text())["programs.Programs.time_device"][
+    "params"
+][0]
 CASES = [c.strip("'") for c in CASES]
 
 
@@ -74,7 +74,7 @@ def test_every_mapped_timer_maps_to_exactly_one_variant_of_the_experiment(ch1):
 
 
 def test_static_override_and_unknown_key(tmp_path, capsys):
-    results = ROOT / "results/h100/asv"
+    results = H100 / "asv"
     assert main(["speedup", str(results), "--experiment", "mch_icon-ch1_medium",
                  "--static", "rayleigh_typo=2"]) == 2  # fmt: skip
     assert (
@@ -90,7 +90,7 @@ def test_static_override_and_unknown_key(tmp_path, capsys):
 
 
 def test_results_of_another_grid_are_refused_then_scaled_with_force(capsys):
-    results = str(ROOT / "results/h100/asv")
+    results = str(H100 / "asv")
     # the directory holds several commits' results (one H100 run each): one is picked
     assert main(["speedup", results, "--experiment", "mch_icon-ch1_medium"]) == 2
     assert "would be mixed; pick one with --commit SHA" in capsys.readouterr().err

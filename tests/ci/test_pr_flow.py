@@ -131,8 +131,13 @@ def test_the_gate_the_bot_and_the_site_follow(pr_check):
     gated = [b for b in summary["benchmarks"] if b["gated"]]
     assert gated
     assert all(any("4+4 processes" in note for note in b["notes"]) for b in gated)
+    # both sides are commits of icon4py (their links), and the tiny grid is no experiment's
+    assert summary["head"]["component"] == summary["base"]["component"] == "icon4py"
+    assert summary["openacc"] is None
+    assert summary["openacc_note"].startswith("no ICON experiment ran on grid tiny")
     (comment,) = state.comments.values()
     assert "compute_tangential_wind" in comment["body"]
+    assert "#### Against OpenACC\n\nNo ICON experiment ran on grid tiny" in comment["body"]
     assert state.statuses[-1]["sha"] == head
     expected = {"pass": "success", "regression": "failure"}[summary["verdict"]]
     assert state.statuses[-1]["state"] == expected

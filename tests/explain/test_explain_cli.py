@@ -12,7 +12,9 @@ show the why.
 The generated code is real gt4py 1.2.1 output (gtfn_cpu's ``compute_tangential_wind``,
 dace_cpu's ``apply_nabla2_to_w`` generated from its SDFG) standing in for the GPU builds;
 head's copy has a planted change: gtfn's block sizes 32x8 -> 64x4, DaCe's two loops of the
-second map swapped.
+second map swapped. Two more variants of ``compute_tangential_wind`` are flagged with it:
+one whose code differs only inside its functor (the same kernels: not profiled again) and
+one that launches a second stencil (profiled on its own).
 """
 
 from __future__ import annotations
@@ -36,13 +38,22 @@ from iconbench.timing.compilation import CompileLedger, CompileRecord
 DATA = pathlib.Path(__file__).resolve().parent / "data"
 GRID = "tiny"
 TANGENTIAL, NABLA = "compute_tangential_wind[default]", "apply_nabla2_to_w[default]"
-CASES = [TANGENTIAL, NABLA]
+#: variants of the test input: the same kernels as TANGENTIAL's, and one kernel more
+ALIKE, SPLIT = "compute_tangential_wind[halved=True]", "compute_tangential_wind[split=True]"
+CASES = [TANGENTIAL, NABLA, ALIKE, SPLIT]
 BACKENDS = ["gtfn_gpu", "dace_gpu", "gtfn_cpu"]
 MACHINE = {"machine": "h100", "arch": "x86_64", "cpu": "", "num_cpu": "16", "os": "", "ram": ""}
 COMMITS = {"base": "1a2b3c4d" * 5, "head": "9f8e7d6c" * 5}
 #: device-time medians (s) per (case, backend): base, head
 MEDIANS = {
     (TANGENTIAL, "gtfn_gpu"): (99.5e-6, 121.0e-6),  # regression, code changed
+    (ALIKE, "gtfn_gpu"): (99.5e-6, 118.0e-6),  # regression, code changed, the same kernels
+    (SPLIT, "gtfn_gpu"): (150.0e-6, 170.0e-6),  # regression, code changed, a kernel more
+    **{
+        (case, backend): (60.0e-6, 60.0e-6)
+        for case in (ALIKE, SPLIT)
+        for backend in ("dace_gpu", "gtfn_cpu")
+    },
     (NABLA, "dace_gpu"): (125.0e-6, 133.7e-6),  # regression, code changed
     (NABLA, "gtfn_gpu"): (80.0e-6, 72.0e-6),  # improvement, same code
     (TANGENTIAL, "dace_gpu"): (50.0e-6, 50.0e-6),  # unchanged: not explained
@@ -52,6 +63,13 @@ MEDIANS = {
 #: codegen fingerprints per (case, backend): base, head
 PRINTS = {
     (TANGENTIAL, "gtfn_gpu"): ("a1a1a1a1a1a1", "b2b2b2b2b2b2"),
+    (ALIKE, "gtfn_gpu"): ("a9a9a9a9a9a9", "b9b9b9b9b9b9"),
+    (SPLIT, "gtfn_gpu"): ("a8a8a8a8a8a8", "b8b8b8b8b8b8"),
+    **{
+        (case, backend): ("0a0a0a0a0a0a", "0a0a0a0a0a0a")
+        for case in (ALIKE, SPLIT)
+        for backend in ("dace_gpu", "gtfn_cpu")
+    },
     (NABLA, "dace_gpu"): ("c3c3c3c3c3c3", "d4d4d4d4d4d4"),
     (NABLA, "gtfn_gpu"): ("e5e5e5e5e5e5", "e5e5e5e5e5e5"),
     (TANGENTIAL, "dace_gpu"): ("f6f6f6f6f6f6", "f6f6f6f6f6f6"),
@@ -62,6 +80,8 @@ PRINTS = {
 PROFILES = {
     (TANGENTIAL, "gtfn_gpu", "base"): "ncu_gtfn_gpu_base.TEST_INPUT.csv",
     (TANGENTIAL, "gtfn_gpu", "head"): "ncu_gtfn_gpu_head.TEST_INPUT.csv",
+    (SPLIT, "gtfn_gpu", "base"): "ncu_gtfn_gpu_base.TEST_INPUT.csv",
+    (SPLIT, "gtfn_gpu", "head"): "ncu_gtfn_gpu_head.TEST_INPUT.csv",
     (NABLA, "dace_gpu", "base"): "ncu_dace_gpu_base.TEST_INPUT.csv",
     (NABLA, "dace_gpu", "head"): "ncu_dace_gpu_head.TEST_INPUT.csv",
     (NABLA, "gtfn_gpu", "base"): "ncu_gtfn_gpu_head.TEST_INPUT.csv",  # faster on head
@@ -133,17 +153,21 @@ def _side(root: pathlib.Path, name: str, index: int) -> pathlib.Path:
         assert "i_Cell_gtx_horizontal" in lines[cell]
         lines[k], lines[cell] = lines[cell].replace("    for", "for", 1), "    " + lines[k]
         cpp = "".join(lines)
+    bindings = (DATA / "gtfn_compute_tangential_wind_bindings.cpp").read_text()
+    executor = next(ln for ln in hpp.splitlines(keepends=True) if ".stencil_executor()" in ln)
+    variants = {  # the variants' code: halved inside the functor, or a second stencil
+        TANGENTIAL: hpp,
+        ALIKE: hpp.replace("return static_cast<double>(", "return 0.5 * static_cast<double>("),
+        SPLIT: hpp.replace(executor, executor + executor),
+    }
     folders = {
-        (TANGENTIAL, "gtfn_gpu"): (
-            f"compute_tangential_wind_pyext_{name}",
-            {
-                "compute_tangential_wind.hpp": hpp,
-                "compute_tangential_wind_bindings.cpp": (
-                    DATA / "gtfn_compute_tangential_wind_bindings.cpp"
-                ).read_text(),
-            },
+        (case, "gtfn_gpu"): (
+            f"compute_tangential_wind_{index}_pyext_{name}",
+            {"compute_tangential_wind.hpp": code, "compute_tangential_wind_bindings.cpp": bindings},
             "build/compute_tangential_wind.so",
-        ),
+        )
+        for index, (case, code) in enumerate(variants.items())
+    } | {
         (NABLA, "dace_gpu"): (  # DaCe's development mode keeps its code under src/
             f"apply_nabla2_to_w_{name}",
             {"src/cuda/apply_nabla2_to_w.cpp": cpp},
@@ -201,10 +225,16 @@ def test_the_flagged_gpu_benchmarks_are_profiled_each_in_its_own_environment(exp
     tmp_path, summary, printed, calls = explained
     assert {w.id for w in summary.why} == {
         f"{TANGENTIAL}|gtfn_gpu|device_time",
+        f"{SPLIT}|gtfn_gpu|device_time",
         f"{NABLA}|dace_gpu|device_time",
         f"{NABLA}|gtfn_gpu|device_time",
     }  # not the unchanged GPU benchmark, not the CPU regression
-    assert len(calls) == 6  # three benchmarks, two sides each
+    assert len(calls) == 8  # four benchmarks, two sides each: not ALIKE's, whose kernels are
+    assert {c["target"][c["target"].index("--case") + 1] for c in calls} == {
+        TANGENTIAL,
+        SPLIT,
+        NABLA,
+    }
     for call in calls:
         side = call["side"]
         tree = tmp_path / "trees" / side / "src"
@@ -221,6 +251,8 @@ def test_the_flagged_gpu_benchmarks_are_profiled_each_in_its_own_environment(exp
         assert {"--page", "raw", "--print-units", "base"} <= set(options)
     why = {w.id: w for w in summary.why}
     gtfn = why[f"{TANGENTIAL}|gtfn_gpu|device_time"]
+    assert gtfn.same_kernels == (f"{ALIKE}|gtfn_gpu|device_time",)
+    assert why[f"{SPLIT}|gtfn_gpu|device_time"].same_kernels == ()
     assert gtfn.profiler == "Nsight Compute 2025.2.1.0, 3 calls per side"
     slower = gtfn.kernels.changes[0]
     assert (slower.kernel, round(slower.ratio, 2)) == ("kernel#1", 1.22)
@@ -239,7 +271,11 @@ def test_the_flagged_gpu_benchmarks_are_profiled_each_in_its_own_environment(exp
     assert same.kernels.head_s < same.kernels.base_s
     assert not any(w.notes for w in summary.why)
     assert "kernel#1" in printed
-    assert "3 flagged GPU benchmarks explained" in printed
+    assert "5 flagged GPU benchmarks explained in 4 entries" in printed
+    assert f"the same kernels (not profiled again): {ALIKE}|gtfn_gpu|device_time" in printed
+    work = tmp_path / "gate-summary.why.why" / "compute_tangential_wind_default_-gtfn_gpu"
+    assert gtfn.code.full_diff == str(work / "code.diff")
+    assert "block_sizes_t" in (work / "code.diff").read_text()
     assert Summary.from_json(summary.to_json()) == summary
 
 
@@ -261,6 +297,7 @@ def test_the_comment_names_the_slower_kernels_and_folds_the_code_diff(explained,
     assert "Generated code: 1 file changed, +1 −1 lines (`compute_tangential_wind.hpp`" in why
     assert "```diff\n--- base/compute_tangential_wind.hpp" in why
     assert "Generated code identical on both sides (`e5e5e5e5e5e5`)" in why
+    assert "The same kernels, flagged too (not profiled again): `halved=True` +18.4 %." in why
     assert why.count("<details>") == why.count("</details>")
     # a comment near GitHub's limit keeps the kernels of the first two and drops the code
     summary = Summary.read(tmp_path / "gate-summary.why.json")
@@ -268,7 +305,7 @@ def test_the_comment_names_the_slower_kernels_and_folds_the_code_diff(explained,
     assert "| `kernel#1` | 1 | 32×8×1 → 64×4×1 | 71.4 µs | 86.8 µs | **+21.6 %** |" in small
     assert "```diff" not in small
     assert "Generated code: 1 file changed, +1 −1 lines (`compute_tangential_wind.hpp`" in small
-    assert "… and 1 more explained benchmarks (in the gate summary's `why`)" in small
+    assert "… and 2 more explained benchmarks (in the gate summary's `why`)" in small
 
 
 def test_the_program_page_shows_the_why(explained):
@@ -285,6 +322,7 @@ def test_the_program_page_shows_the_why(explained):
     assert "+21.6 %" in why
     assert "85 % → 62 %" in why
     assert '<span class="add">+    using block_sizes_t' in why
+    assert "(not profiled again): <code>compute_tangential_wind[halved=True]</code>" in why
     other = (site / "programs" / "apply_nabla2_to_w.html").read_text()
     assert "map_113_fieldop_1_0_0" in other
     assert "56 → 96" in other
@@ -302,7 +340,7 @@ def test_without_ncu_the_code_diff_still_comes_and_a_note_says_why(tmp_path, mon
     argv = ["explain", str(verdict), "--base", str(base), "--head", str(head), "--out", str(out)]
     assert main(argv) == 0
     summary = Summary.read(out)
-    assert len(summary.why) == 3
+    assert len(summary.why) == 4  # the variant with the same kernels is listed, not repeated
     for why in summary.why:
         assert why.kernels is None
         assert why.notes == (

@@ -176,6 +176,10 @@ def test_summary_json_round_trip(cpu_results, tmp_path):
                                    "failed", "not run", "new", "gone"}  # fmt: skip
     assert Summary.from_json(summary.to_json()) == summary
     assert data["openacc"] is None
+    assert data["openacc_note"] == (  # what the comment says in its OpenACC section
+        "no ICON experiment ran on grid tiny: no OpenACC comparison "
+        "(experiments: mch_icon-ch1_medium on mch_icon-ch1_medium)"
+    )
 
 
 def _shape_change(seed: int = 80) -> tuple[np.ndarray, np.ndarray]:

@@ -11,6 +11,7 @@ import json
 import pathlib
 
 import pytest
+from tests.archived_results import restored
 
 from iconbench.cli import main
 from iconbench.errors import IconbenchError
@@ -20,7 +21,7 @@ from iconbench.gate.summary import Summary
 DATA = pathlib.Path(__file__).resolve().parent / "data"
 BASE = DATA / "kernels_base.TEST_INPUT.json"
 HEAD = DATA / "kernels_head.TEST_INPUT.json"
-RUN = pathlib.Path(__file__).resolve().parents[2] / "results" / "h100-mch_icon-ch1_medium"
+RUN = restored("results/h100-mch_icon-ch1_medium")  # raw files from git history
 ID = "apply_nabla2_to_w[default]|dace_gpu|device_time"
 
 

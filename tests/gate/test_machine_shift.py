@@ -7,17 +7,16 @@ device time and host overhead, 100 samples each, CUDA events on an H100).
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 
 import numpy as np
 import pytest
+from tests.archived_results import restored
 
 from iconbench.gate import resultset, simulation, table, verdict
 from iconbench.gate.config import GateConfig
 from iconbench.gate.summary import Summary
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-RUN = ROOT / "results" / "h100-mch_icon-ch1_medium"
+RUN = restored("results/h100-mch_icon-ch1_medium")  # raw files from git history
 
 
 @pytest.fixture(scope="module")
@@ -172,3 +171,50 @@ def test_interleaved_processes_are_no_controls(measured):
     assert summary.machine_shift == ()
     assert summary.counts["regression"] > 200
     assert summary.verdict == "regression"
+
+
+def _controls(metric: str, factors: list[float], seed: int = 5) -> tuple:
+    """Base and head of benchmarks whose code did not change, head scaled by ``factors``."""
+    rng = np.random.default_rng(seed)
+    base, head = {}, {}
+    for i, factor in enumerate(factors):
+        samples = 1e-3 * (1 + i / 10) * np.exp(rng.normal(0, 0.005, 20))
+        for side, scale in ((base, 1.0), (head, factor)):
+            entry = resultset.Entry(f"p{i}[default]", "gtfn_gpu", metric,
+                                    tuple(float(s) for s in samples * scale), fingerprint=f"fp{i}")  # fmt: skip
+            side[entry.key] = entry
+    return tuple(
+        resultset.ResultSet(name, "asv", name, None, {}, {}, resultset.Grid("tiny"), "test", e)
+        for name, e in (("base", base), ("head", head))
+    )
+
+
+def test_a_shift_whose_interval_holds_no_change_keeps_the_run_comparable():
+    """Twelve controls scattered 0.7-1.5x: the estimate is beyond 5 %, its interval holds 1."""
+    factors = [0.7, 0.8, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3, 1.4, 1.5]
+    base, head = _controls("device_time", factors)
+    summary = verdict.compare(base, head)
+    (shift,) = summary.machine_shift
+    assert shift.ratio > 1.05
+    assert shift.ratio_ci[0] < 1.0 < shift.ratio_ci[1]
+    assert not shift.beyond_limit
+    assert summary.verdict != "not comparable"
+    assert "not comparable" not in shift.line()
+
+
+def test_a_host_overhead_shift_never_makes_a_run_not_comparable():
+    """Every host overhead 30 % higher, tightly: reported, not corrected, the run comparable."""
+    base, head = _controls("host_overhead", [1.3] * 12)
+    summary = verdict.compare(base, head)
+    (shift,) = summary.machine_shift
+    assert shift.beyond_limit
+    assert shift.ratio_ci[0] > 1.25
+    assert summary.verdict == "pass"
+    assert summary.exit_code == 0
+    assert "does not decide" in shift.line()
+    # one process a side, no history: host overhead is shown with its ratio, not gated
+    assert {(r.gated, r.verdict) for r in summary.benchmarks} == {(False, "inconclusive")}
+    assert all(abs(r.ratio - 1.3) < 0.01 for r in summary.benchmarks)
+    # the same 30 % on device time decides: not comparable
+    device = verdict.compare(*_controls("device_time", [1.3] * 12))
+    assert device.verdict == "not comparable"

@@ -6,12 +6,13 @@ import pathlib
 import statistics
 
 import pytest
+from tests.archived_results import restored
 
 from iconbench.cli import main
 from iconbench.gate.summary import Summary
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-MCH = REPO / "results" / "h100-mch_icon-ch1_medium"
+MCH = restored("results/h100-mch_icon-ch1_medium")  # raw files from git history
 BASELINE = REPO / "baselines" / "mch-icon-ch1-medium" / "unknown_gh200_2026-07.json"
 
 

@@ -8,14 +8,14 @@ for_turbulence` on dace_gpu was built afresh at each commit and ran 93.2 µs, th
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 import tarfile
 
 import pytest
+from tests.archived_results import restored
 
 from iconbench.gate import resultset, verdict
 
-PACKS = pathlib.Path(__file__).resolve().parents[2] / "results" / "backfill-h100"
+PACKS = restored("results/backfill-h100")  # the packs, from git history
 BEFORE, AFTER = (
     "f62c4e835fb3ab49b90893e85dd50ad9e1f7ef96",
     "4624345ed2141d85bc56ba7893d4531747b83283",

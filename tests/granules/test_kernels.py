@@ -4,12 +4,13 @@ import json
 import pathlib
 
 import pytest
+from tests.archived_results import restored
 
 from iconbench.errors import IconbenchError
 from iconbench.granules import kernels, results
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-MCH = REPO / "results" / "h100-mch_icon-ch1_medium"
+MCH = restored("results/h100-mch_icon-ch1_medium")  # raw files from git history
 
 
 def _granules(backend: str) -> results.GranuleResults:
@@ -45,7 +46,7 @@ def test_kernel_sum_of_integrate_nh_adds_up_the_suite_medians():
 def test_suite_of_another_grid_is_one_line():
     granule = _granules("gtfn_gpu")
     with pytest.raises(IconbenchError, match="measured on grid 'ch1_medium'"):
-        kernels.suite_times(REPO / "results" / "h100", grid=granule.grid, gpu=granule.gpu)
+        kernels.suite_times(restored("results/h100"), grid=granule.grid, gpu=granule.gpu)
 
 
 def test_a_directory_gives_its_newest_summary(tmp_path):

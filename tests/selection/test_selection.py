@@ -4,6 +4,7 @@ import pathlib
 import subprocess
 
 import pytest
+from tests.archived_results import restored
 
 from iconbench.errors import IconbenchError
 from iconbench.programs.catalog import PACKAGES
@@ -12,7 +13,7 @@ from iconbench.selection import cost, plan, scenarios, subset
 from iconbench.timing import compilation, session
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-WORK = REPO / "results" / "h100" / "work"
+WORK = restored("results/h100") / "work"  # the ledgers, from git history
 STENCILS = "model/atmosphere/dycore/src/icon4py/model/atmosphere/dycore/stencils"
 
 

@@ -11,9 +11,11 @@ import pathlib
 import re
 import tarfile
 
+from tests.archived_results import restored
+
 from iconbench.cli import main
 
-PACKS = pathlib.Path(__file__).resolve().parents[2] / "results" / "backfill-h100"
+PACKS = restored("results/backfill-h100")  # the packs, from git history
 COMMITS = ("f62c4e835fb3ab49b90893e85dd50ad9e1f7ef96", "4624345ed2141d85bc56ba7893d4531747b83283")
 NOTE = (
     "the DaCe translation of gt4py 1.2.0 is not reproducible: "

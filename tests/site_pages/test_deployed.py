@@ -24,10 +24,11 @@ import urllib.parse
 import urllib.request
 
 import pytest
+from tests.archived_results import restored
 
 from site_pages.conftest import REPO, publish
 
-EXPERIMENT_SET = REPO / "results" / "h100-mch_icon-ch1_medium"
+EXPERIMENT_SET = restored("results/h100-mch_icon-ch1_medium")  # raw files from git history
 SERVER_PYTHON = "/usr/bin/python3"
 PAGE_SCRIPT = """(() => {
   const nav = performance.getEntriesByType('navigation')[0];

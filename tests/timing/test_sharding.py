@@ -1,4 +1,5 @@
 import pytest
+from tests.archived_results import restored
 
 from iconbench.errors import IconbenchError
 from iconbench.timing.sharding import parse_shard, select_shard
@@ -28,11 +29,10 @@ def test_bad_shards_are_user_errors(text):
 def test_shards_balanced_by_the_h100_ledgers_finish_together():
     """4 shards of the whole suite on both GPU backends, by the committed H100 ledgers."""
     import json
-    import pathlib
 
     from iconbench.timing.sharding import balance, ledger_cost
 
-    work = pathlib.Path(__file__).resolve().parents[2] / "results" / "h100" / "work"
+    work = restored("results/h100") / "work"  # the ledgers, from git history
     cases = sorted({json.loads(line)["case"] for line in (work / "compile.jsonl").open()})
     cost = ledger_cost(work, ["gtfn_gpu", "dace_gpu"])
     balanced = [sum(map(cost, group)) for group in balance(cases, cost, 4)]

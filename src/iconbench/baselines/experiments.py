@@ -167,6 +167,33 @@ def from_file(path: pathlib.Path) -> Experiment:
     )
 
 
+def on_grid(
+    name: str, counts: Any = None, directory: pathlib.Path | None = None
+) -> list[Experiment]:
+    """The experiments ICON ran on the grid results call ``name``, measured with ``counts``.
+
+    ``counts``: :class:`iconbench.grids.presets.GridCounts` (``None``: the preset's). By
+    counts, as ``iconbench speedup --experiment`` compares them, so that a renamed preset
+    cannot pass for the experiment's grid nor the experiment's grid go unrecognised under
+    another name.
+
+    >>> [e.name for e in on_grid("mch_icon-ch1_medium")], on_grid("tiny")
+    (['mch_icon-ch1_medium'], [])
+    """
+    from iconbench.grids.presets import counts_of
+
+    if counts is None:
+        try:
+            counts = counts_of(name)
+        except IconbenchError:
+            return []
+    return [
+        experiment
+        for experiment in (load(n, directory) for n in names(directory))
+        if counts_of(experiment.grid) == counts
+    ]
+
+
 def load(name: str, directory: pathlib.Path | None = None) -> Experiment:
     """The experiment called ``name`` (or the TOML file at path ``name``)."""
     candidate = pathlib.Path(name)

@@ -1,9 +1,12 @@
 """The pull request comment: the gate summary as GitHub markdown (``reporting/comment.md.j2``).
 
-The verdict comes first, in one line; then the two stacks, the regressions and improvements,
-why the flagged GPU benchmarks changed (their kernels and generated code, when ``iconbench
-explain`` ran), the speed-up against OpenACC, notes (code generation changes, inconclusive
-and failed benchmarks) and the whole table folded in ``<details>``. GitHub refuses comments over
+Within a screen for a typical change: the verdict with its counts in one line, the two
+commits, the regressions and improvements, why the flagged GPU benchmarks changed (their
+kernels and generated code, when ``iconbench explain`` ran; variants with the same kernels
+once), the speed-up against OpenACC of the timers of the measured programs and the
+``integrate_nh`` estimate, base → head (or the one line why there is none), notes (code
+generation changes, inconclusive and failed benchmarks); then, folded in ``<details>``, the
+two stacks and the whole table. GitHub refuses comments over
 :data:`LIMIT` characters, so :func:`render` tries ever shorter forms (:data:`LEVELS`: fold the
 unchanged rows away, then shorten the full table, the top tables and the note lists) and takes
 the first that fits; whatever is left out is counted in the comment and is on the site.
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import pathlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,8 +36,6 @@ LIMIT = 65536
 TEMPLATE = "comment.md.j2"
 #: Stack entries that are no package (the stack key; asv's environment name)
 NOT_PACKAGES = frozenset({"key", "env"})
-#: Programs of the OpenACC section (largest share of OpenACC time first).
-OPENACC_PROGRAMS = 8
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,16 +52,18 @@ class Detail:
     note_items: int
     #: explained benchmarks shown, kernels per benchmark, lines of each code diff (0: none)
     why_items: int = 10
-    why_kernels: int = 10
+    why_kernels: int = 5
     why_diff_lines: int = 60
+    #: timers of the OpenACC section
+    openacc_rows: int = 8
 
 
 LEVELS = (
     Detail(top_rows=50, full_rows=None, full_unchanged=True, note_items=40),
     Detail(top_rows=50, full_rows=None, full_unchanged=False, note_items=40),
-    Detail(40, 250, False, 20, why_items=5, why_kernels=8, why_diff_lines=40),
-    Detail(25, 100, False, 10, why_items=3, why_kernels=5, why_diff_lines=20),
-    Detail(10, 0, False, 5, why_items=2, why_kernels=3, why_diff_lines=0),
+    Detail(40, 250, False, 20, why_items=5, why_kernels=5, why_diff_lines=40),
+    Detail(25, 100, False, 10, why_items=3, why_kernels=5, why_diff_lines=20, openacc_rows=5),
+    Detail(10, 0, False, 5, why_items=2, why_kernels=3, why_diff_lines=0, openacc_rows=3),
 )
 
 
@@ -253,7 +257,8 @@ def _why(summary: Summary, site: Site | None, detail: Detail) -> dict[str, Any] 
             program = f"[{program}]({site.program(why.program)})"
         entry: dict[str, Any] = {
             "program": program,
-            "variant": "" if variant in ("", "default") else f"`{_escape(variant)}`",
+            "variant": _variant(variant),
+            "same": [_also(other, benches) for other in why.same_kernels],
             "backend": why.backend,
             "metric": metric.replace("_", " "),
             "change": format_change(bench.ratio) if bench else "–",
@@ -291,86 +296,157 @@ def _why(summary: Summary, site: Site | None, detail: Detail) -> dict[str, Any] 
                 "excerpt": "\n".join(_fenced(code.excerpt).splitlines()[: detail.why_diff_lines]),
                 "cut": code.shown_lines < code.changed_lines
                 or len(code.excerpt.splitlines()) > detail.why_diff_lines,
+                "renamed": code.renamed_lines,
+                "whole": pathlib.PurePath(code.full_diff).name if code.full_diff else "",
             }
         entries.append(entry)
     return {"entries": entries, "more": max(0, len(found) - detail.why_items)}
 
 
-def _openacc(summary: Summary) -> dict[str, Any] | None:
+def _variant(variant: str) -> str:
+    """A case's variant as the comment names it (nothing for ``default``)."""
+    return "" if variant in ("", "default") else f"`{_escape(variant)}`"
+
+
+def _also(bench_id: str, benches: dict[str, Benchmark]) -> str:
+    """Another flagged variant with the same kernels: its variant and change."""
+    bench = benches.get(bench_id)
+    variant = bench_id.partition("|")[0].partition("[")[2].rstrip("]")
+    change = f" {format_change(bench.ratio)}" if bench else ""
+    return f"{_variant(variant) or '`default`'}{change}"
+
+
+def _speedup(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}x"
+
+
+def _programs_of(label: str) -> set[str]:
+    """The program names of a timer's label (``a[x=1]+b``: ``{"a", "b"}``)."""
+    return {part.partition("[")[0] for part in label.split("+")}
+
+
+def _openacc(summary: Summary, detail: Detail) -> dict[str, Any] | None:
+    """The "against OpenACC" section: the selected programs' timers, the estimate, the GPUs.
+
+    Rows are the baseline's timers that time a program this summary measured (the selected
+    ones), per backend, largest share of the OpenACC step first; a timer of a selected
+    program without a speed-up says which of its programs is missing, and why.
+    """
     acc = summary.openacc
-    if acc is None or (acc.base is None and acc.head is None):
-        return None
-    backends = sorted(
-        {*(acc.base.integrate_nh if acc.base else {}), *(acc.head.integrate_nh if acc.head else {})}
-    )
-    estimates = []
-    backends = [
-        b
-        for b in backends
-        if (acc.base and acc.base.integrate_nh.get(b))
-        or (acc.head and acc.head.integrate_nh.get(b))
-    ]
-    for backend in backends:
-        base = acc.base.integrate_nh.get(backend) if acc.base else None
-        head = acc.head.integrate_nh.get(backend) if acc.head else None
-        estimates.append(
-            {
-                "backend": backend,
-                "base": "–" if base is None else f"{base:.2f}x",
-                "head": "–" if head is None else f"{head:.2f}x",
-                "change": format_change(head / base) if base and head else "–",
-            }
-        )
-    base_programs = {
-        (p.program, p.backend, p.timer): p for p in (acc.base.programs if acc.base else ())
-    }
-    measured = [
-        p
-        for p in sorted(acc.head.programs if acc.head else (), key=lambda p: -p.share)
-        if p.gt4py_s is not None
-        or (
-            (before := base_programs.get((p.program, p.backend, p.timer))) is not None
-            and before.gt4py_s is not None
-        )
-    ]  # the others are named below as not measured
+    if acc is None or acc.head is None:
+        note = _escape(summary.openacc_note)
+        return {"note": note[:1].upper() + note[1:]} if note else None
+    base_side = acc.base or acc.head
+    measured = {b.program for b in summary.benchmarks}
+    before = {(p.program, p.backend, p.timer): p for p in base_side.programs}
+    scale = acc.gpu.get("bandwidth_scale")
+    chosen = [p for p in acc.head.programs if _programs_of(p.program) & measured]
+    chosen.sort(key=lambda p: (-p.share, p.timer, p.backend))
+    compared = [p for p in chosen if p.speedup is not None]
     rows = []
-    for p in measured[:OPENACC_PROGRAMS]:
-        before = base_programs.get((p.program, p.backend, p.timer))
+    for p in compared[: detail.openacc_rows]:
+        old = before.get((p.program, p.backend, p.timer))
+        names = [f"`{n}`" for n in p.program.split("+")]
+        scaled = ""
+        if old is not None and (old.speedup_scaled or p.speedup_scaled):
+            scaled = f"{_speedup(old.speedup_scaled)} → {_speedup(p.speedup_scaled)}"
         rows.append(
             {
-                "program": f"`{p.program}`",
-                "timer": f"`{p.timer}`" if p.timer and p.timer != p.program else "",
+                "program": " + ".join(names),
+                "timer": f"`{p.timer}`" if p.timer != p.program else "",
                 "backend": p.backend,
                 "share": f"{100 * p.share:.1f} %",
                 "openacc": format_time(p.openacc_s),
-                "base": format_time(before.gt4py_s if before else None),
+                "base": format_time(old.gt4py_s if old else None),
                 "head": format_time(p.gt4py_s),
-                "speedup_base": f"{before.speedup:.2f}x" if before and before.speedup else "–",
-                "speedup_head": f"{p.speedup:.2f}x" if p.speedup else "–",
+                "speedup_base": _speedup(old.speedup if old else None),
+                "speedup_head": _speedup(p.speedup),
+                "scaled": scaled,
             }
         )
+    # timers of the selected programs without a speed-up, by why: one line each
+    missing: dict[str, dict[str, None]] = {}
+    for p in chosen:
+        if p.speedup is None and p.status == "not measured":
+            if any(_programs_of(m) & measured for m in p.missing):
+                why, name = "measured in other variants than ICON runs", f"`{p.timer}`"
+            else:
+                needs = ", ".join(f"`{m}`" for m in p.missing)
+                why, name = "not measured here", f"`{p.timer}` (needs {needs})"
+            missing.setdefault(why, {})[name] = None
+    estimates = []
+    for backend in sorted(acc.head.integrate_nh):
+        new = acc.head.integrate_nh[backend]
+        old = base_side.integrate_nh.get(backend)
+        old_scaled = base_side.integrate_nh_scaled.get(backend)
+        new_scaled = acc.head.integrate_nh_scaled.get(backend)
+        estimates.append(
+            {
+                "backend": backend,
+                "coverage": f"{100 * acc.head.coverage[backend]:.1f} %"
+                if backend in acc.head.coverage
+                else "–",
+                "base": _speedup(old),
+                "head": _speedup(new),
+                "change": format_change(new / old) if old else "–",
+                "scaled": f"{_speedup(old_scaled)} → {_speedup(new_scaled)}"
+                if new_scaled is not None
+                else "",
+            }
+        )
+    scaled = any(r["scaled"] for r in rows) or any(e["scaled"] for e in estimates)
     gpu = acc.gpu
-    scale = gpu.get("bandwidth_scale")
     gpu_note = ""
     if gpu.get("baseline") and gpu.get("measured") and gpu["baseline"] != gpu["measured"]:
-        gpu_note = f"OpenACC measured on {gpu['baseline']}, GT4Py on {gpu['measured']}"
+        gpu_note = (
+            f"OpenACC ran on {gpu['baseline']}, GT4Py on {gpu['measured']}: speed-ups as measured"
+        )
         if scale:
-            gpu_note += f" (times scaled by {scale:.2f}, {gpu.get('scale_source', 'bandwidth')})"
+            how = (
+                f"for the {gpu['baseline']} by memory bandwidth (GT4Py times × {scale:.2f}: "
+                f"{gpu.get('scale_source', '')}), an estimate"
+            )
+            gpu_note += f"; the last column restates them {how}" if scaled else f"; restated {how}"
+        else:
+            gpu_note += f" (no bandwidth known to restate them for the {gpu['baseline']})"
     return {
         "baseline": acc.baseline,
         "experiment": acc.experiment,
         "estimates": estimates,
         "programs": rows,
+        "more": max(0, len(compared) - detail.openacc_rows),
+        "scaled": scaled,
         "gpu_note": gpu_note,
-        "forced": [_escape(f) for f in acc.forced],
-        "unmeasured": sorted(
-            {
-                f"`{p.timer or p.program}` ({p.backend})"
-                for p in (acc.head.programs if acc.head else ())
-                if p.gt4py_s is None
-            }
-        ),
+        "forced": [_escape(f) for f in acc.forced if not f.startswith("GPU ")],
+        "missing": [
+            f"{len(timers)} timer{'s' if len(timers) > 1 else ''} of the measured programs "
+            f"({why}): {', '.join(list(timers)[: detail.openacc_rows])}"
+            + (
+                f" and {len(timers) - detail.openacc_rows} more"
+                if len(timers) > detail.openacc_rows
+                else ""
+            )
+            for why, timers in missing.items()
+        ],
+        "note": "",
     }
+
+
+def _stacks(summary: Summary, pr: PullRequest) -> str:
+    """The two stacks in a few words: the same, or what differs (the folded table has all)."""
+    names = sorted(
+        {k for s in (summary.base, summary.head) for k in s.stack if k not in NOT_PACKAGES}
+    )
+    differ = [
+        f"{name} {_stack_entry(name, summary.base.stack.get(name, ''), pr)} → "
+        f"{_stack_entry(name, summary.head.stack.get(name, ''), pr)}"
+        for name in names
+        if summary.base.stack.get(name) != summary.head.stack.get(name)
+    ]
+    if differ:
+        return "; ".join(differ)
+    shown = [f"{n} {summary.head.stack[n]}" for n in ("gt4py", "dace") if n in summary.head.stack]
+    return "the same on both sides" + (f" ({', '.join(shown)}, …)" if shown else "")
 
 
 def context(
@@ -473,7 +549,8 @@ def context(
         "regressions_more": max(0, len(regressions) - detail.top_rows),
         "improvements": [_row(b, level, site) for b in improvements[: detail.top_rows]],
         "improvements_more": max(0, len(improvements) - detail.top_rows),
-        "openacc": _openacc(summary),
+        "openacc": _openacc(summary, detail),
+        "stacks": _stacks(summary, pr),
         "why": _why(summary, site, detail),
         "bisect": [
             {

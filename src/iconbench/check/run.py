@@ -89,7 +89,63 @@ def select(request: Request) -> tuple[str, bool, str]:
     if chosen["scope"] == "none":
         return "", False, chosen["reason"]
     one_variant = request.one_variant or bool(chosen["one_variant"])
-    return chosen["programs_regex"], one_variant, chosen["reason"]
+    return on_experiment_grid(request.grid, chosen, one_variant)
+
+
+def on_experiment_grid(grid: Grid, chosen: dict, one_variant: bool) -> tuple[str, bool, str]:
+    """``iconbench select``'s choice (its JSON), made for the speed-up against OpenACC.
+
+    On a grid ICON ran an experiment on, the check's comment compares each side with the
+    experiment's OpenACC timers (:func:`iconbench.gate.openacc.for_grid`): the programs its
+    timers time together with the selected ones are measured too
+    (:func:`openacc_partners`), and a one-variant selection measures the variant the
+    experiment's timers time most (:func:`iconbench.runner.cases.most_timed_variants`), not
+    the catalog's first. Elsewhere the choice as it is.
+    """
+    import re
+
+    from iconbench.baselines import experiments
+    from iconbench.selection.plan import Selection
+
+    regex, reason = chosen["programs_regex"], chosen["reason"]
+    found = experiments.on_grid(grid.name, grid.counts) if chosen["programs"] else []
+    if not found:
+        return regex, one_variant, reason
+    partners = openacc_partners(grid, chosen["programs"])
+    if partners:
+        programs = tuple(sorted({*chosen["programs"], *partners}))
+        with_them = ", ".join(f"{p} (ICON's timer {timer} times it with them)"
+                              for p, timer in partners.items())  # fmt: skip
+        reason = f"{reason}; and {with_them}"
+        regex = Selection(chosen["scope"], programs, one_variant, reason).programs_regex
+    if one_variant:
+        from iconbench import suite
+        from iconbench.runner.cases import most_timed_variants
+
+        cases = most_timed_variants(suite.case_ids(regex, None), found[0])
+        regex = "^(?:" + "|".join(re.escape(case) for case in cases) + ")$"
+        reason = (f"{reason}; on this grid the variant {found[0].name}'s OpenACC timers time "
+                  "most, not the first")  # fmt: skip
+        one_variant = False  # the cases are named: the catalog's first variants are not meant
+    return regex, one_variant, reason
+
+
+def openacc_partners(grid: Grid, programs: Sequence[str]) -> dict[str, str]:
+    """The programs ICON's timers time together with ``programs`` on an experiment's grid.
+
+    Where the check's grid is one ICON ran an experiment on, its comment compares each side
+    with the experiment's OpenACC timers (:func:`iconbench.gate.openacc.for_grid`); a timer
+    that times several programs (ICON fuses what icon4py splits) has a speed-up only when the
+    check measures all of them. Empty elsewhere, and for a selection of every program.
+    """
+    from iconbench.baselines import experiments, mapping, store
+    from iconbench.selection.subset import timer_partners
+
+    found = experiments.on_grid(grid.name, grid.counts) if programs else []
+    if not found:
+        return {}
+    baseline = store.load(store.default_root(), found[0].baseline)
+    return timer_partners(baseline, mapping.load(), programs)
 
 
 def run(request: Request) -> int:
@@ -187,6 +243,7 @@ def compare(request: Request, programs: str, one_variant: bool, timeline: Timeli
         timeline=timeline,
         devices=request.devices,
         ledgers=request.ledgers,
+        component=request.component,
     )
     return Compared(base, head, summary)
 
@@ -204,6 +261,7 @@ def compare_sides(
     timeline: Timeline,
     devices: Devices = ONE,
     ledgers: pathlib.Path | None = None,
+    component: str = "",
 ) -> Summary:
     """Precompile, measure interleaved and gate two resolved sides; the gate's summary.
 
@@ -213,7 +271,8 @@ def compare_sides(
     and summary (``OUT/base``, ``OUT/head``) and the verdict (``OUT/gate-summary.json``); the
     phases in ``timeline``.
     ``selection`` is the runner options every process of a side gets (``--backends``, the
-    grid's argv, ``--programs``).
+    grid's argv, ``--programs``); ``component`` the repository whose commits the two are
+    (the summary's, for its commit links and status; "": iconbench's default).
     """
     from iconbench.programs import backends as registry
 
@@ -235,7 +294,7 @@ def compare_sides(
                        "devices": list(done.devices)}  # fmt: skip
     log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
     with timeline.phase("gate"):
-        return _gate(base, head, selection, out)
+        return _gate(base, head, selection, out, component)
 
 
 def measure_sides(
@@ -359,8 +418,14 @@ def _reason_to_stop(
     return stopping.reason_to_stop(summary.benchmarks, processes, most)
 
 
-def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib.Path) -> Summary:
-    """Each side's asv files and summary, then the verdict (``OUT/gate-summary.json``)."""
+def _gate(
+    base: sides.Side, head: sides.Side, selection: list[str], out: pathlib.Path, component: str = ""
+) -> Summary:
+    """Each side's asv files and summary, then the verdict (``OUT/gate-summary.json``).
+
+    With each side's speed-up against the OpenACC baseline of the experiment ICON ran on the
+    grid (:func:`iconbench.gate.openacc.for_grid`), or the one line why there is none.
+    """
     written = []
     for side in (base, head):
         command = _iconbench("suite", "asv", "--out", str(side.out), "--stack", side.stack,
@@ -368,12 +433,19 @@ def _gate(base: sides.Side, head: sides.Side, selection: list[str], out: pathlib
         written.append(subprocess.Popen(command, env=side.environment()))
     if any(process.wait() != 0 for process in written):
         raise IconbenchError(f"writing the result files of {base.out} or {head.out} failed")
-    from iconbench.gate import resultset, verdict
+    from iconbench.gate import openacc, resultset, verdict
 
-    summary = verdict.compare(
-        resultset.resolve(str(base.out), label=f"base {base.commit[:12]}"),
-        resultset.resolve(str(head.out), label=f"head {head.commit[:12]}"),
-    )
+    measured = [
+        resultset.resolve(str(side.out), label=f"{side.name} {side.commit[:12]}")
+        for side in (base, head)
+    ]
+    if component:  # a runner directory does not record whose commit it measured
+        measured = [dataclasses.replace(side, component=component) for side in measured]
+    speedups, why_not = openacc.for_grid(*measured)
+    summary = verdict.compare(*measured, openacc=speedups)
+    if why_not:
+        log(f"check: {why_not}")
+        summary = dataclasses.replace(summary, openacc_note=why_not)
     summary.write(out / "gate-summary.json")
     return summary
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from iconbench.buildcache import REPO_ROOT
 from iconbench.cli import options
 from iconbench.cli.command import Command
-from iconbench.cli.select import DEFAULT_LEDGERS
+from iconbench.cli.select import DEFAULT_LEDGERS, ledgers_dir
 from iconbench.errors import IconbenchError
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ class Check(Command):
             site=args.site,
             record=args.record,
             devices=devices,
-            ledgers=args.ledgers,
+            ledgers=ledgers_dir(args.ledgers),
         )
         return run(request)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import pathlib
 import re
@@ -82,7 +83,8 @@ class Compare(Command):
         options.add_experiment(
             parser,
             help="ICON experiment (baselines/experiments/NAME.toml): the summary's openacc part "
-            "with its baseline, grid and static arguments",
+            "with its baseline, grid and static arguments (default: the experiment ICON ran on "
+            "the results' grid, its GPU backends, a GPU other than the baseline's said)",
         )
         parser.add_argument(
             "--baseline",
@@ -96,6 +98,12 @@ class Compare(Command):
         )
         options.add_store(
             parser, help="baselines directory (default: $ICONBENCH_BASELINES or baselines/)"
+        )
+        parser.add_argument(
+            "--component",
+            choices=("gt4py", "dace", "icon4py", "iconbench"),
+            help="the repository whose commits BASE and HEAD are (the comment's commit links "
+            "and status; default: as the results record it, iconbench for a runner directory)",
         )
         options.add_out(parser, help="write the summary JSON here")
         options.add_json(parser, help="print the summary JSON instead of the table")
@@ -132,6 +140,8 @@ class Compare(Command):
         base = resultset.resolve(args.base, commit=args.commit, grid=args.grid, label=args.base)
         head = resultset.resolve(args.head, commit=args.commit, grid=args.grid, label=args.head)
         resultset.check_comparable(base, head)
+        if args.component:
+            base, head = (dataclasses.replace(s, component=args.component) for s in (base, head))
         present = {e.backend for s in (base, head) for e in s.entries.values()}
         if unknown := sorted(backends - present):
             raise IconbenchError(
@@ -150,8 +160,6 @@ class Compare(Command):
             create_dir(args.out.parent, "--out")
         summary = cls._decide(args, base, head, config, history, select, want)
         if args.kernels:
-            import dataclasses
-
             from iconbench.gate import kernels
 
             known = {r.id for r in summary.benchmarks}
@@ -187,11 +195,12 @@ class Compare(Command):
             def decide(b, h):
                 return asv_decision.decide(b, h, args.factor)
 
-        openacc, why = None, None
-        if want is not None:
-            from iconbench.gate import openacc as openacc_module
+        from iconbench.gate import openacc as openacc_module
 
+        if want is not None:
             openacc, why = openacc_module.speedups(base, head, want)
+        else:  # the experiment ICON ran on the results' grid, if any (GPU backends)
+            openacc, why = openacc_module.for_grid(base, head)
 
         def run_gate(b, h):
             return verdict.compare(
@@ -220,7 +229,6 @@ class Compare(Command):
         if why:
             print(f"note: {why}; openacc left empty")
         if args.method == "asv":
-            import dataclasses
 
             def asv_says(r):
                 return any(n == "asv: regression" for n in r.notes) or (
@@ -230,7 +238,8 @@ class Compare(Command):
             summary = verdict.assemble(
                 base, head, config, summary.benchmarks, openacc=openacc, decides=asv_says
             )
-            summary = dataclasses.replace(summary)
+        if why:
+            summary = dataclasses.replace(summary, openacc_note=why)
         return summary
 
 

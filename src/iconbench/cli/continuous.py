@@ -18,6 +18,7 @@ from iconbench.buildcache import REPO_ROOT
 from iconbench.cli import options
 from iconbench.cli.check import add_interleaving, interleaving
 from iconbench.cli.command import Command
+from iconbench.cli.select import ledgers_dir
 from iconbench.errors import IconbenchError
 from iconbench.files.directories import create_dir
 
@@ -147,7 +148,7 @@ class Continuous(Command):
             one_variant=args.one_variant,
             jobs=args.jobs or os.cpu_count() or 1,
             devices=devices,
-            ledgers=args.ledgers,
+            ledgers=ledgers_dir(args.ledgers),
         )
         timeline = start(request)
         summary = compare(request, args.programs, args.one_variant, timeline).summary

@@ -104,7 +104,10 @@ class Explain(Command):
         new = [w for w in explained.why if w not in summary.why]
         for entry in new:
             print(why.render(entry), end="\n\n")
-        print(f"{len(new)} flagged GPU benchmarks explained; work files in {work}")
+        count = len(new) + sum(len(entry.same_kernels) for entry in new)
+        print(
+            f"{count} flagged GPU benchmarks explained in {len(new)} entries; work files in {work}"
+        )
         return 0
 
 

@@ -7,7 +7,10 @@ in that side's own environment (its commit's sources first on the path, its buil
   one call with their device time, DRAM bytes, registers and achieved occupancy;
 - :mod:`.sources`: the generated source of the build the side ran (gtfn's build folder, or
   DaCe's code generated again from the program's SDFG);
-- :mod:`.codediff`: the two sources as a bounded unified diff;
+- :mod:`.codediff`: the two sources as a bounded unified diff, the names the generators
+  number normalised (a renumbering is no change);
+- :mod:`.shapes`: the kernels a variant's code launches, so that variants flagged together
+  with the same kernels are profiled once;
 - :mod:`.run`: which benchmarks, in what order, and the :class:`iconbench.gate.why.Why`
   entries added to the gate summary.
 """

@@ -1,20 +1,29 @@
 """The generated code of base against head as a unified diff, cut to a size a comment holds.
 
 Files are paired by their path in the build folder; a file whose name changed (a new hash
-in it) is paired with the one unpaired file of the other side that has its suffix. The
-excerpt takes the files with the most changed lines first, each as ``diff -u`` shows it
-with 3 lines of context, and stops at :data:`MAX_LINES` lines or :data:`MAX_CHARS`
-characters. A generated line longer than :data:`MAX_LINE` characters (gtfn writes whole
-call chains on one line) is cut: its beginning stays and, where a removed line is replaced
-by an added one, each span in which the two differ, with some context, so that the excerpt
-shows what changed. The counts of added and removed lines are of the whole diff.
+in it) is paired with the one unpaired file of the other side that has its suffix. Lines are
+compared with the names the code generators number in order of appearance normalised
+(:func:`normalise`: gtfn's ``_fun_3``, ``_step_1``, ``_cs_2``, ``__iasfop_4``, DaCe's map,
+state, tasklet and temporary ids): a functor added before the others renumbers every one
+after it, and a diff of the raw text showed those renamed lines as changed before the real
+change. A renumbering alone is no change (counted in ``renamed_lines``); the diff shows each
+side's own lines, so the names a reader sees are the real ones. The excerpt takes the files
+with the most changed lines first, each as ``diff -u`` shows it with 3 lines of context, and
+stops at :data:`MAX_LINES` lines or :data:`MAX_CHARS` characters; :func:`full` is the whole
+diff (the work folder keeps it). A generated line longer than :data:`MAX_LINE` characters
+(gtfn writes whole call chains on one line) is cut: its beginning stays and, where a removed
+line is replaced by an added one, each span in which the two differ, with some context, so
+that the excerpt shows what changed. The counts of added and removed lines are of the whole
+diff.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import pathlib
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 
 from iconbench.explain.sources import Sources
 from iconbench.gate.why import CodeDiff, FileChange
@@ -22,6 +31,41 @@ from iconbench.gate.why import CodeDiff, FileChange
 MAX_LINES = 60
 MAX_CHARS = 6000
 MAX_LINE = 160
+
+#: Names the generators number in order of appearance: gtfn's functors, fold steps and
+#: accumulators, common subexpressions and inlined field operators; DaCe's temporaries, maps,
+#: states, tasklets, reductions and the nodes gt4py adds. A name counts when it starts with
+#: one of these and a number follows (``map_100_fieldop_0_0_0``, ``tlet_3_multiplies``);
+#: DaCe's gt4py nodes are numbered from the second on (``…_node``, ``…_node_0``).
+GENERATED = re.compile(
+    r"(?:_fun|_step|_acc|_i|_cs|__iasfop|(?:__map_fusion_)?gtir_tmp|reduce|map|state|tlet"
+    r"|__gtx_\w*?_node)_\d"
+)
+_NODE = re.compile(r"^(__gtx_\w*?_node)(?:_\d+)?$")
+_IDENTIFIER = re.compile(r"(?<!\w)[A-Za-z_]\w*")
+_NUMBER = re.compile(r"_\d+(?=_|$)")
+
+
+def normalise(line: str) -> str:
+    """``line`` with each generated name's numbers replaced by ``N``.
+
+    >>> normalise("return _step_1(_step_1(0.,0_c),1_c);")
+    'return _step_N(_step_N(0.,0_c),1_c);'
+    >>> normalise("reduce_0_0_35(__state, &__map_fusion_gtir_tmp_12[0], gtir_tmp_6_0);")
+    'reduce_N_N_N(__state, &__map_fusion_gtir_tmp_N[0], gtir_tmp_N_N);'
+    >>> normalise("pos_on_tplane_e_1 + __vt_K_range_0 + tlet_2_get_value__clone_0")
+    'pos_on_tplane_e_1 + __vt_K_range_0 + tlet_N_get_value__clone_N'
+    >>> normalise("double __gtx_write_remover_node, __gtx_write_remover_node_0;")
+    'double __gtx_write_remover_node_N, __gtx_write_remover_node_N;'
+    """
+
+    def name(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if node := _NODE.match(word):
+            return node.group(1) + "_N"
+        return _NUMBER.sub("_N", word) if GENERATED.match(word) else word
+
+    return _IDENTIFIER.sub(name, line)
 
 
 def _pairs(base: dict[str, str], head: dict[str, str]) -> list[tuple[str | None, str | None]]:
@@ -125,6 +169,99 @@ def _shown(lines: list[str]) -> list[str]:
     return shown
 
 
+def _range(start: int, length: int) -> str:
+    """A hunk's line range as ``diff -u`` writes it."""
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1 if length else start},{length}"
+
+
+def _unified(
+    before: Sequence[str], after: Sequence[str], names: tuple[str, str], context: int = 3
+) -> tuple[list[str], int]:
+    r"""``diff -u`` of two files matched on their normalised lines; and the renamed lines.
+
+    Lines equal once their generated names are normalised are context (head's text), so a
+    renumbering alone is no hunk; the changed lines are each side's own. Line ends are kept.
+
+    >>> base = ["struct _fun_0 {\n", "  x = _step_0(a);\n", "};\n"]
+    >>> new = ["struct _fun_0 {\n", "  x = 2 * a;\n", "};\n"]
+    >>> head = new + [line.replace("_0", "_1") for line in base]
+    >>> lines, renamed = _unified(base, head, ("base/p.hpp", "head/p.hpp"), context=0)
+    >>> print("".join(lines), end="")
+    --- base/p.hpp
+    +++ head/p.hpp
+    @@ -0,0 +1,3 @@
+    +struct _fun_0 {
+    +  x = 2 * a;
+    +};
+    >>> renamed  # struct _fun_1, _step_1: the same lines, renamed
+    2
+    """
+    wanted = [normalise(line) for line in before], [normalise(line) for line in after]
+    matcher = difflib.SequenceMatcher(None, *wanted, autojunk=False)
+    renamed = sum(
+        before[i] != after[j]
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag == "equal"
+        for i, j in zip(range(i1, i2), range(j1, j2), strict=True)
+    )
+    lines: list[str] = []
+    for group in matcher.get_grouped_opcodes(context):
+        if not lines:
+            lines += [f"--- {names[0]}\n", f"+++ {names[1]}\n"]
+        first, last = group[0], group[-1]
+        lines.append(
+            f"@@ -{_range(first[1], last[2] - first[1])} "
+            f"+{_range(first[3], last[4] - first[3])} @@\n"
+        )
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [" " + _ended(line) for line in after[j1:j2]]
+                continue
+            lines += ["-" + _ended(line) for line in before[i1:i2]]
+            lines += ["+" + _ended(line) for line in after[j1:j2]]
+    return lines, renamed
+
+
+def _ended(line: str) -> str:
+    return line if line.endswith("\n") else line + "\n"
+
+
+@dataclasses.dataclass(frozen=True)
+class _FileDiff:
+    change: FileChange
+    lines: list[str]
+
+
+def _file_diffs(base: Sources, head: Sources) -> Iterator[_FileDiff | int]:
+    """Each file that differs (most changed lines first), or the lines a renumbering renamed."""
+    changes = []
+    for old, new in _pairs(base.files, head.files):
+        before = base.files[old].splitlines(keepends=True) if old else []
+        after = head.files[new].splitlines(keepends=True) if new else []
+        if before == after:
+            continue
+        lines, renamed = _unified(before, after, (f"base/{old or new}", f"head/{new or old}"))
+        if renamed:
+            yield renamed
+        if not lines:
+            continue
+        added = sum(1 for ln in lines[2:] if ln.startswith("+"))
+        removed = sum(1 for ln in lines[2:] if ln.startswith("-"))
+        status = "new" if old is None else "gone" if new is None else "changed"
+        path = new if old is None or old == new else f"{old} → {new}"
+        changes.append(_FileDiff(FileChange(path or "", added, removed, status), lines))
+    changes.sort(key=lambda d: (-(d.change.added + d.change.removed), d.change.path))
+    yield from changes
+
+
+def full(base: Sources, head: Sources) -> str:
+    """The whole diff, uncut, as the excerpt shows it (renumbered generated names as context)."""
+    files = [d for d in _file_diffs(base, head) if isinstance(d, _FileDiff)]
+    return "".join(line for d in files for line in d.lines)
+
+
 def diff(base: Sources, head: Sources) -> CodeDiff:
     r"""The files that differ, their counts, and the bounded excerpt.
 
@@ -140,28 +277,20 @@ def diff(base: Sources, head: Sources) -> CodeDiff:
     -int b = 32;
     +int b = 64;
      int c = 8;
+
+    A renumbering alone is no change:
+
+    >>> c = Sources({"p.hpp": "int _cs_1 = 8;\nint c = _cs_1;\n"}, "f3", "build folder")
+    >>> d = diff(Sources({"p.hpp": "int _cs_0 = 8;\nint c = _cs_0;\n"}, "f1", "x"), c)
+    >>> d.identical, d.renamed_lines
+    (True, 2)
     """
-    changes = []
-    for old, new in _pairs(base.files, head.files):
-        before = base.files[old].splitlines(keepends=True) if old else []
-        after = head.files[new].splitlines(keepends=True) if new else []
-        if before == after:
-            continue
-        lines = list(
-            difflib.unified_diff(
-                before, after, f"base/{old or new}", f"head/{new or old}", n=3, lineterm="\n"
-            )
-        )
-        added = sum(1 for ln in lines[2:] if ln.startswith("+"))
-        removed = sum(1 for ln in lines[2:] if ln.startswith("-"))
-        status = "new" if old is None else "gone" if new is None else "changed"
-        path = new if old is None or old == new else f"{old} → {new}"
-        changes.append((FileChange(path or "", added, removed, status), lines))
-    changes.sort(key=lambda item: (-(item[0].added + item[0].removed), item[0].path))
+    found = list(_file_diffs(base, head))
+    changes = [d for d in found if isinstance(d, _FileDiff)]
     excerpt: list[str] = []
     size = shown = 0
-    for _, lines in changes:
-        for text in _shown(lines):
+    for change in changes:
+        for text in _shown(change.lines):
             if len(excerpt) >= MAX_LINES or size + len(text) + 1 > MAX_CHARS:
                 break
             excerpt.append(text)
@@ -171,9 +300,10 @@ def diff(base: Sources, head: Sources) -> CodeDiff:
     return CodeDiff(
         base=base.fingerprint,
         head=head.fingerprint,
-        files=tuple(change for change, _ in changes),
+        files=tuple(d.change for d in changes),
         excerpt="\n".join(excerpt),
-        changed_lines=sum(c.added + c.removed for c, _ in changes),
+        changed_lines=sum(d.change.added + d.change.removed for d in changes),
         shown_lines=shown,
         source=base.origin if base.origin == head.origin else f"{base.origin} / {head.origin}",
+        renamed_lines=sum(d for d in found if isinstance(d, int)),
     )

@@ -19,11 +19,13 @@ import shutil
 import subprocess
 
 from iconbench.errors import IconbenchError
-from iconbench.explain import codediff, profile, sources
+from iconbench.explain import codediff, profile, shapes, sources
+from iconbench.files.atomic import write_atomic
 from iconbench.gate import kernels
 from iconbench.gate.summary import BenchmarkResult, Summary
 from iconbench.gate.why import CodeDiff, Why
 from iconbench.grids.grid import Grid, resolve
+from iconbench.programs.backends import on_gpu
 from iconbench.runner.progress import log
 from iconbench.stacks.sides import Side
 from iconbench.timing import nsight
@@ -33,20 +35,6 @@ METRICS = ("device_time", "host_overhead")
 #: Benchmarks explained per run (each costs a profile and a code lookup on both sides).
 MAX_BENCHMARKS = 5
 FLAGGED = ("regression", "improvement")
-
-
-def on_gpu(backend: str) -> bool:
-    """Whether ``backend`` runs on a GPU (a name not known here: whether it says ``gpu``).
-
-    >>> on_gpu("gtfn_gpu"), on_gpu("dace_cpu"), on_gpu("dace_gpu_from_elsewhere")
-    (True, False, True)
-    """
-    from iconbench.programs.backends import backend as resolve
-
-    try:
-        return resolve(backend).on_gpu
-    except IconbenchError:
-        return "gpu" in backend
 
 
 def flagged(summary: Summary, limit: int = MAX_BENCHMARKS) -> list[BenchmarkResult]:
@@ -103,16 +91,17 @@ def explain(
     Nothing here fails the run: a part that cannot be had is a note of its entry. ``grid``
     is the one the sides ran on (default: the preset the summary names).
     """
-    chosen = flagged(summary, limit)
+    chosen = flagged(summary, len(summary.benchmarks))
     if not chosen:
         return summary
     grid = grid or resolve(summary.grid_name)
+    builds = _Builds(base, head, grid, work, timeout_s)
     version = profiler_version()
     profiler = "" if version is None else f"Nsight Compute {version}, {calls} calls per side"
     found = []
-    for bench in chosen:
+    for bench, alike in together(chosen, builds)[:limit]:
         case = bench.id.split("|")[0]
-        folder = work / re.sub(r"[^A-Za-z0-9_.=-]+", "_", f"{case}-{bench.backend}")
+        folder = _folder(work, case, bench.backend)
         notes: list[str] = []
         kernel_diff = None
         if version is None:
@@ -141,37 +130,111 @@ def explain(
                 notes.append(f"the kernel profile could not be read ({_named(error)}); {folder}")
         code = None
         try:
-            code = _code(bench, base, head, grid, work=folder, timeout_s=timeout_s)
+            code = _code(bench, builds)
         except IconbenchError as error:
             notes.append(str(error))
         except Exception as error:  # the verdict stands without it
             notes.append(f"the generated code could not be compared ({_named(error)})")
-        why = Why(bench.id, bench.program, bench.backend, kernel_diff, code, profiler, tuple(notes))
+        same = tuple(b.id for b in alike)
+        why = Why(bench.id, bench.program, bench.backend, kernel_diff, code, profiler,
+                  tuple(notes), same_kernels=same)  # fmt: skip
         log(f"explain: {bench.id}: " + _said(why))
         found.append(why)
     done = {w.id for w in found}
     return dataclasses.replace(summary, why=(*(w for w in summary.why if w.id not in done), *found))
 
 
-def _code(
-    bench: BenchmarkResult,
-    base: Side,
-    head: Side,
-    grid: Grid,
-    *,
-    work: pathlib.Path,
-    timeout_s: float,
-) -> CodeDiff:
-    """The generated-code diff of ``bench`` (nothing read where the fingerprints are equal)."""
+def _folder(work: pathlib.Path, case: str, backend: str) -> pathlib.Path:
+    """The work folder of one benchmark's explanation."""
+    return work / re.sub(r"[^A-Za-z0-9_.=-]+", "_", f"{case}-{backend}")
+
+
+@dataclasses.dataclass
+class _Builds:
+    """Each side's generated code of a benchmark, read from its build (or written again) once."""
+
+    base: Side
+    head: Side
+    grid: Grid
+    work: pathlib.Path
+    timeout_s: float
+    found: dict[tuple[str, str, str], sources.Sources | IconbenchError] = dataclasses.field(
+        default_factory=dict
+    )
+
+    def of(self, side: Side, case: str, backend: str) -> sources.Sources:
+        """``side``'s code of ``case`` on ``backend``; one line when it cannot be had."""
+        key = (side.name, case, backend)
+        if key not in self.found:
+            try:
+                self.found[key] = sources.of_side(side, case, backend, self.grid,
+                                                  work=_folder(self.work, case, backend),
+                                                  timeout_s=self.timeout_s)  # fmt: skip
+            except IconbenchError as error:
+                self.found[key] = error
+        found = self.found[key]
+        if isinstance(found, IconbenchError):
+            raise found
+        return found
+
+
+def together(
+    chosen: list[BenchmarkResult], builds: _Builds
+) -> list[tuple[BenchmarkResult, list[BenchmarkResult]]]:
+    """The benchmarks to profile, each with the flagged variants that launch its kernels.
+
+    Variants of one program flagged on one backend and metric whose generated code has the
+    same kernel shape on both sides (:mod:`iconbench.explain.shapes`) are profiled once: the
+    largest change of them, the others listed beside it. A variant whose code cannot be read
+    is profiled on its own. The order is ``chosen``'s (largest change first).
+    """
+    by_program: dict[tuple[str, str, str], list[BenchmarkResult]] = {}
+    for bench in chosen:
+        by_program.setdefault((bench.program, bench.backend, bench.metric), []).append(bench)
+    found = []
+    for benches in by_program.values():
+        alike: dict[object, list[BenchmarkResult]] = {}
+        for bench in benches:
+            shape = _shape(bench, builds) if len(benches) > 1 else None
+            alike.setdefault(shape if shape is not None else bench.id, []).append(bench)
+        found += [(group[0], group[1:]) for group in alike.values()]
+        if len(benches) > 1:
+            first = benches[0]
+            log(f"explain: {len(benches)} variants of {first.program} flagged on {first.backend}: "
+                f"{len(alike)} kernel shape(s), profiled once each")  # fmt: skip
+    order = {bench.id: index for index, bench in enumerate(chosen)}
+    return sorted(found, key=lambda item: order[item[0].id])
+
+
+def _shape(bench: BenchmarkResult, builds: _Builds) -> tuple[object, ...] | None:
+    """The kernel shapes of ``bench``'s code on both sides (``None``: not known)."""
+    case = bench.id.split("|")[0]
+    prints = [n.fingerprint if n else None for n in (bench.base, bench.head)]
+    sides = (builds.head,) if prints[0] is not None and prints[0] == prints[1] else (
+        builds.base, builds.head)  # fmt: skip
+    try:
+        found = [shapes.of(builds.of(side, case, bench.backend)) for side in sides]
+    except IconbenchError:
+        return None
+    if None in found:
+        return None
+    return (bench.program, bench.backend, bench.metric, *found)
+
+
+def _code(bench: BenchmarkResult, builds: _Builds) -> CodeDiff:
+    """The generated-code diff of ``bench`` (nothing read where the fingerprints are equal).
+
+    The whole diff goes to the benchmark's work folder (``code.diff``); the summary keeps
+    its excerpt.
+    """
     prints = [n.fingerprint if n else None for n in (bench.base, bench.head)]
     if prints[0] is not None and prints[0] == prints[1]:
         return CodeDiff(prints[0], prints[1], (), "", 0, 0, "codegen fingerprint")
     case = bench.id.split("|")[0]
-    found = [
-        sources.of_side(side, case, bench.backend, grid, work=work, timeout_s=timeout_s)
-        for side in (base, head)
-    ]
-    return codediff.diff(found[0], found[1])
+    found = [builds.of(side, case, bench.backend) for side in (builds.base, builds.head)]
+    whole = _folder(builds.work, case, bench.backend) / "code.diff"
+    write_atomic(whole, codediff.full(found[0], found[1]))
+    return dataclasses.replace(codediff.diff(found[0], found[1]), full_diff=str(whole))
 
 
 def _named(error: Exception) -> str:
@@ -188,4 +251,6 @@ def _said(why: Why) -> str:
         parts.append(
             "code identical" if why.code.identical else f"{why.code.changed_lines} lines of code"
         )
+    if why.same_kernels:
+        parts.append(f"the same kernels as {len(why.same_kernels)} more flagged variant(s)")
     return ", ".join(parts + list(why.notes)) or "nothing found"

@@ -9,6 +9,7 @@
 - :mod:`~iconbench.gate.summary`: the versioned summary JSON (docs/gate-summary.md)
 - :mod:`~iconbench.gate.table`: the readable table
 - :mod:`~iconbench.gate.rerun`: more samples for inconclusive benchmarks, bounded in time
-- :mod:`~iconbench.gate.openacc`: speed-up of each side against a stored OpenACC baseline
+- :mod:`~iconbench.gate.openacc`: speed-up of each side against a stored OpenACC baseline (the
+  experiment ICON ran on the grid, where none is named)
 - :mod:`~iconbench.gate.rebuild`: is a program's generated code and timing stable across builds
 """

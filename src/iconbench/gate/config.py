@@ -13,6 +13,9 @@ compile_time = 0.25 # reported with its ratio, never gated (see `gated`)
 [gated]
 compile_time = false
 
+[history_only]      # between two separate runs (one process a side), judged only against the
+host_overhead = true  # benchmark's run-to-run noise band from --history (docs/gate.md)
+
 [[override]]        # first match wins; `match` is a regex searched in case|backend|metric
 match = 'apply_rayleigh_damping_mechanism.*\\|gtfn_gpu\\|device_time'
 threshold = 0.15
@@ -40,6 +43,12 @@ from iconbench.errors import IconbenchError
 
 DEFAULT_THRESHOLDS = {"device_time": 0.05, "host_overhead": 0.10, "compile_time": 0.25}
 DEFAULT_GATED = {"device_time": True, "host_overhead": True, "compile_time": False}
+#: Metrics whose processes of unchanged code move beyond their threshold (host overhead:
+#: 10-25 % between fresh processes on an H100, 0.4-3.5x between separate runs): between two
+#: separate runs they are gated only against the benchmark's own run-to-run band from the
+#: history, never against one process's samples; a machine shift of theirs is reported and
+#: corrected for, and never makes a run not comparable.
+DEFAULT_HISTORY_ONLY = {"device_time": False, "host_overhead": True, "compile_time": False}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +73,8 @@ class GateConfig:
     #: The largest common shift of the benchmarks whose code did not change that the gate
     #: corrects for (:mod:`iconbench.gate.shift`); beyond it the run is not comparable.
     max_machine_shift: float = 0.05
+    #: Per metric: judged between separate runs only against the history's noise band.
+    history_only: dict[str, bool] = dataclasses.field(default_factory=lambda: DEFAULT_HISTORY_ONLY)
 
     @classmethod
     def default(cls) -> GateConfig:
@@ -90,12 +101,15 @@ class GateConfig:
         Traceback (most recent call last):
         iconbench.errors.IconbenchError: gate configuration: unknown metric 'device_tme' ...
         """
-        known = {"fdr", "confidence", "thresholds", "gated", "override", "max_machine_shift"}
+        known = {"fdr", "confidence", "thresholds", "gated", "override", "max_machine_shift",
+                 "history_only"}  # fmt: skip
         if unknown := sorted(set(data) - known):
             raise IconbenchError(f"{origin}: unknown key(s) {unknown}; known: {sorted(known)}")
         thresholds = dict(DEFAULT_THRESHOLDS)
         gated = dict(DEFAULT_GATED)
-        for table, target, kind in (("thresholds", thresholds, float), ("gated", gated, bool)):
+        history_only = dict(DEFAULT_HISTORY_ONLY)
+        for table, target, kind in (("thresholds", thresholds, float), ("gated", gated, bool),
+                                    ("history_only", history_only, bool)):  # fmt: skip
             for metric, value in data.get(table, {}).items():
                 if metric not in DEFAULT_THRESHOLDS:
                     raise IconbenchError(
@@ -129,7 +143,7 @@ class GateConfig:
         if not (0 < fdr < 1 and 0 < confidence < 1):
             raise IconbenchError(f"{origin}: fdr and confidence must lie between 0 and 1")
         shift = _checked(origin, "max_machine_shift", data.get("max_machine_shift", 0.05), float)
-        return cls(fdr, confidence, thresholds, gated, tuple(overrides), shift)
+        return cls(fdr, confidence, thresholds, gated, tuple(overrides), shift, history_only)
 
     def rule(self, benchmark_id: str) -> tuple[float, bool, str]:
         """(threshold, gated, reason of an override) for ``case|backend|metric``."""

@@ -7,6 +7,13 @@ or GPU of the results is not forced unless asked (``--force``): ``openacc`` stay
 the reason is returned for the table; a forced comparison lists its mismatches in
 ``openacc.forced``. Where the GPUs differ, ``gpu.bandwidth_scale`` is the factor that restates
 GT4Py times for the baseline's GPU (memory-bound estimate, :mod:`iconbench.baselines.gpu_scaling`).
+
+Without an experiment named (the pull-request check, ``iconbench continuous``, the nightly's
+``iconbench compare``), :func:`for_grid` takes the experiment ICON ran on the grid the
+results were measured on, if any, and compares the GPU backends: a GPU other than the
+baseline's is compared and said (``forced``, the bandwidth-scaled figures beside the raw
+ones), another grid never. Where nothing is compared, the reason is the summary's
+``openacc_note``.
 """
 
 from __future__ import annotations
@@ -29,6 +36,10 @@ class Request:
     force: bool = False
     store_root: pathlib.Path | None = None
     mapping_file: pathlib.Path | None = None
+    #: compare on a GPU other than the baseline's, said in ``forced`` (another grid: never)
+    across_gpus: bool = False
+    #: the backends compared (``None``: every backend of the results)
+    backends: tuple[str, ...] | None = None
 
 
 def request(
@@ -54,15 +65,9 @@ def request(
 
 def _timings(side: ResultSet) -> list[Any]:
     from iconbench.baselines.gt4py_timings import GT4PyTiming, backend_name, parse_variant
-    from iconbench.grids.presets import GridCounts
     from iconbench.programs.catalog import split_case
 
-    g = side.grid
-    counts = (
-        GridCounts(g.cells, g.edges, g.vertices, g.levels)
-        if None not in (g.cells, g.edges, g.vertices, g.levels)
-        else None
-    )
+    counts = _counts(side)
     timings = []
     for entry in side.entries.values():
         if entry.metric != "device_time" or entry.error or not entry.samples:
@@ -84,6 +89,23 @@ def _timings(side: ResultSet) -> list[Any]:
     return timings
 
 
+def _counts(side: ResultSet) -> Any:
+    """The side's grid counts: recorded, else its preset's, else ``None``.
+
+    As :func:`iconbench.results.grid_counts` reads asv's records, which ``iconbench speedup``
+    compares.
+    """
+    from iconbench.grids.presets import GridCounts, counts_of
+
+    g = side.grid
+    if None not in (g.cells, g.edges, g.vertices, g.levels):
+        return GridCounts(g.cells, g.edges, g.vertices, g.levels)  # type: ignore[arg-type]
+    try:
+        return counts_of(g.name)
+    except IconbenchError:
+        return None
+
+
 def _copy_peak(side: ResultSet) -> float | None:
     """The device copy peak recorded with the side's asv results (bytes/s), if any."""
     from iconbench import results
@@ -99,9 +121,20 @@ def _copy_peak(side: ResultSet) -> float | None:
     return None
 
 
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
 def _side(report: Any) -> OpenACCSide:
+    estimates = [(b.backend, b.estimate) for b in report.backends if b.estimate]
     return OpenACCSide(
-        integrate_nh={b.backend: round(b.estimate.value, 4) for b in report.backends if b.estimate},
+        integrate_nh={backend: round(e.value, 4) for backend, e in estimates},
+        coverage={backend: round(e.coverage, 4) for backend, e in estimates},
+        integrate_nh_scaled={
+            backend: round(e.value_bandwidth_scaled, 4)
+            for backend, e in estimates
+            if e.value_bandwidth_scaled is not None
+        },
         programs=tuple(
             sorted(
                 (
@@ -111,8 +144,11 @@ def _side(report: Any) -> OpenACCSide:
                         timer=row.timer,
                         openacc_s=row.openacc_s,
                         gt4py_s=row.gt4py_s,
-                        speedup=None if row.speedup is None else round(row.speedup, 4),
+                        speedup=_rounded(row.speedup),
                         share=round(row.share, 4),
+                        speedup_scaled=_rounded(row.speedup_bandwidth_scaled),
+                        status=row.status,
+                        missing=tuple(row.missing),
                     )
                     for b in report.backends
                     for row in b.rows
@@ -142,12 +178,24 @@ def speedups(base: ResultSet, head: ResultSet, want: Request) -> tuple[OpenACC |
             return None, f"OpenACC baseline {want.baseline}: {name} has no device times"
         gpu = timings[0].gpu
         scale = gpu_scaling.scaling(baseline.machine.gpu, gpu, _copy_peak(side))
+        if want.backends is not None:
+            timings = [t for t in timings if t.backend in want.backends]
+            if not timings:
+                return None, f"OpenACC baseline {want.baseline}: {name} has no GPU device times"
         try:
             report = speedup.compare(
-                baseline, table, timings, force=want.force, pins=pins, grid=grid, gpu_scaling=scale
+                baseline,
+                table,
+                timings,
+                force=want.force or want.across_gpus,
+                pins=pins,
+                grid=grid,
+                gpu_scaling=scale,
             )
         except IconbenchError as error:
             return None, f"OpenACC baseline {want.baseline}: {error}"
+        if not want.force and (other := [f for f in report.forced if not f.startswith("GPU ")]):
+            return None, f"OpenACC baseline {want.baseline}: {'; '.join(other)}"
         forced += [f for f in report.forced if f not in forced]
         sides[name] = _side(report)
     gpus = {"baseline": baseline.machine.gpu, "measured": head.machine.get("gpu", "")}
@@ -167,3 +215,40 @@ def speedups(base: ResultSet, head: ResultSet, want: Request) -> tuple[OpenACC |
         ),
         None,
     )
+
+
+def for_grid(base: ResultSet, head: ResultSet) -> tuple[OpenACC | None, str | None]:
+    """Both sides' GPU backends against the experiment ICON ran on their grid, if any.
+
+    ``(openacc, None)``, or ``(None, why not)``: no experiment on the grid, no GPU backend
+    measured, the baseline's own refusal (:func:`speedups`), or a file that cannot be read
+    (an experiment, the baseline, the mapping). Never an error: the verdict stands without it.
+    """
+    try:
+        return _for_grid(base, head)
+    except IconbenchError as error:
+        return None, f"no OpenACC comparison: {error}"
+
+
+def _for_grid(base: ResultSet, head: ResultSet) -> tuple[OpenACC | None, str | None]:
+    from iconbench.baselines import experiments
+    from iconbench.programs.backends import on_gpu
+
+    found = experiments.on_grid(head.grid.name, _counts(head))
+    if not found:
+        known = ", ".join(
+            f"{e.name} on {e.grid}" for e in map(experiments.load, experiments.names())
+        )
+        return None, (
+            f"no ICON experiment ran on grid {head.grid.name}: no OpenACC comparison "
+            f"(experiments: {known or 'none'})"
+        )
+    experiment = found[0]
+    gpus = tuple(sorted({e.backend for e in head.entries.values() if on_gpu(e.backend)}))
+    if not gpus:
+        return None, (
+            f"no GPU backend measured: no OpenACC comparison with {experiment.name}'s "
+            f"baseline {experiment.baseline}"
+        )
+    want = Request(experiment.baseline, experiment, across_gpus=True, backends=gpus)
+    return speedups(base, head, want)

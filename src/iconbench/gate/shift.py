@@ -21,9 +21,13 @@ them), :math:`k` the lower critical value of Wilcoxon's signed-rank statistic,
 :math:`d_i` around the common shift, is unmoved by a few controls that drifted on their own
 (bimodal kernels whose mix of modes changed), and is reported as a ratio
 :math:`e^{\hat\delta}`. The gate then judges each benchmark of that metric against
-:math:`e^{\hat\delta}` instead of 1 (see :mod:`iconbench.gate.verdict`), and a shift larger
-than ``max_machine_shift`` (``gate.toml``) makes the run *not comparable*: no verdict on
-the change, measure again (or measure base and head interleaved on one runner).
+:math:`e^{\hat\delta}` instead of 1 (see :mod:`iconbench.gate.verdict`), and a shift whose
+whole interval lies beyond ``max_machine_shift`` (``gate.toml``) makes the run *not
+comparable*: no verdict on the change, measure again (or measure base and head interleaved on
+one runner). An estimate whose interval reaches back inside the limit is not beyond it (a
+10 % [-14.5, 32.3] shift of host overhead holds 0: it says the controls scatter, not that the
+machine moved), and a metric whose processes of unchanged code scatter beyond the limit
+(host overhead, ``history_only`` in ``gate.toml``) is corrected for but never decides.
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(3)
@@ -57,6 +61,8 @@ class MachineShift:
         controls: how many benchmarks with equal fingerprints it was estimated from.
         changed: how many compared benchmarks had different fingerprints.
         limit: the largest shift the gate corrects for (``max_machine_shift``).
+        decides: whether a shift beyond the limit makes the run not comparable (``False``
+            for a metric whose processes scatter beyond the limit on unchanged code).
 
     """
 
@@ -66,11 +72,30 @@ class MachineShift:
     controls: int
     changed: int
     limit: float
+    decides: bool = True
+
+    @property
+    def beyond_limit(self) -> bool:
+        """The whole interval lies beyond ``±limit``: the runner itself moved that far.
+
+        >>> MachineShift("device_time", 1.08, (1.07, 1.09), 400, 0, 0.05).beyond_limit
+        True
+        >>> MachineShift("host_overhead", 0.907, (0.873, 1.17), 20, 0, 0.05).beyond_limit
+        False
+        """
+        bound = math.log1p(self.limit)
+        low, high = (math.log(r) for r in self.ratio_ci)
+        return low > bound or high < -bound
 
     @property
     def comparable(self) -> bool:
-        """Within the limit: benchmarks are judged relative to the shift."""
-        return abs(math.log(self.ratio)) <= math.log1p(self.limit)
+        """The run stays comparable: within the limit, or a metric that does not decide."""
+        return not (self.decides and self.beyond_limit)
+
+    @property
+    def corrected(self) -> bool:
+        """Benchmarks of this metric are judged relative to the shift (not beyond the limit)."""
+        return not self.beyond_limit
 
     def line(self) -> str:
         """The summary's one line.
@@ -88,8 +113,11 @@ class MachineShift:
             f"{self.metric}: the runner was {abs(change) * 100:.1f} % [{low}, {high}] "
             f"{word} on the {self.controls} benchmarks whose code did not change"
         )
-        if not self.comparable:
+        if self.beyond_limit and self.decides:
             text += f", beyond the {self.limit * 100:.0f} % limit: not comparable"
+        elif self.beyond_limit:
+            text += f", beyond the {self.limit * 100:.0f} % limit (not corrected; this metric "
+            text += "does not decide whether runs are comparable)"
         return text
 
 
@@ -118,6 +146,7 @@ def estimate(
     *,
     limit: float,
     confidence: float,
+    decides: bool = True,
 ) -> MachineShift | None:
     """The shift of ``metric`` from the (base, head) medians of its control benchmarks.
 
@@ -135,4 +164,5 @@ def estimate(
         controls=len(d),
         changed=changed,
         limit=limit,
+        decides=decides,
     )

@@ -48,8 +48,9 @@ that the gate needs and asv does not have (docs/gate.md says why):
    false regressions among all flagged ones at ``fdr`` (5 %), whatever the number compared.
 
 Run-to-run variation that one run's samples cannot see (GPU clocks, a neighbour on the
-machine, a rebuild) enters through history (:func:`history_threshold`): a benchmark whose
-medians move between runs of the same branch needs a larger change to fail.
+machine, a rebuild) enters through history (:func:`noise_band`, rustc-perf's significance
+threshold, and :func:`history_threshold`): a benchmark whose medians move between runs of the
+same branch needs a change beyond its own band to fail.
 """
 
 from __future__ import annotations
@@ -398,47 +399,86 @@ def majority_mode(samples: Sequence[float], modes: Modes) -> list[float]:
     return low if modes.low_share >= 0.5 else [s for s in samples if s >= cut]
 
 
-#: How many robust standard deviations of run-to-run drift the margin must cover.
-HISTORY_SIGMAS = 3.0
-#: Fewer earlier runs than this: too few to estimate a spread; the threshold stays.
-MIN_HISTORY = 3
+#: Fewer past run-to-run changes than this: the band is not known; the threshold stays.
+MIN_CHANGES = 4
+#: rustc-perf's significance fence: this many interquartile ranges above the third quartile.
+NOISE_IQR = 3.0
 
 
-def run_to_run_spread(medians: Sequence[float]) -> float | None:
-    """Robust standard deviation (1.4826 MAD) of the log medians of earlier runs.
+@dataclasses.dataclass(frozen=True)
+class NoiseBand:
+    """A benchmark's run-to-run noise, learned from its history of medians.
 
-    >>> round(run_to_run_spread([1.0, 1.01, 0.99, 1.0, 1.02]), 4)
-    0.0148
-    >>> run_to_run_spread([1.0, 1.0]) is None
+    Attributes:
+        band: relative change that unchanged code stays within between runs (0.02: 2 %).
+        changes: how many consecutive changes of the history it was learned from.
+
+    """
+
+    band: float
+    changes: int
+
+
+def _hinges(values: np.ndarray) -> tuple[float, float]:
+    """Q1 and Q3 as rustc-perf takes them: the medians of the lower and the upper half."""
+    ordered = np.sort(values)
+    half = len(ordered) // 2
+    return float(np.median(ordered[:half])), float(np.median(ordered[len(ordered) - half :]))
+
+
+def noise_band(medians: Sequence[float]) -> NoiseBand | None:
+    r"""rustc-perf's significance threshold over a benchmark's past run-to-run changes.
+
+    ``medians`` are the benchmark's medians in the runs of its branch, oldest first (the
+    compared base last). The changes between consecutive runs,
+    :math:`c_i = |\log(m_{i+1} / m_i)|`, are what unchanged code does from one run to the
+    next (a clock, a neighbour, a rebuild, a process's placement); a change counts only
+    beyond Tukey's far-out fence of them (rustc-perf, ``docs/comparison-analysis.md``),
+
+    .. math:: F = Q_3 + 3\,(Q_3 - Q_1),
+
+    reported as the ratio :math:`e^F - 1`. Only the upper fence matters: the changes are
+    absolute. A few real steps in the history move :math:`Q_3` little, so the band stays
+    the noise's. ``None`` with fewer than :data:`MIN_CHANGES` changes.
+
+    >>> band = noise_band([1.0, 1.01, 0.99, 1.0, 1.02, 1.0])
+    >>> round(band.band, 3), band.changes
+    (0.051, 5)
+    >>> round(noise_band([1.0, 1.001, 0.999, 1.0, 1.002]).band, 4)  # a quiet GPU kernel
+    0.005
+    >>> noise_band([1.0, 1.5, 1.0]) is None
     True
     """
     x = _log(medians)
-    if len(x) < MIN_HISTORY:
+    changes = np.abs(np.diff(x))
+    if len(changes) < MIN_CHANGES:
         return None
-    return 1.4826 * float(np.median(np.abs(x - np.median(x))))
+    q1, q3 = _hinges(changes)
+    return NoiseBand(math.expm1(q3 + NOISE_IQR * (q3 - q1)), len(changes))
 
 
 def history_threshold(threshold: float, medians: Sequence[float]) -> tuple[float, float | None]:
-    r"""The threshold widened by the run-to-run spread of base's history; and that spread.
+    r"""The threshold widened by the run-to-run noise band of base's history; and that band.
 
     A run's own samples see the noise *within* the run; the medians of earlier runs of the
-    same branch see the drift *between* runs (clocks, neighbours, rebuilds), which the
-    within-run interval cannot. With robust spread :math:`s` of the log medians, the
-    tolerance margin must cover :math:`3 s` (drift that unchanged code shows < 0.3 % of the
-    time if normal), so the margin becomes :math:`\max(t/2, e^{3s} - 1)` and the threshold
-    twice that:
+    same branch see the changes *between* runs, which the within-run interval cannot. The
+    tolerance margin must cover the band :math:`b` (:func:`noise_band`), so it becomes
+    :math:`\max(t/2, b)` and the threshold twice that:
 
-    .. math:: t' = \max\big(t,\; 2 (e^{3 s} - 1)\big).
+    .. math:: t' = \max(t,\; 2 b).
 
-    A quiet history (GPU programs drift ~0.3 % between runs) leaves 5 % alone; a benchmark
-    whose medians move by ~2 % between runs (robust spread 2.9 %) needs an ~19 % change to fail.
+    The interval test then calls a change a regression only when it lies beyond the band
+    with the within-run confidence: a relative change counts only beyond
+    :math:`Q_3 + 3\,\mathrm{IQR}` of the benchmark's past changes. A quiet history (GPU
+    programs move ~0.3 % between runs) leaves 5 % alone; a benchmark whose medians move by
+    2-3 % between runs has a band of 15 % and needs a 30 % change to fail.
 
-    >>> history_threshold(0.05, [1.0, 1.001, 0.999, 1.002])[0]
+    >>> history_threshold(0.05, [1.0, 1.001, 0.999, 1.002, 1.0])[0]
     0.05
     >>> round(history_threshold(0.05, [1.0, 1.02, 0.98, 1.0, 1.03, 0.97])[0], 3)
-    0.186
+    0.301
     """
-    spread = run_to_run_spread(medians)
-    if spread is None:
+    found = noise_band(medians)
+    if found is None:
         return threshold, None
-    return max(threshold, 2 * math.expm1(HISTORY_SIGMAS * spread)), spread
+    return max(threshold, 2 * found.band), found.band

@@ -141,6 +141,12 @@ class ProgramSpeedup:
     gt4py_s: float | None
     speedup: float | None
     share: float
+    #: the speed-up restated for the baseline's GPU by memory bandwidth (GPUs differ)
+    speedup_scaled: float | None = None
+    #: ``ok``, ``partial``, ``not measured`` or ``enclosed`` (as ``speedup.Row.status``)
+    status: str = ""
+    #: the timer's programs that were not measured
+    missing: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,6 +155,10 @@ class OpenACCSide:
 
     integrate_nh: dict[str, float]
     programs: tuple[ProgramSpeedup, ...] = ()
+    #: the share of the OpenACC step time the estimate speaks for, per backend
+    coverage: dict[str, float] = dataclasses.field(default_factory=dict)
+    #: the estimate restated for the baseline's GPU by memory bandwidth (GPUs differ)
+    integrate_nh_scaled: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -186,9 +196,22 @@ class OpenACC:
         def side(d: dict[str, Any] | None) -> OpenACCSide | None:
             if d is None:
                 return None
-            programs = tuple(ProgramSpeedup(**_known(ProgramSpeedup, p)) for p in d["programs"])
-            estimates = {k: float(v) for k, v in d["integrate_nh"].items() if v is not None}
-            return OpenACCSide(estimates, programs)
+            programs = tuple(
+                ProgramSpeedup(
+                    **{**_known(ProgramSpeedup, p), "missing": tuple(p.get("missing") or ())}
+                )
+                for p in d["programs"]
+            )
+
+            def numbers(key: str) -> dict[str, float]:
+                return {k: float(v) for k, v in (d.get(key) or {}).items() if v is not None}
+
+            return OpenACCSide(
+                numbers("integrate_nh"),
+                programs,
+                numbers("coverage"),
+                numbers("integrate_nh_scaled"),
+            )
 
         sides = data.get("sides") or {}
         return cls(
@@ -258,6 +281,8 @@ class Summary:
     #: why each flagged GPU benchmark changed: kernels and generated code, base against head
     #: (the ``why`` key, ``iconbench explain`` after the verdict)
     why: tuple[Why, ...] = ()
+    #: why ``openacc`` is empty (no ICON experiment on the grid, no GPU backend, ...): one line
+    openacc_note: str = ""
 
     @property
     def explanations(self) -> tuple[Why, ...]:
@@ -393,6 +418,7 @@ class Summary:
             ),
             kernels=tuple(KernelDiff.from_dict(k) for k in data.get("kernels") or ()),
             why=tuple(Why.from_dict(w) for w in data.get("why") or ()),
+            openacc_note=str(data.get("openacc_note") or ""),
         )
 
     @classmethod

@@ -24,11 +24,19 @@ mix of modes is not a regression; on one side only: its larger mode is compared,
 change that only moves the mix is inconclusive), ``history is noisy``,
 ``device clock differs``, ``same samples on both sides``.
 
+Two separate runs (one process a side, ``groups`` empty) are judged against each
+benchmark's own run-to-run noise: the margin covers the band of its history's changes
+(rustc-perf's Q3 + 3 IQR, :func:`iconbench.gate.stats.noise_band`), and a metric whose
+processes of unchanged code scatter beyond its threshold (host overhead, ``history_only``)
+is not gated at all without that band. A change flagged between separate runs is a
+candidate: the nightly measures it again interleaved before it reports it.
+
 Machine shift: where both sides record codegen fingerprints, the benchmarks whose code is
 identical estimate the runner's common shift per metric (:mod:`iconbench.gate.shift`);
 every benchmark of that metric is then judged relative to it (head's samples divided by the
-shift), and a shift beyond ``max_machine_shift`` makes the run **not comparable** (exit 2,
-no per-benchmark verdicts fail it). Without enough controls the verdicts are absolute.
+shift), and a device-time shift whose whole interval lies beyond ``max_machine_shift`` makes
+the run **not comparable** (exit 2, no per-benchmark verdicts fail it). Without enough
+controls the verdicts are absolute.
 
 The run fails (exit 1) on a gated regression or a benchmark that fails on head but not on
 base.
@@ -71,7 +79,9 @@ class _Pending:
     threshold: float
     #: a side's typical time sits within the other side's two modes: a change is only a
     #: moved mix of modes, never a regression or improvement
-    mix_only: bool = False
+    mix_only: bool
+    #: its result so far (verdict ``inconclusive`` until :func:`decide`)
+    result: BenchmarkResult
 
 
 def _numbers(entry: Entry | None, confidence: float) -> SideNumbers | None:
@@ -154,208 +164,318 @@ def compare(
     asv_decision: AsvDecision | None = None,
     openacc: OpenACC | None = None,
 ) -> Summary:
-    """The summary of head against base (grids must match: see ``check_comparable``)."""
+    """The summary of head against base (grids must match: see ``check_comparable``).
+
+    The steps, each a function below: the runner's common shift (:func:`common_shifts`);
+    per benchmark, what cannot be judged (:func:`unjudged`: new, gone, not run, failed), the
+    notes on the two sides (:func:`side_notes`), the samples that describe each side
+    (:func:`typical_samples`: far-out samples set aside, modes), the threshold widened by the
+    benchmark's run-to-run noise band (:func:`widened_threshold`), then the comparison of the
+    road the sides were measured on (:func:`judge`: processes as the unit, or two separate
+    runs); last, the false discovery rate over everything judged (:func:`decide`).
+    """
     config = config or GateConfig.default()
     check_comparable(base, head)
     keys = sorted(k for k in set(base.entries) | set(head.entries) if select(k))
     shifts = common_shifts(base, head, keys, config)
-    factor = {s.metric: s.ratio for s in shifts if s.comparable}
+    factor = {s.metric: s.ratio for s in shifts if s.corrected}
     built_with = (base.stack.get("gt4py"), head.stack.get("gt4py"))
+    ordered_history = _oldest_first(history)
     results: list[BenchmarkResult] = []
     pending: list[_Pending] = []
     for key in keys:
         b, h = base.entries.get(key), head.entries.get(key)
-        case, backend, metric = key.split("|")
-        program, variant = split_case(case)
         threshold, gated, reason = config.rule(key)
+        common = _common(key, b, h, config)
         notes: list[str] = [f"threshold from {reason}"] if reason else []
-        common = {
-            "id": key,
-            "program": program,
-            "variant": variant,
-            "backend": backend,
-            "metric": metric,
-            "unit": (b or h).unit,  # type: ignore[union-attr]
-            "base": _numbers(b, config.confidence),
-            "head": _numbers(h, config.confidence),
-        }
-        empty = {"ratio": None, "ratio_ci": None, "p_value": None, "q_value": None}
-        if b is None or h is None:
-            verdict = "new" if b is None else "gone"
-            results.append(
-                BenchmarkResult(
-                    **common, gated=gated, threshold=threshold, **empty, verdict=verdict
-                )
-            )
+        done = unjudged(common, b, h, gated=gated, threshold=threshold, notes=notes)
+        if done is not None:
+            results.append(done)
             continue
-        absent = [(name, e.not_run) for name, e in (("base", b), ("head", h)) if e.not_run]
-        if absent and not (h.error and not h.not_run):
-            reason = "; ".join(f"{why} ({name})" for name, why in absent)
-            results.append(
-                BenchmarkResult(
-                    **common,
-                    gated=False,
-                    threshold=threshold,
-                    **empty,
-                    verdict="not run",
-                    notes=(*notes, reason),
-                )
-            )
-            continue
-        if b.error or h.error:
-            sides = [f"{name}: {e.error}" for name, e in (("base", b), ("head", h)) if e.error]
-            if b.error and not h.error:
-                notes.append("fixed on head")
-            results.append(
-                BenchmarkResult(
-                    **common,
-                    gated=gated,
-                    threshold=threshold,
-                    **empty,
-                    verdict="failed",
-                    notes=tuple(notes),
-                    error="; ".join(sides),
-                )
-            )
-            continue
-        if b.fingerprint and h.fingerprint and b.fingerprint != h.fingerprint:
-            notes.append("code generation differs")
-            if note := draw_note(backend, built_with):
-                notes.append(note)
-        if b.device_source and h.device_source and b.device_source != h.device_source:
-            notes.append(f"device clock differs ({b.device_source} -> {h.device_source})")
-        if b.samples == h.samples and len(b.samples) > 1:
-            notes.append("same samples on both sides (not measured again)")
-        base_samples, head_samples = list(b.samples), list(h.samples)
-        machine = factor.get(metric, 1.0)
-        if machine != 1.0:
+        assert b is not None  # unjudged() took the one-sided ones
+        assert h is not None
+        notes += side_notes(b, h, built_with)
+        machine = factor.get(b.metric, 1.0)
+        if machine != 1.0 and round(machine, 3) != 1.0:
             # judged relative to the runner's common shift (gate.shift): what is left is the
             # change's own effect
-            head_samples = [v / machine for v in head_samples]
-            if round(machine, 3) != 1.0:
-                notes.append(f"relative to the runner's shift x{machine:.3f}")
-        base_samples, set_aside_b = stats.far_out(base_samples, threshold)
-        head_samples, set_aside_h = stats.far_out(head_samples, threshold)
-        for side, count, total in (
-            ("base", set_aside_b, len(b.samples)),
-            ("head", set_aside_h, len(h.samples)),
-        ):
-            if count >= OUTLIER_NOTE_SHARE * total:
-                notes.append(f"{count} of {total} {side} samples far out (set aside)")
-        modes_b, modes_h = stats.bimodality(base_samples), stats.bimodality(head_samples)
-        one_sided_modes = bool(modes_b) != bool(modes_h)
-        if modes_b and modes_h and stats.same_modes(modes_b, modes_h, threshold / 2):
-            notes.append("timing is bimodal")
-            base_samples = stats.low_mode(base_samples, modes_b)
-            head_samples = stats.low_mode(head_samples, modes_h)
-        elif modes_b and modes_h:
-            # the sides split at different gaps (a cluster of outliers on one, a second code
-            # path on the other): the larger cluster of each side is its typical time
-            notes.append("timing is bimodal (different modes on the two sides)")
-            base_samples = stats.majority_mode(base_samples, modes_b)
-            head_samples = stats.majority_mode(head_samples, modes_h)
-        elif one_sided_modes:
-            # one side shows two modes, the other one: the mix moved, or the second mode is
-            # rare on one side; a median of a mixture against one mode is not a comparison
-            notes.append(f"timing is bimodal ({'base' if modes_b else 'head'} only)")
-            cluster = stats.same_cluster(base_samples, head_samples, modes_b or modes_h)  # type: ignore[arg-type]
-            if cluster is not None:
-                base_samples, head_samples = cluster
-            elif modes_b:
-                base_samples = stats.majority_mode(base_samples, modes_b)
-            else:
-                head_samples = stats.majority_mode(head_samples, modes_h)  # type: ignore[arg-type]
-        widened, spread = stats.history_threshold(threshold, history_medians(history, key))
-        if widened > threshold:
-            notes.append(f"history is noisy (run-to-run spread {spread:.1%})")
-        interleaved = bool(b.groups or h.groups)
-        too_few_processes = interleaved and not (
-            processes.usable(b.groups) and processes.usable(h.groups)
+            notes.append(f"relative to the runner's shift x{machine:.3f}")
+        typical = typical_samples(b, h, machine, threshold)
+        notes += typical.notes
+        widened, band = widened_threshold(
+            threshold, [*history_medians(ordered_history, key), *_median_of(b)]
         )
-        enough = min(len(base_samples), len(head_samples)) >= stats.MIN_SAMPLES
-        if too_few_processes:
-            # an interleaved check cut short: one process's samples cannot say how much the
-            # next process would differ, so no verdict rests on them: inconclusive
-            enough = False
-            notes.append(
-                f"{len(b.groups)}+{len(h.groups)} processes, fewer than "
-                f"{processes.MIN_PROCESSES} a side: inconclusive"
-            )
-        positive = min(b.median or 0.0, h.median or 0.0) > 0
-        if not gated or not enough or not positive:
-            ratio = (h.median / b.median / machine) if positive else None
-            if gated and not enough and not too_few_processes:
-                notes.append(f"fewer than {stats.MIN_SAMPLES} samples: not gated")
-            elif gated and not positive:
-                notes.append("median not positive: not gated")
-            results.append(
-                BenchmarkResult(
-                    **common,
-                    gated=gated and too_few_processes,
-                    threshold=widened,
-                    ratio=_round(ratio),
-                    ratio_ci=None,
-                    p_value=None,
-                    q_value=None,
-                    # cut short: gated, and open until more processes have measured it
-                    verdict="inconclusive"
-                    if gated and too_few_processes
-                    else _described(ratio, widened),
-                    notes=tuple(notes),
-                )
-            )
+        if band is not None and widened > threshold:
+            notes.append(f"history is noisy (run-to-run band {band:.1%}, Q3 + 3 IQR of changes)")
+        judged = judge(common, b, h, typical, machine=machine, config=config, gated=gated,
+                       threshold=widened, band_known=band is not None,
+                       asv_decision=asv_decision, notes=notes)  # fmt: skip
+        if isinstance(judged, BenchmarkResult):
+            results.append(judged)
             continue
-        by_process = processes.usable(b.groups) and processes.usable(h.groups)
-        if by_process:
-            # an interleaved check: each side in several processes, the process the unit
-            head_groups = [tuple(v / machine for v in g) for g in h.groups]
-            comparison = processes.compare(
-                b.groups, head_groups, margin=widened / 2, confidence=config.confidence
-            )
-            notes.append(
-                f"{len(b.groups)}+{len(h.groups)} processes: the spread between them counts"
-            )
+        judged.index = len(results)
+        pending.append(judged)
+        results.append(judged.result)
+    decide(results, pending, config)
+    return assemble(base, head, config, results, openacc=openacc, shifts=shifts)
+
+
+def _common(key: str, b: Entry | None, h: Entry | None, config: GateConfig) -> dict:
+    """The fields every benchmark's result has, whatever its verdict."""
+    case, backend, metric = key.split("|")
+    program, variant = split_case(case)
+    return {
+        "id": key,
+        "program": program,
+        "variant": variant,
+        "backend": backend,
+        "metric": metric,
+        "unit": (b or h).unit,  # type: ignore[union-attr]
+        "base": _numbers(b, config.confidence),
+        "head": _numbers(h, config.confidence),
+    }
+
+
+_EMPTY = {"ratio": None, "ratio_ci": None, "p_value": None, "q_value": None}
+
+
+def unjudged(
+    common: dict,
+    b: Entry | None,
+    h: Entry | None,
+    *,
+    gated: bool,
+    threshold: float,
+    notes: Sequence[str],
+) -> BenchmarkResult | None:
+    """The result of a benchmark without numbers to compare (new, gone, not run, failed)."""
+    if b is None or h is None:
+        verdict = "new" if b is None else "gone"
+        return BenchmarkResult(**common, gated=gated, threshold=threshold, **_EMPTY,
+                               verdict=verdict)  # fmt: skip
+    absent = [(name, e.not_run) for name, e in (("base", b), ("head", h)) if e.not_run]
+    if absent and not (h.error and not h.not_run):
+        reason = "; ".join(f"{why} ({name})" for name, why in absent)
+        return BenchmarkResult(**common, gated=False, threshold=threshold, **_EMPTY,
+                               verdict="not run", notes=(*notes, reason))  # fmt: skip
+    if b.error or h.error:
+        sides = [f"{name}: {e.error}" for name, e in (("base", b), ("head", h)) if e.error]
+        fixed = ("fixed on head",) if b.error and not h.error else ()
+        return BenchmarkResult(**common, gated=gated, threshold=threshold, **_EMPTY,
+                               verdict="failed", notes=(*notes, *fixed),
+                               error="; ".join(sides))  # fmt: skip
+    return None
+
+
+def side_notes(b: Entry, h: Entry, built_with: tuple[str | None, str | None]) -> list[str]:
+    """What differs between the sides besides the timing: generated code, clock, samples."""
+    notes = []
+    if b.fingerprint and h.fingerprint and b.fingerprint != h.fingerprint:
+        notes.append("code generation differs")
+        if note := draw_note(b.backend, built_with):
+            notes.append(note)
+    if b.device_source and h.device_source and b.device_source != h.device_source:
+        notes.append(f"device clock differs ({b.device_source} -> {h.device_source})")
+    if b.samples == h.samples and len(b.samples) > 1:
+        notes.append("same samples on both sides (not measured again)")
+    return notes
+
+
+@dataclasses.dataclass(frozen=True)
+class Typical:
+    """Each side's samples that describe its typical time, and how they were chosen."""
+
+    base: list[float]
+    head: list[float]
+    modes_base: stats.Modes | None
+    modes_head: stats.Modes | None
+    notes: tuple[str, ...]
+
+    @property
+    def one_sided_modes(self) -> bool:
+        """Two modes on one side only."""
+        return bool(self.modes_base) != bool(self.modes_head)
+
+    @property
+    def bimodal(self) -> bool:
+        """Two modes on either side."""
+        return bool(self.modes_base or self.modes_head)
+
+
+def typical_samples(b: Entry, h: Entry, machine: float, threshold: float) -> Typical:
+    """Far-out samples set aside on each side, then the modes that are compared.
+
+    Head's samples are divided by the runner's shift ``machine`` first.
+    """
+    notes = []
+    base_samples, set_aside_b = stats.far_out(list(b.samples), threshold)
+    head_samples, set_aside_h = stats.far_out([v / machine for v in h.samples], threshold)
+    for side, count, total in (
+        ("base", set_aside_b, len(b.samples)),
+        ("head", set_aside_h, len(h.samples)),
+    ):
+        if count >= OUTLIER_NOTE_SHARE * total:
+            notes.append(f"{count} of {total} {side} samples far out (set aside)")
+    modes_b, modes_h = stats.bimodality(base_samples), stats.bimodality(head_samples)
+    if modes_b and modes_h and stats.same_modes(modes_b, modes_h, threshold / 2):
+        notes.append("timing is bimodal")
+        base_samples = stats.low_mode(base_samples, modes_b)
+        head_samples = stats.low_mode(head_samples, modes_h)
+    elif modes_b and modes_h:
+        # the sides split at different gaps (a cluster of outliers on one, a second code
+        # path on the other): the larger cluster of each side is its typical time
+        notes.append("timing is bimodal (different modes on the two sides)")
+        base_samples = stats.majority_mode(base_samples, modes_b)
+        head_samples = stats.majority_mode(head_samples, modes_h)
+    elif modes_b or modes_h:
+        # one side shows two modes, the other one: the mix moved, or the second mode is
+        # rare on one side; a median of a mixture against one mode is not a comparison
+        notes.append(f"timing is bimodal ({'base' if modes_b else 'head'} only)")
+        cluster = stats.same_cluster(base_samples, head_samples, modes_b or modes_h)  # type: ignore[arg-type]
+        if cluster is not None:
+            base_samples, head_samples = cluster
+        elif modes_b:
+            base_samples = stats.majority_mode(base_samples, modes_b)
         else:
-            comparison = stats.compare(
-                base_samples, head_samples, margin=widened / 2, confidence=config.confidence
-            )
-        if asv_decision is not None:
-            notes.append(f"asv: {asv_decision(b.samples, h.samples)}")
-        if comparison.medians_outside_interval and not (modes_b or modes_h):
-            low, high = comparison.ratio_ci
-            notes.append(
-                f"ratio of medians outside the interval [{low:.3f}, {high:.3f}]: the samples "
-                f"changed shape, typical shift {comparison.shift:.3f} (Hodges-Lehmann)"
-            )
-        mix_only = False
-        if one_sided_modes:
-            modes = modes_b or modes_h
-            other = h.median / machine if modes_b else b.median
-            mix_only = _at_mode(modes, other, widened / 2)  # type: ignore[arg-type]
-        elif modes_b and modes_h and not stats.same_modes(modes_b, modes_h, threshold / 2):
-            mix_only = _at_mode(modes_b, statistics.median(head_samples), widened / 2) and (
-                _at_mode(modes_h, statistics.median(base_samples) * machine, widened / 2)
-            )
-        pending.append(_Pending(len(results), comparison, widened, mix_only))
-        results.append(
-            BenchmarkResult(
-                **common,
-                gated=True,
-                threshold=widened,
-                # bimodal: the modes compared give the ratio shown; by process: the processes'
-                # (pooled medians can lie outside that interval when processes differ)
-                ratio=_round(
-                    comparison.ratio
-                    if (modes_b or modes_h or by_process)
-                    else h.median / b.median / machine
-                ),
-                ratio_ci=(_round(comparison.ratio_ci[0]), _round(comparison.ratio_ci[1])),  # type: ignore[arg-type]
-                p_value=comparison.p_value,
-                q_value=None,
-                verdict="inconclusive",
-                notes=tuple(notes),
-            )
+            head_samples = stats.majority_mode(head_samples, modes_h)  # type: ignore[arg-type]
+    return Typical(base_samples, head_samples, modes_b, modes_h, tuple(notes))
+
+
+def widened_threshold(threshold: float, medians: Sequence[float]) -> tuple[float, float | None]:
+    """The threshold widened by the benchmark's run-to-run noise band, and that band.
+
+    ``medians`` oldest first, base's last (:func:`iconbench.gate.stats.history_threshold`).
+    """
+    return stats.history_threshold(threshold, medians)
+
+
+def _median_of(entry: Entry) -> list[float]:
+    return [entry.median] if entry.median else []
+
+
+def _oldest_first(history: Sequence[ResultSet]) -> list[ResultSet]:
+    """The history in the order it was measured (undated sets keep their place, first)."""
+    return sorted(history, key=lambda rs: rs.date or "")
+
+
+def judge(
+    common: dict,
+    b: Entry,
+    h: Entry,
+    typical: Typical,
+    *,
+    machine: float,
+    config: GateConfig,
+    gated: bool,
+    threshold: float,
+    band_known: bool,
+    asv_decision: AsvDecision | None,
+    notes: list[str],
+) -> BenchmarkResult | _Pending:
+    """The comparison on the road the sides were measured on; pending the FDR step if gated.
+
+    - several processes a side (an interleaved check): the process is the unit
+      (:mod:`iconbench.gate.processes`);
+    - fewer than :data:`processes.MIN_PROCESSES` on a side of an interleaved check: cut
+      short, inconclusive;
+    - one process a side (two separate runs): the samples' interval test, with the margin
+      widened to the benchmark's run-to-run band; a metric whose processes scatter beyond
+      its threshold (``history_only``) is gated only where the history gives that band.
+    """
+    interleaved = bool(b.groups or h.groups)
+    by_process = processes.usable(b.groups) and processes.usable(h.groups)
+    too_few_processes = interleaved and not by_process
+    across_runs = not interleaved
+    enough = min(len(typical.base), len(typical.head)) >= stats.MIN_SAMPLES
+    if too_few_processes:
+        # an interleaved check cut short: one process's samples cannot say how much the
+        # next process would differ, so no verdict rests on them: inconclusive
+        enough = False
+        notes.append(
+            f"{len(b.groups)}+{len(h.groups)} processes, fewer than "
+            f"{processes.MIN_PROCESSES} a side: inconclusive"
         )
+    history_only = across_runs and config.history_only.get(b.metric, False) and not band_known
+    if gated and history_only:
+        notes.append(
+            f"one process a side and no run-to-run history: {b.metric} of unchanged code "
+            "moves beyond its threshold between processes, so two separate runs do not judge "
+            "it (pass --history, or measure interleaved)"
+        )
+    positive = min(b.median or 0.0, h.median or 0.0) > 0
+    if not gated or not enough or not positive or history_only:
+        ratio = (h.median / b.median / machine) if positive else None  # type: ignore[operator]
+        if gated and not enough and not too_few_processes:
+            notes.append(f"fewer than {stats.MIN_SAMPLES} samples: not gated")
+        elif gated and not positive:
+            notes.append("median not positive: not gated")
+        if history_only:
+            verdict = "inconclusive"
+        elif gated and too_few_processes:
+            verdict = "inconclusive"  # cut short: gated, open until more processes measured it
+        else:
+            verdict = _described(ratio, threshold)
+        return BenchmarkResult(**common, gated=gated and too_few_processes, threshold=threshold,
+                               ratio=_round(ratio), ratio_ci=None, p_value=None, q_value=None,
+                               verdict=verdict, notes=tuple(notes))  # fmt: skip
+    if by_process:
+        head_groups = [tuple(v / machine for v in g) for g in h.groups]
+        comparison = processes.compare(
+            b.groups, head_groups, margin=threshold / 2, confidence=config.confidence
+        )
+        notes.append(f"{len(b.groups)}+{len(h.groups)} processes: the spread between them counts")
+    else:
+        comparison = stats.compare(
+            typical.base, typical.head, margin=threshold / 2, confidence=config.confidence
+        )
+    if asv_decision is not None:
+        notes.append(f"asv: {asv_decision(b.samples, h.samples)}")
+    if comparison.medians_outside_interval and not typical.bimodal:
+        low, high = comparison.ratio_ci
+        notes.append(
+            f"ratio of medians outside the interval [{low:.3f}, {high:.3f}]: the samples "
+            f"changed shape, typical shift {comparison.shift:.3f} (Hodges-Lehmann)"
+        )
+    mix_only = _mix_only(b, h, typical, machine, threshold)
+    result = BenchmarkResult(
+        **common,
+        gated=True,
+        threshold=threshold,
+        # bimodal: the modes compared give the ratio shown; by process: the processes'
+        # (pooled medians can lie outside that interval when processes differ)
+        ratio=_round(
+            comparison.ratio if (typical.bimodal or by_process) else h.median / b.median / machine  # type: ignore[operator]
+        ),
+        ratio_ci=(_round(comparison.ratio_ci[0]), _round(comparison.ratio_ci[1])),  # type: ignore[arg-type]
+        p_value=comparison.p_value,
+        q_value=None,
+        verdict="inconclusive",
+        notes=tuple(notes),
+    )
+    return _Pending(-1, comparison, threshold, mix_only, result)
+
+
+def _mix_only(b: Entry, h: Entry, typical: Typical, machine: float, threshold: float) -> bool:
+    """A side sits at one of the other side's modes: only the mix of modes can have moved."""
+    modes_b, modes_h = typical.modes_base, typical.modes_head
+    if typical.one_sided_modes:
+        modes = modes_b or modes_h
+        other = h.median / machine if modes_b else b.median  # type: ignore[operator]
+        return _at_mode(modes, other, threshold / 2)  # type: ignore[arg-type]
+    if modes_b and modes_h and not stats.same_modes(modes_b, modes_h, threshold / 2):
+        return _at_mode(modes_b, statistics.median(typical.head), threshold / 2) and (
+            _at_mode(modes_h, statistics.median(typical.base) * machine, threshold / 2)
+        )
+    return False
+
+
+def decide(results: list[BenchmarkResult], pending: Sequence[_Pending], config: GateConfig) -> None:
+    """Benjamini-Hochberg over every judged benchmark, then each one's verdict (in place).
+
+    A discovery at the FDR beyond the margin is a regression or improvement; an interval
+    within ``±threshold`` is unchanged; anything else inconclusive. A side that sits at one
+    of the other's modes moved only the mix of modes: inconclusive, never a change.
+    """
     q_values = stats.benjamini_hochberg([p.comparison.p_value for p in pending])
     for item, q in zip(pending, q_values, strict=True):
         c = item.comparison
@@ -366,11 +486,8 @@ def compare(
         else:
             verdict = "inconclusive"
         if item.mix_only and verdict in ("regression", "improvement"):
-            # a side sits at one of the other side's modes: the mix of modes moved, which is
-            # not a change of either mode
             verdict = "inconclusive"
         results[item.index] = dataclasses.replace(results[item.index], q_value=q, verdict=verdict)
-    return assemble(base, head, config, results, openacc=openacc, shifts=shifts)
 
 
 def common_shifts(
@@ -409,6 +526,7 @@ def common_shifts(
             changed.get(metric, 0),
             limit=config.max_machine_shift,
             confidence=config.confidence,
+            decides=not config.history_only.get(metric, False),
         )
         if estimate is not None:
             found.append(estimate)
@@ -468,7 +586,7 @@ def assemble(
     failing = any(decides(r) for r in results)
     error = run_error(results)
     verdict, exit_code = ("error", 2) if error else ("regression", 1) if failing else ("pass", 0)
-    if not error and any(not s.comparable for s in shifts):
+    if not error and any(not s.comparable for s in shifts):  # only a deciding metric's
         verdict, exit_code = NOT_COMPARABLE, 2
     return Summary(
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),

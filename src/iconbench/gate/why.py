@@ -34,7 +34,10 @@ class CodeDiff:
     ``excerpt`` is a unified diff cut to a bounded size (``shown_lines`` of its
     ``changed_lines`` added and removed lines); ``files`` lists every file that differs.
     ``source`` says where the code came from (the build folder, or generated again from the
-    program's SDFG where DaCe keeps only the library).
+    program's SDFG where DaCe keeps only the library). Lines that differ only in the names
+    the generators number (``_fun_2`` -> ``_fun_3``) are no change: ``renamed_lines`` counts
+    them (:func:`iconbench.explain.codediff.normalise`); ``full_diff`` names the file that
+    keeps the whole diff (the explanation's work folder).
     """
 
     base: str | None
@@ -44,6 +47,8 @@ class CodeDiff:
     changed_lines: int
     shown_lines: int
     source: str = "build folder"
+    renamed_lines: int = 0
+    full_diff: str = ""
 
     @property
     def identical(self) -> bool:
@@ -64,6 +69,9 @@ class Why:
     profiler: str = ""
     #: one line per part that could not be had (no profiler, a side's error)
     notes: tuple[str, ...] = ()
+    #: ids of the other flagged variants of the program (same backend and metric) whose
+    #: generated code launches the same kernels: explained by this entry, not profiled again
+    same_kernels: tuple[str, ...] = ()
 
     @property
     def case(self) -> str:
@@ -80,6 +88,7 @@ class Why:
             "code": dataclasses.asdict(self.code) if self.code else None,
             "profiler": self.profiler,
             "notes": list(self.notes),
+            "same_kernels": list(self.same_kernels),
         }
 
     @classmethod
@@ -101,9 +110,12 @@ class Why:
                 changed_lines=int(code.get("changed_lines") or 0),
                 shown_lines=int(code.get("shown_lines") or 0),
                 source=str(code.get("source") or "build folder"),
+                renamed_lines=int(code.get("renamed_lines") or 0),
+                full_diff=str(code.get("full_diff") or ""),
             ),
             profiler=str(data.get("profiler") or ""),
             notes=tuple(str(n) for n in data.get("notes") or ()),
+            same_kernels=tuple(str(i) for i in data.get("same_kernels") or ()),
         )
 
 
@@ -116,14 +128,20 @@ def render(why: Why, *, kernel_limit: int = 10, diff_lines: int = 40) -> str:
     else:
         lines = [f"why {why.id}: no kernel profile"]
     lines += [f"  {note}" for note in why.notes]
+    if why.same_kernels:
+        lines.append("  the same kernels (not profiled again): " + ", ".join(why.same_kernels))
     code = why.code
     if code is not None and code.identical:
-        lines.append(f"  generated code identical ({code.base or '-'})")
+        renamed = f", but for {code.renamed_lines} lines of renumbered names" * bool(
+            code.renamed_lines
+        )
+        lines.append(f"  generated code identical ({code.base or '-'}{renamed})")
     elif code is not None:
         files = ", ".join(f"{f.path} +{f.added} -{f.removed}" for f in code.files)
         lines.append(f"  generated code {code.base or '-'} -> {code.head or '-'}: {files}")
         excerpt = code.excerpt.splitlines()
         lines += ["    " + line for line in excerpt[:diff_lines]]
         if len(excerpt) > diff_lines or code.shown_lines < code.changed_lines:
-            lines.append(f"    ({code.changed_lines} changed lines in all; the summary keeps more)")
+            where = code.full_diff or "the summary"
+            lines.append(f"    ({code.changed_lines} changed lines in all; {where} keeps more)")
     return "\n".join(lines)

@@ -96,6 +96,20 @@ def backend(name: str) -> Backend:
     return Backend(name, name, _ICON4PY_DEVICES.get(name, "gpu" if "gpu" in name else "cpu"))
 
 
+def on_gpu(name: str) -> bool:
+    """Whether the backend ``name`` runs on a GPU (a name not known here: whether it says ``gpu``).
+
+    For names read from results, which may come from another iconbench's backends.
+
+    >>> on_gpu("gtfn_gpu"), on_gpu("dace_cpu"), on_gpu("dace_gpu_from_elsewhere")
+    (True, False, True)
+    """
+    try:
+        return backend(name).on_gpu
+    except IconbenchError:
+        return "gpu" in name
+
+
 def names() -> list[str]:
     """Every backend name :func:`resolve` accepts."""
     return list(known_names())

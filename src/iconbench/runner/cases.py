@@ -62,6 +62,27 @@ def timer_order(cases: list[str], experiment) -> list[str]:
     return sorted(cases, key=lambda case: -share.get(case, 0.0))
 
 
+def most_timed_variants(cases: list[str], experiment) -> list[str]:
+    """One case per program of ``cases``: the variant the experiment's timers time most.
+
+    What a one-variant selection measures on an experiment's grid, so that each program has
+    a speed-up against the experiment's OpenACC timers; a program whose variants the
+    experiment runs none of keeps its first. In the order of ``cases``.
+
+    >>> from iconbench.baselines import experiments
+    >>> most_timed_variants(["p[limited_area=False]", "p[limited_area=True]", "q[default]"],
+    ...                     experiments.load("mch_icon-ch1_medium"))
+    ['p[limited_area=True]', 'q[default]']
+    """
+    from iconbench.suite import split_case
+
+    chosen: dict[str, str] = {}
+    for case in timer_order(experiment.case_ids(cases), experiment) + cases:
+        chosen.setdefault(split_case(case)[0], case)
+    wanted = set(chosen.values())
+    return [case for case in cases if case in wanted]
+
+
 def unmeasured(options: RunOptions) -> list[Pair]:
     """Selected compiled-backend pairs the session ledger has no (good enough) result for."""
     from iconbench.timing import session

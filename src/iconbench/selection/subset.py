@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 
-from iconbench.baselines.format import Baseline
-from iconbench.baselines.mapping import TimerProgramMapping
+from iconbench.baselines.format import Baseline, Timer
+from iconbench.baselines.mapping import TimerMapping, TimerProgramMapping
 from iconbench.timing.session import CaseResult
 
 
@@ -32,15 +32,10 @@ def openacc_shares(baseline: Baseline, mapping: TimerProgramMapping) -> Shares:
     A timer that encloses others present in the baseline (``nh_hdiff_run`` around the
     diffusion stencils) is left out, as the speed-up estimate does.
     """
-    names = {t.name for t in baseline.timers}
     step = next(
         (baseline.timer(n).time_s for n in mapping.reference_timers if baseline.timer(n)), None
     )
-    mapped = [
-        (baseline.timer(name), entry)
-        for name, entry in mapping.timers.items()
-        if baseline.timer(name) and not (set(entry.encloses) & names)
-    ]
+    mapped = _counted_timers(baseline, mapping)
     total = step or sum(timer.time_s for timer, _ in mapped) or 1.0
     shares: dict[str, float] = {}
     for timer, entry in mapped:
@@ -49,6 +44,50 @@ def openacc_shares(baseline: Baseline, mapping: TimerProgramMapping) -> Shares:
             shares[ref.program] = shares.get(ref.program, 0.0) + share
     where = "integrate_nh" if step else "the baseline's mapped timers"
     return Shares(shares, f"share of OpenACC {where} time ({baseline.experiment.name})")
+
+
+def _counted_timers(
+    baseline: Baseline, mapping: TimerProgramMapping
+) -> list[tuple[Timer, TimerMapping]]:
+    """The baseline's mapped timers that count, as the speed-up estimate counts them.
+
+    A timer that encloses others present in the baseline (``nh_hdiff_run`` around the
+    diffusion stencils) is left out.
+    """
+    names = {t.name for t in baseline.timers}
+    return [
+        (timer, entry)
+        for name, entry in mapping.timers.items()
+        if (timer := baseline.timer(name)) is not None and not (set(entry.encloses) & names)
+    ]
+
+
+def timer_partners(
+    baseline: Baseline, mapping: TimerProgramMapping, programs: Iterable[str]
+) -> dict[str, str]:
+    """The programs ICON times together with any of ``programs``, by its timer's name.
+
+    ICON fuses what icon4py splits: its timer ``compute_rho_theta_pgrad_and_update_vn`` times
+    ``compute_hydrostatic_correction_term`` too, so a check of the one program has a speed-up
+    against that timer only when it measures the other as well. Optional programs (small
+    utilities the speed-up may go without) are left out.
+
+    >>> from iconbench.baselines import mapping, store
+    >>> baseline = store.load(store.default_root(), "mch-icon-ch1-medium/unknown_gh200_2026-07")
+    >>> timer_partners(baseline, mapping.load(), ["compute_rho_theta_pgrad_and_update_vn"])
+    {'compute_hydrostatic_correction_term': 'compute_rho_theta_pgrad_and_update_vn'}
+    >>> timer_partners(baseline, mapping.load(), ["apply_diffusion_to_vn"])  # in nh_hdiff_run too
+    {}
+    """
+    chosen = set(programs)
+    found: dict[str, str] = {}
+    for timer, entry in _counted_timers(baseline, mapping):
+        named = {ref.program for ref in entry.programs}
+        if named & chosen:
+            for ref in entry.programs:
+                if ref.program not in chosen and not ref.optional:
+                    found.setdefault(ref.program, timer.name)
+    return dict(sorted(found.items()))
 
 
 def measured_shares(results: Iterable[CaseResult], backend: str) -> Shares:

@@ -855,6 +855,7 @@ def why_by_program(summaries: Sequence[tuple[str, Any]]) -> dict[str, list[dict[
                     "verdict": bench.verdict if bench else "",
                     "profiler": why.profiler,
                     "notes": list(why.notes),
+                    "same_kernels": [i.partition("|")[0] for i in why.same_kernels],
                     "kernels": kernels,
                     "code": why.code,
                 }
