@@ -22,9 +22,10 @@ except ImportError:
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "src"))
 
 from iconbench import buildcache, bytecode
+from iconbench.stacks.identity import stack_key
 
 bytecode.configure()  # gt4py's bytecode kept even where its writing is off
-buildcache.configure(os.environ.get("ICONBENCH_STACK") or None)
+buildcache.configure(os.environ.get("ICONBENCH_STACK") or stack_key())
 
 from iconbench import suite  # noqa: E402
 from iconbench.granules.cases import CASES  # noqa: E402

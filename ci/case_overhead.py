@@ -49,8 +49,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=20)
     args = parser.parse_args()
     from iconbench import buildcache
+    from iconbench.stacks.identity import stack_key
 
-    buildcache.configure(jobs=1)
+    buildcache.configure(stack_key(), jobs=1)
     from iconbench import suite
 
     for spec in args.load or DEFAULT_LOAD:

@@ -27,35 +27,22 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-
-
-def git(repo: pathlib.Path, *args: str) -> str:
-    """Git's stdout in ``repo``."""
-    done = subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
-    return done.stdout.decode().strip()
+sys.path[:0] = [str(ROOT / "src"), str(ROOT)]  # this checkout's iconbench; the tests' gt4py
 
 
 def gt4py_checkout(work: pathlib.Path) -> pathlib.Path:
     """The installed gt4py as branch ``main``, and ``same`` with one comment added."""
-    repo = work / "gt4py"
-    if (repo / ".git").is_dir():
-        return repo
-    sys.path.insert(0, str(ROOT))
     from tests.stacks.test_continuous import committed_gt4py
 
-    return committed_gt4py(repo)
+    repo = work / "gt4py"
+    return repo if (repo / ".git").is_dir() else committed_gt4py(repo)
 
 
 def iconbench_at(ref: str, work: pathlib.Path) -> pathlib.Path:
     """The ``src`` of iconbench at ``ref`` (exported once)."""
-    commit = git(ROOT, "rev-parse", f"{ref}^{{commit}}")
-    tree = work / f"iconbench-{commit[:12]}"
-    if not tree.is_dir():
-        tree.mkdir(parents=True)
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "src"],
-                                 check=True, capture_output=True).stdout  # fmt: skip
-        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    return tree / "src"
+    from iconbench.stacks import trees
+
+    return trees.export_tree(ROOT, trees.resolve_commit(ROOT, ref), work / "iconbench") / "src"
 
 
 def environment(src: pathlib.Path) -> dict[str, str]:
@@ -65,8 +52,10 @@ def environment(src: pathlib.Path) -> dict[str, str]:
     return env
 
 
-def check(src: pathlib.Path, repo: pathlib.Path, out: pathlib.Path, args) -> dict:
-    """One ``iconbench continuous main same --quick`` with iconbench's ``src``."""
+def check(src: pathlib.Path, repo: pathlib.Path, out: pathlib.Path, args) -> dict[str, float]:
+    """One ``iconbench continuous main same --quick`` with iconbench's ``src``: its overhead."""
+    from iconbench.check import phases
+
     shutil.rmtree(out, ignore_errors=True)
     command = [sys.executable, "-m", "iconbench", "continuous", "main", "same", "--repo",
                str(repo), "--programs", args.programs, "--backends", args.backends, "--grid",
@@ -76,16 +65,12 @@ def check(src: pathlib.Path, repo: pathlib.Path, out: pathlib.Path, args) -> dic
     )
     if done.returncode not in (0, 1):
         sys.exit(f"check_overhead: the check failed:\n{done.stderr[-2000:]}")
-    data = json.loads((out / "check.json").read_text())
-    phases, split = data["phases"], data.get("measure_split", {})
-    compile_s, startup_s = phases.get("precompile", 0.0), split.get("startup", 0.0)
-    return {"precompile": compile_s, "startup": startup_s,
-            "precompile + startup": compile_s + startup_s, "whole": data["total_s"]}  # fmt: skip
+    return phases.overhead(json.loads((out / "check.json").read_text()))
 
 
 def precompile(repo: pathlib.Path, out: pathlib.Path, index: bool, args) -> float:
     """Wall seconds of one side's ``suite precompile`` (base's tree, its builds cached)."""
-    from iconbench.check import sides
+    from iconbench.stacks import sides
     from iconbench.stacks.identity import stack_key
 
     base = sides.resolve("gt4py", repo, ("main", "main"), out=out, stack=stack_key())[0]
@@ -102,6 +87,8 @@ def precompile(repo: pathlib.Path, out: pathlib.Path, index: bool, args) -> floa
 
 def main() -> int:
     """Fill the caches, time the runs, print the figures."""
+    from iconbench.check import phases
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", required=True, help="iconbench ref to compare with")
     parser.add_argument("--backends", default="gtfn_cpu")
@@ -128,11 +115,7 @@ def main() -> int:
     off, on = (statistics.median(alone[k]) for k in ("index off", "index on"))
     print(f"precompile of one all-hit side alone: index off {off:.1f}, on {on:.1f} "
           f"({on / off:.2f}x)")  # fmt: skip
-    print("| check | before | after | after/before |\n| --- | ---: | ---: | ---: |")
-    for metric in ("precompile", "startup", "precompile + startup", "whole"):
-        was, now = (statistics.median(r[metric] for r in runs[name]) for name in sides)
-        ratio = f"{now / was:.2f}x" if was else "–"
-        print(f"| {metric} | {was:.1f} | {now:.1f} | {ratio} |")
+    print(phases.overhead_table(runs["before"], runs["after"]), end="")
     return 0
 
 

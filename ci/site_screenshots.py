@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Rebuild docs/site/*.png: the site's main pages in headless Chromium, at 1280 px and a phone's.
 
+The browser is the installed Chromium driven by Playwright, as the site's tests drive it
+(``tests/site_pages/browser.py``).
+
 Real data only: the committed H100 result sets (results/h100 and its dace 2.0.0a6 re-run on
 ch1_medium, results/h100-mch_icon-ch1_medium on the experiment's grid) compared with the
 shipped OpenACC baseline (baselines/mch-icon-ch1-medium, GH200) under experiment
@@ -28,7 +31,7 @@ import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src")]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]  # the site tests' browser
 EXPERIMENT = "mch_icon-ch1_medium"
 RESULT_SETS = ("results/h100", "results/h100-ch1_medium-dace-2.0.0a6", f"results/h100-{EXPERIMENT}")
 #: (page, screenshot, viewport width): full pages.
@@ -70,9 +73,10 @@ def main(argv: list[str]) -> int:
     """Publish into a scratch directory and take the screenshots."""
     from iconbench import results_archive
     from iconbench.baselines import experiments
-    from iconbench.site import headless, pagedata
+    from iconbench.site import pagedata
     from iconbench.site import publish as site
     from iconbench.site.published import open_site
+    from site_pages.browser import Browser
 
     os.chdir(ROOT)
     # the result sets' raw files and the backfill's packs are in git history (results/archive.json)
@@ -99,7 +103,7 @@ def main(argv: list[str]) -> int:
             site = publish_backfill(pathlib.Path(argv[1]).resolve(), pathlib.Path(scratch))
             shots.append((site / BACKFILL_SHOT[0], BACKFILL_SHOT[1], 1280))
         for width in sorted({w for _, _, w in shots}):
-            with headless.Browser(width=width, height=900) as browser:
+            with Browser(width=width, height=900) as browser:
                 for page, name, shot_width in shots:
                     if shot_width != width:
                         continue

@@ -29,11 +29,12 @@ def cache_root(environ: Mapping[str, str] = os.environ) -> pathlib.Path:
     return pathlib.Path(environ.get("ICONBENCH_CACHE_DIR", DEFAULT_CACHE_ROOT))
 
 
-def configure(stack_key: str | None = None, *, jobs: int | None = None) -> pathlib.Path:
+def configure(stack_key: str, *, jobs: int | None = None) -> pathlib.Path:
     """Point gt4py at a persistent build cache for ``stack_key`` and set parallel builds.
 
-    Without ``stack_key`` the key is the running environment's stack (gt4py, dace and
-    icon4py commits or versions, Python; :func:`iconbench.stacks.identity.stack_key`).
+    The caller resolves the key: ``--stack``, or the running environment's stack (gt4py, dace
+    and icon4py commits or versions, Python; :func:`iconbench.stacks.identity.stack_key`),
+    which reads the stack and so sits above this module.
 
     Values the user already exported win, so ``GT4PY_BUILD_CACHE_DIR=/scratch/x iconbench …``
     still does what it says. Returns the cache directory in effect.
@@ -48,10 +49,6 @@ def configure(stack_key: str | None = None, *, jobs: int | None = None) -> pathl
             "the build cache settings will not take effect",
             stacklevel=2,
         )
-    if stack_key is None:
-        from iconbench.stacks.identity import stack_key as environment_stack_key
-
-        stack_key = environment_stack_key()
     directory = cache_root() / "gt4py" / stack_key
     os.environ.setdefault("GT4PY_BUILD_CACHE_LIFETIME", "persistent")
     os.environ.setdefault("GT4PY_BUILD_CACHE_DIR", str(directory))

@@ -165,12 +165,12 @@ def code_commit() -> str:
     ``$ICONBENCH_COMMIT`` first (a runner's copy of the code may have no git metadata), else
     this checkout's ``HEAD``, else forty zeros. asv keys results by the full hash: an
     abbreviated ``$ICONBENCH_COMMIT`` is expanded where this checkout knows it (else kept;
-    the site expands it when it reads the file, ``iconbench.site.commits``).
+    the site expands it when it reads the file, ``iconbench.commits``).
     """
     named = os.environ.get("ICONBENCH_COMMIT")
     if named:
         from iconbench.buildcache import REPO_ROOT
-        from iconbench.site.commits import full_hash
+        from iconbench.commits import full_hash
 
         return full_hash(REPO_ROOT, named)
     return checkout_commit() or "0" * 40

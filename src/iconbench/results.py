@@ -338,7 +338,7 @@ def _records_of_file(
     *,
     with_stats: bool = True,
 ) -> Iterable[ResultRecord]:
-    from iconbench.suite import split_case
+    from iconbench.programs.catalog import split_case
 
     columns = data.get("result_columns", [])
     machine = data.get("params", {}).get("machine", "")

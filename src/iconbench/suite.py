@@ -30,6 +30,7 @@ from iconbench.errors import IconbenchError
 from iconbench.grids.grid import Grid, resolve
 from iconbench.programs.backends import Backend
 from iconbench.programs.backends import backend as resolved_backend
+from iconbench.programs.catalog import split_case
 from iconbench.timing import codegen
 from iconbench.timing.sharding import parse_shard, select_shard
 
@@ -222,20 +223,6 @@ def selected_grids() -> list[str]:
     """Grid presets from ``ICONBENCH_GRID`` (default: tiny)."""
     text = os.environ.get("ICONBENCH_GRID", "")
     return [g.strip() for g in text.split(",") if g.strip()] or [DEFAULT_GRID]
-
-
-def split_case(case: str) -> tuple[str, str]:
-    """``"prog[variant]"`` → ``("prog", "variant")``.
-
-    >>> split_case("compute_tangential_wind[default]")
-    ('compute_tangential_wind', 'default')
-    >>> split_case("plain")
-    ('plain', 'default')
-    """
-    match = re.fullmatch(r"(?P<program>[^\[]+)(?:\[(?P<variant>.*)\])?", case)
-    if not match:
-        raise IconbenchError(f"bad case id {case!r}: expected program[variant]")
-    return match.group("program"), match.group("variant") or "default"
 
 
 def resolve_backend(name: str) -> Any:

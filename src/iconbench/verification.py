@@ -445,7 +445,7 @@ def merge(reports: Sequence[Report]) -> Report:
             + (f"given twice {', '.join(f'{i}/{count}' for i in twice)}" if twice else "")
             + "; give each shard's table once"
         )
-    from iconbench.suite import split_case
+    from iconbench.programs.catalog import split_case
 
     results = [r for report in reports for r in report.results]
     order = _case_order({r.case for r in results})
@@ -616,8 +616,9 @@ def _start_worker() -> None:
     """
     os.environ["GT4PY_BUILD_JOBS"] = "1"
     from iconbench import buildcache
+    from iconbench.stacks.identity import stack_key
 
-    buildcache.configure(jobs=1)
+    buildcache.configure(stack_key(), jobs=1)
 
 
 def _verify_in_pool(

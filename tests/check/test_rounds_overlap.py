@@ -15,9 +15,9 @@ import time
 import pytest
 
 from iconbench.check import rounds
-from iconbench.check.sides import Side
 from iconbench.errors import IconbenchError
 from iconbench.runner.devices import ONE
+from iconbench.stacks.sides import Side
 
 #: A measuring worker's protocol: wait for LOAD_AFTER, "load" (note the time), say ready
 #: (iconbench.runner.measure.ready_path), wait for the turn, end.

@@ -18,8 +18,8 @@ import sys
 import pytest
 
 from iconbench.check import rounds
-from iconbench.check.sides import Side
 from iconbench.runner import devices
+from iconbench.stacks.sides import Side
 from iconbench.timing import session
 from iconbench.timing.measurement import Measurement
 

@@ -25,9 +25,9 @@ import pytest
 
 from iconbench import grids
 from iconbench.buildcache import cache_root
-from iconbench.check.sides import Side
 from iconbench.explain import codediff, sources
 from iconbench.stacks import trees
+from iconbench.stacks.sides import Side
 
 CASE = "compute_tangential_wind[default]"
 STACK = "stack-explain-renumbered"

@@ -19,9 +19,9 @@ import sys
 import pytest
 
 from iconbench import grids
-from iconbench.check.sides import Side
 from iconbench.explain import codediff, sources
 from iconbench.stacks import trees
+from iconbench.stacks.sides import Side
 
 CASE = "compute_tangential_wind[default]"
 STENCIL = "stencils/compute_tangential_wind.py"

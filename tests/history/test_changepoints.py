@@ -47,8 +47,8 @@ def test_nightly_reports_only_new_change_points():
 
 def test_program_page_marks_the_change_point():
     """The site's program history carries the step and its plot draws the marker."""
+    from iconbench.history.runs import Measured, Run, Target
     from iconbench.site import figures, pagedata
-    from iconbench.site.history import Measured, Run, Target
 
     target = Target("NVIDIA H100 80GB HBM3", "ch1_medium")
     values = _history(30, 18, 5)

@@ -169,7 +169,7 @@ def test_a_recorded_commit_is_appended_once_and_never_measured_again(fake_icon4p
 @pytest.fixture(scope="module")
 def measured(fake_icon4py, tmp_path_factory):
     """Three runs into one backfill: every change point, then c7 named, then c7 again."""
-    from iconbench.check import sides
+    from iconbench.stacks import sides
 
     repo, c = fake_icon4py
     out = fake.write_backfill(tmp_path_factory.mktemp("confirm-measured") / "backfill", c)

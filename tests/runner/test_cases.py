@@ -8,6 +8,7 @@ from iconbench import suite
 from iconbench.baselines import experiments, mapping, store
 from iconbench.grids import resolve
 from iconbench.programs.backends import backend
+from iconbench.programs.catalog import split_case
 from iconbench.runner import cases
 from iconbench.runner.options import RunOptions
 
@@ -39,7 +40,7 @@ def test_timer_order_puts_mapped_variants_first_by_openacc_share(catalog_on) -> 
     baseline = store.load(store.default_root(), experiment.baseline)
 
     def share(case: str) -> float:
-        program, variant = suite.split_case(case)
+        program, variant = split_case(case)
         from iconbench.baselines.gt4py_timings import parse_variant
 
         static = parse_variant(variant)

@@ -8,8 +8,8 @@ from tests.archived_results import restored
 
 from iconbench.errors import IconbenchError
 from iconbench.programs.catalog import PACKAGES
+from iconbench.programs.imports import ProgramIndex
 from iconbench.selection import cost, plan, scenarios, subset
-from iconbench.selection.imports import ProgramIndex
 from iconbench.timing import compilation, session
 
 REPO = pathlib.Path(__file__).resolve().parents[2]

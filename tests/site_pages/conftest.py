@@ -9,8 +9,8 @@ import sys
 import pytest
 from tests.archived_results import restored
 
-from iconbench.site import headless
 from site_pages import cpu_history
+from site_pages.browser import Browser, find_chromium
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 H100 = restored("results/h100")  # raw files from git history (tests/archived_results.py)
@@ -126,12 +126,12 @@ def site(tmp_path_factory, cpu_results):
 @pytest.fixture(scope="session")
 def browser():
     """A headless Chromium; the browser tests skip (saying why) only when none can be had."""
-    if headless.find_chromium() is None:
+    if find_chromium() is None:
         pytest.skip(
             "no chromium on PATH and it could not be installed (ci/test installs Debian's "
             "chromium with apt-get when it can); the site's browser tests need it"
         )
-    with headless.Browser(width=1400, height=1700) as opened:
+    with Browser(width=1400, height=1700) as opened:
         yield opened
 
 

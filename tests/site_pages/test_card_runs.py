@@ -1,7 +1,7 @@
 """Which run a card shows per backend, and what a chart draws: plain data, no browser."""
 
+from iconbench.history.runs import Measured, Run, Target
 from iconbench.site import figures, pagedata
-from iconbench.site.history import Measured, Run, Target
 
 TARGET = Target("NVIDIA H100 80GB HBM3", "ch1_medium")
 CASES = [f"p[k={n}]" for n in range(4)]

@@ -45,7 +45,10 @@ def test_editable_checkout_is_identified_by_commit_and_diff(tmp_path, toy_repo, 
 
 
 def test_buildcache_is_keyed_by_the_stack(tmp_path):
-    code = "from iconbench import buildcache; print(buildcache.configure())"
+    code = (
+        "from iconbench import buildcache; from iconbench.stacks.identity import stack_key; "
+        "print(buildcache.configure(stack_key()))"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("GT4PY_")}
     env["ICONBENCH_CACHE_DIR"] = str(tmp_path)
     out = subprocess.run(

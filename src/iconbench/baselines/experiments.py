@@ -71,7 +71,7 @@ class Experiment:
     def case_ids(self, cases: Iterable[str]) -> list[str]:
         """The catalog case ids ``program[variant]`` among ``cases`` the experiment runs."""
         from iconbench.baselines.gt4py_timings import parse_variant
-        from iconbench.suite import split_case
+        from iconbench.programs.catalog import split_case
 
         chosen = []
         for case in cases:

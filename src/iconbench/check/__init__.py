@@ -5,7 +5,7 @@ a workstation) takes both commits through the runner's own steps (:mod:`iconbenc
 
 1. **select** the programs the change can affect (:mod:`iconbench.selection`);
 2. **environments**: each commit's source tree first on the path of the running stack, its
-   build cache keyed by the identity of its code (:mod:`iconbench.check.sides`);
+   build cache keyed by the identity of its code (:mod:`iconbench.stacks.sides`);
 3. **precompile** both sides side by side (:mod:`iconbench.runner.precompile`);
 4. **measure** base and head in alternating fresh processes, ABBA BAAB …, one on the device at a
    time, until no open benchmark could still become a regression or the budget is spent

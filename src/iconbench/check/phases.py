@@ -10,12 +10,15 @@ import contextlib
 import dataclasses
 import json
 import pathlib
+import statistics
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from iconbench.files.atomic import write_atomic
 
+#: What a check spends besides measuring (:func:`overhead`), in the order tables show it.
+OVERHEAD = ("precompile", "startup", "precompile + startup", "whole")
 #: The phases of a check, in order (a phase not run is absent).
 PHASES = (
     "select", "environments", "precompile", "verify", "measure", "gate", "why", "comment", "site",
@@ -83,4 +86,46 @@ def table(data: dict[str, Any]) -> str:
     phases = data.get("phases", {})
     rows += [f"| {name} | {phases[name]:.1f} s |" for name in PHASES if name in phases]
     rows.append(f"| **total** | **{data.get('total_s', 0.0):.1f} s** |")
+    return "\n".join(rows) + "\n"
+
+
+def overhead(data: Mapping[str, Any]) -> dict[str, float]:
+    """What the check of ``data`` (its ``check.json``) spent besides measuring, in seconds.
+
+    The precompile phase, the first block's start-up after it (``measure_split.startup``;
+    the workers' imports overlap the precompile, so their sum is the figure to compare
+    between two versions of the check) and the whole check.
+
+    >>> overhead({"phases": {"precompile": 3.0}, "measure_split": {"startup": 1.5},
+    ...           "total_s": 20.0})
+    {'precompile': 3.0, 'startup': 1.5, 'precompile + startup': 4.5, 'whole': 20.0}
+    """
+    compile_s = float(data.get("phases", {}).get("precompile", 0.0))
+    startup_s = float(data.get("measure_split", {}).get("startup", 0.0))
+    return dict(zip(OVERHEAD, (compile_s, startup_s, compile_s + startup_s,
+                               float(data["total_s"])), strict=True))  # fmt: skip
+
+
+def overhead_table(
+    before: Sequence[Mapping[str, float]], after: Sequence[Mapping[str, float]]
+) -> str:
+    """The medians of :func:`overhead` of checks ``before`` and ``after`` a change, as markdown.
+
+    >>> def check(precompile, startup, whole):
+    ...     return overhead({"phases": {"precompile": precompile},
+    ...                      "measure_split": {"startup": startup}, "total_s": whole})
+    >>> before = [check(8.0, 2.0, 30.0), check(12.0, 2.0, 34.0), check(10.0, 2.5, 31.0)]
+    >>> print(overhead_table(before, [check(4.0, 3.0, 24.0)]), end="")
+    | check | before | after | after/before |
+    | --- | ---: | ---: | ---: |
+    | precompile | 10.0 | 4.0 | 0.40x |
+    | startup | 2.0 | 3.0 | 1.50x |
+    | precompile + startup | 12.5 | 7.0 | 0.56x |
+    | whole | 31.0 | 24.0 | 0.77x |
+    """
+    rows = ["| check | before | after | after/before |", "| --- | ---: | ---: | ---: |"]
+    for metric in OVERHEAD:
+        was, now = (statistics.median(run[metric] for run in runs) for runs in (before, after))
+        ratio = f"{now / was:.2f}x" if was else "–"
+        rows.append(f"| {metric} | {was:.1f} | {now:.1f} | {ratio} |")
     return "\n".join(rows) + "\n"

@@ -53,10 +53,10 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from iconbench.check.sides import Side
 from iconbench.errors import IconbenchError
 from iconbench.runner.devices import Device, side_by_side
 from iconbench.runner.progress import log
+from iconbench.stacks.sides import Side
 
 
 def block_order(block: int) -> tuple[str, ...]:

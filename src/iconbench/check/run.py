@@ -11,13 +11,14 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from iconbench.check import rounds, sides
+from iconbench.check import rounds
 from iconbench.check.phases import Timeline
 from iconbench.errors import IconbenchError
 from iconbench.grids.grid import Grid
 from iconbench.programs.backends import Backend
 from iconbench.runner.devices import ONE, Device, Devices, measuring_seconds
 from iconbench.runner.progress import log
+from iconbench.stacks import sides
 
 if TYPE_CHECKING:
     from iconbench.gate.summary import Summary
@@ -215,7 +216,7 @@ def compare(request: Request, programs: str, one_variant: bool, timeline: Timeli
 
     The part of a check between its selection and its explanation, and the whole of
     ``iconbench continuous``: each commit's tree first on the path of this stack
-    (:mod:`iconbench.check.sides`), then :func:`compare_sides`.
+    (:mod:`iconbench.stacks.sides`), then :func:`compare_sides`.
     """
     from iconbench.stacks.identity import stack_key
 
@@ -424,7 +425,7 @@ def _precompile(both: tuple[sides.Side, sides.Side], selection: list[str], jobs:
     one process builds it, and head's pool takes the jobs in the opposite order, so the two
     pools meet in the middle instead of one waiting on each build of the other. Otherwise the
     head's cache first gets the build folders the base's cache kept from earlier checks or
-    nights (:func:`iconbench.check.sides.link_builds`; DaCe's by the identity of their SDFG,
+    nights (:func:`iconbench.stacks.sides.link_builds`; DaCe's by the identity of their SDFG,
     :mod:`iconbench.timing.sdfg_identity`). Side by side, not one after the other: from empty
     caches, a gt4py change's base and head took 219 s and 198 s one after the other on an H100
     host; each is bound by its longest translation (up to 192 s), not by the cores.

@@ -47,11 +47,11 @@ class ChangePoints(Command):
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench.history import changepoints
-        from iconbench.site import history
+        from iconbench.history.runs import runs_in
 
         if args.repo is not None:
             options.git_repository(args.repo)
-        runs = [run for path in args.results for run in history.runs_in(path, args.repo)]
+        runs = [run for path in args.results for run in runs_in(path, args.repo)]
         found = changepoints.found_in(runs, new=args.new)
         for each in found:
             target, case, backend, point = each.target, each.case, each.backend, each.point

@@ -11,6 +11,7 @@ import re
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
+from iconbench.files.directories import create_dir
 
 
 class Compare(Command):
@@ -157,7 +158,7 @@ class Compare(Command):
         if not any(select(k) for k in set(base.entries) | set(head.entries)):
             raise IconbenchError(f"no benchmark matches --programs {args.programs!r}")
         if args.out:
-            options.create_dir(args.out.parent, "--out")
+            create_dir(args.out.parent, "--out")
         summary = cls._decide(args, base, head, config, history, select, want)
         if args.kernels:
             from iconbench.gate import kernels

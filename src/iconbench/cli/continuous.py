@@ -20,6 +20,7 @@ from iconbench.cli.check import add_interleaving, interleaving
 from iconbench.cli.command import Command
 from iconbench.cli.select import ledgers_dir
 from iconbench.errors import IconbenchError
+from iconbench.files.directories import create_dir
 
 #: Options of the asv-driven command this one replaced: each is refused with what to do now.
 REMOVED: dict[str, tuple[int, str]] = {
@@ -159,7 +160,7 @@ def _new_out(given: pathlib.Path | None) -> pathlib.Path:
     if given is None:
         from iconbench.runner.resultdir import new_directory
 
-        root = options.create_dir(REPO_ROOT / "results-local", "--out")
+        root = create_dir(REPO_ROOT / "results-local", "--out")
         # stack "": no compile ledger to continue (each side keeps its own, in base/ and head/)
         return new_directory(root, "continuous", stack="").resolve()
     if given.exists() and (not given.is_dir() or any(given.iterdir())):
@@ -167,4 +168,4 @@ def _new_out(given: pathlib.Path | None) -> pathlib.Path:
             f"--out {given}: exists and is not an empty directory; results are kept: give a "
             "new directory"
         )
-    return options.create_dir(given, "--out").resolve()
+    return create_dir(given, "--out").resolve()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from iconbench.buildcache import REPO_ROOT
 from iconbench.cli import options
 from iconbench.cli.command import Command
+from iconbench.files.directories import create_dir
 
 if TYPE_CHECKING:
     from iconbench.grids import Grid
@@ -73,7 +74,7 @@ class Demo(Command):
         grid = options.grid_of(args)
         if args.programs:
             options.select_cases(args.programs)
-        options.create_dir(args.out, "--out")  # before the work, not after it
+        create_dir(args.out, "--out")  # before the work, not after it
         from iconbench.runner import pipeline, resultdir
 
         pipeline.optimized()

@@ -113,9 +113,9 @@ class Explain(Command):
 
 def _side(name: str, out: pathlib.Path, tree: pathlib.Path | None, commit: str):
     """A side of the summary: its runner directory, its stack, its sources (one line if not)."""
-    from iconbench.check.sides import Side
     from iconbench.runner.resultdir import recorded_stack
     from iconbench.stacks import trees
+    from iconbench.stacks.sides import Side
 
     if not out.is_dir():
         raise IconbenchError(f"--{name} {out}: no such runner directory")

@@ -9,6 +9,7 @@ from pathlib import Path
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
+from iconbench.files.directories import create_dir
 
 
 class Granules(Command):
@@ -91,7 +92,7 @@ class Granules(Command):
             raise IconbenchError("give --out DIR for the result files")
         options.check_environment()
         if not args.dry_run:
-            options.create_dir(args.out, "--out")  # before the work, not after it
+            create_dir(args.out, "--out")  # before the work, not after it
         from iconbench import buildcache
 
         os.environ.setdefault("PYTHONOPTIMIZE", "2")

@@ -40,9 +40,10 @@ class Programs(Command):
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench import buildcache
+        from iconbench.stacks.identity import stack_key
 
         options.select_cases(args.programs)  # no match: one line, before gt4py is imported
-        buildcache.configure()
+        buildcache.configure(stack_key())
         from iconbench.programs import catalog, overrides, variants
         from iconbench.suite import matches
 

@@ -13,6 +13,7 @@ from iconbench.baselines import mapping
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
+from iconbench.files.directories import create_dir
 
 
 class Publish(Command):
@@ -132,7 +133,7 @@ class Publish(Command):
                 asv=not args.no_asv,
                 repo=args.repo,
             )
-            options.create_dir(args.out, "--out")
+            create_dir(args.out, "--out")
             started = time.perf_counter()
             try:
                 outcome = publish.publish(

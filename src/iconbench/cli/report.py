@@ -38,9 +38,9 @@ class Report(Command):
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench.files.atomic import write_atomic
-        from iconbench.timing import directory_report
+        from iconbench.runner import report
 
-        text = directory_report.render(args.dirs, one_variant=args.one_variant, out=args.out)
+        text = report.render(args.dirs, one_variant=args.one_variant, out=args.out)
         if args.out is None:
             print(text)
         else:

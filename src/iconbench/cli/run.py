@@ -14,6 +14,7 @@ import os
 from iconbench.buildcache import REPO_ROOT
 from iconbench.cli import options
 from iconbench.cli.command import Command
+from iconbench.files.directories import create_dir
 
 #: ``--quick``: a smoke test, no statistics worth gating.
 QUICK = {"samples": 10, "max_s": 0.5, "warmup_s": 0.05}
@@ -80,7 +81,7 @@ class Run(Command):
         options.check_environment()
         grid = options.grid_of(args)
         options.select_cases(args.programs, one_variant=args.one_variant, shard=args.shard)
-        options.create_dir(args.out, "--out")
+        create_dir(args.out, "--out")
         from iconbench.programs import backends as registry
         from iconbench.runner import devices, pipeline
         from iconbench.runner.options import RunOptions

@@ -83,8 +83,8 @@ class Select(Command):
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench.programs.catalog import PACKAGES
+        from iconbench.programs.imports import ProgramIndex
         from iconbench.selection import cost, plan, scenarios, subset
-        from iconbench.selection.imports import ProgramIndex
         from iconbench.timing import compilation, session
 
         if args.component not in plan.COMPONENTS:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import pathlib
-import sys
 
 from iconbench.cli import options
 from iconbench.cli.command import Command
@@ -69,62 +67,17 @@ class Verify(Command):
         options.select_cases(args.programs or "", one_variant=args.one_variant, shard=args.shard)
         stack = options.resolve_stack()
         buildcache.configure(stack)
-        from iconbench import verification
+        from iconbench.runner.verify import verify
 
-        if not args.no_precompile:
-            _precompile(args, verification, stack)
-        report = verification.verify(
+        return verify(
             list(args.backends),
             args.grid,
-            pattern=args.programs or None,
+            stack=stack,
+            processes=args.jobs or max(1, (os.cpu_count() or 1) // 2),
+            programs=args.programs or None,
             seed=args.seed,
-            progress=verification.print_progress,
             one_variant=args.one_variant,
             shard=args.shard,
-            processes=1 if args.no_precompile else _processes(args),
+            precompile=not args.no_precompile,
+            out=args.out,
         )
-        for line in verification.summary_lines(report):
-            print(line)
-        for result in report.results:
-            if result.status != "pass":
-                print(f"{result.status:<12} {result.backend:<9} {result.case}: {result.detail}")
-        if args.out:
-            markdown, data = report.write(args.out)
-            print(f"wrote {markdown} and {data}", file=sys.stderr)
-        return 0 if report.ok else 1
-
-
-def _precompile(args: argparse.Namespace, verification: object, stack: str) -> None:
-    """Compile every selected case (and needed references) with the runner's precompile driver.
-
-    Its compile ledger lies beside the table (``PATH.compiles.jsonl``); without ``--out``
-    the compiles are recorded for this call only (the build cache keeps the builds).
-    """
-    import tempfile
-
-    from iconbench import suite
-    from iconbench.runner.precompile import compile_pairs
-    from iconbench.timing.compilation import CompileLedger
-
-    jobs = verification.precompile_jobs(  # type: ignore[attr-defined]
-        args.programs or None,
-        list(args.backends),
-        args.grid,
-        one_variant=args.one_variant,
-        shard=args.shard,
-    )
-    with tempfile.TemporaryDirectory(prefix="iconbench-verify-") as scratch:
-        path = args.out.with_suffix(".compiles.jsonl") if args.out else pathlib.Path(scratch)
-        compile_pairs(
-            jobs,
-            grid=suite.as_grid(args.grid),
-            stack=stack,
-            ledger=CompileLedger(path if args.out else path / "compile.jsonl"),
-            processes=_processes(args),
-            cache_dir=suite.build_cache_dir(),
-        )
-
-
-def _processes(args: argparse.Namespace) -> int:
-    """Processes that compile, then verify: ``--jobs`` or half the cores."""
-    return args.jobs or max(1, (os.cpu_count() or 1) // 2)

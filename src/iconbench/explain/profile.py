@@ -17,11 +17,11 @@ import pathlib
 import statistics
 from collections.abc import Sequence
 
-from iconbench.check.sides import Side
 from iconbench.errors import IconbenchError
 from iconbench.explain import side_process
 from iconbench.gate.kernels import KernelRecord
 from iconbench.grids.grid import Grid
+from iconbench.stacks.sides import Side
 from iconbench.timing import nsight
 
 #: Calls profiled per side (their median is kept).

@@ -3,7 +3,7 @@
 Only what the gate flagged is profiled, after the verdict: a regression or improvement of a
 gated time (device time first, then host overhead) on a GPU backend, one per (case,
 backend), the largest changes first, at most ``limit``. Each side runs in its own
-environment (:meth:`iconbench.check.sides.Side.environment`): its commit's sources first on
+environment (:meth:`iconbench.stacks.sides.Side.environment`): its commit's sources first on
 the path, its build cache, its runner directory. The pull-request check calls
 :func:`explain` with its two sides after its gate phase; ``iconbench explain`` builds the
 sides from two runner directories.
@@ -18,7 +18,6 @@ import re
 import shutil
 import subprocess
 
-from iconbench.check.sides import Side
 from iconbench.errors import IconbenchError
 from iconbench.explain import codediff, profile, shapes, sources
 from iconbench.files.atomic import write_atomic
@@ -28,6 +27,7 @@ from iconbench.gate.why import CodeDiff, Why
 from iconbench.grids.grid import Grid, resolve
 from iconbench.programs.backends import on_gpu
 from iconbench.runner.progress import log
+from iconbench.stacks.sides import Side
 from iconbench.timing import nsight
 
 #: Gated times a GPU benchmark is explained for, in this order of preference.

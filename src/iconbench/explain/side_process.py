@@ -6,8 +6,8 @@ import pathlib
 import subprocess
 from collections.abc import Sequence
 
-from iconbench.check.sides import Side
 from iconbench.errors import IconbenchError
+from iconbench.stacks.sides import Side
 
 
 def run(

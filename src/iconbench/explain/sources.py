@@ -15,10 +15,10 @@ import json
 import pathlib
 import sys
 
-from iconbench.check.sides import Side, build_cache
 from iconbench.errors import IconbenchError
 from iconbench.explain import side_process
 from iconbench.grids.grid import Grid
+from iconbench.stacks.sides import Side, build_cache
 from iconbench.timing import codegen
 from iconbench.timing.compilation import CompileLedger
 

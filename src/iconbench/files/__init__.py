@@ -8,5 +8,7 @@ baselines in :mod:`iconbench.baselines.format`, ...); they share this core:
 * :mod:`iconbench.files.fields` gives typed access to decoded objects and turns a wrong
   schema (missing key, wrong type, negative time) into ``IconbenchError("FILE: key 'a.b': ...")``;
 * :mod:`iconbench.files.atomic` writes a file through a temporary file and ``os.replace``, so
-  that no reader ever sees half of it.
+  that no reader ever sees half of it;
+* :mod:`iconbench.files.directories` creates an output directory before the work, or says
+  in one line why it cannot.
 """

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.gate.durations import seconds
 
 OPTIONAL = ("dram_bytes", "registers", "occupancy")
 #: optional fields that are text: the launch configuration
@@ -170,8 +171,6 @@ def diff(benchmark: str, base: Sequence[KernelRecord], head: Sequence[KernelReco
 
 def render(kernel_diff: KernelDiff, *, limit: int = 10) -> str:
     """The per-kernel table of one benchmark (what the gate's table prints under it)."""
-    from iconbench.gate.table import seconds
-
     lines = [
         f"kernels of {kernel_diff.id}: {seconds(kernel_diff.base_s)} -> "
         f"{seconds(kernel_diff.head_s)} per call",

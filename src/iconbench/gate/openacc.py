@@ -65,7 +65,7 @@ def request(
 
 def _timings(side: ResultSet) -> list[Any]:
     from iconbench.baselines.gt4py_timings import GT4PyTiming, backend_name, parse_variant
-    from iconbench.suite import split_case
+    from iconbench.programs.catalog import split_case
 
     counts = _counts(side)
     timings = []

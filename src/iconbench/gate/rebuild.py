@@ -174,8 +174,9 @@ def report(
 def main(argv: list[str]) -> None:
     """Worker: ``python -m iconbench.gate.rebuild CASE BACKEND GRID SAMPLES``; one JSON line."""
     from iconbench import buildcache
+    from iconbench.stacks.identity import stack_key
 
-    buildcache.configure(None, jobs=1)
+    buildcache.configure(stack_key(), jobs=1)
     case, backend, grid, samples = argv
     build = build_and_time(case, backend, grid, int(samples))
     print(json.dumps(dataclasses.asdict(build)))

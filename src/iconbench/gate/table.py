@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from iconbench.gate import why
+from iconbench.gate.durations import seconds
 from iconbench.gate.summary import BenchmarkResult, Summary
 
 ORDER = (
@@ -24,21 +26,6 @@ MARKS = {
     "new": "n",
     "gone": "g",
 }
-
-
-def seconds(value: float | None) -> str:
-    """A time in the unit that reads best.
-
-    >>> seconds(1.234e-4), seconds(2.5e-3), seconds(12.0), seconds(None)
-    ('123.4us', '2.500ms', '12.00s', '-')
-    """
-    if value is None:
-        return "-"
-    if abs(value) < 1e-3:
-        return f"{value * 1e6:.1f}us"
-    if abs(value) < 1:
-        return f"{value * 1e3:.3f}ms"
-    return f"{value:.2f}s"
 
 
 def _line(r: BenchmarkResult) -> str:
@@ -98,8 +85,6 @@ def render(summary: Summary, *, everything: bool = False) -> str:
             f"  ({hidden} not shown: unchanged, not gated{absent_text}{failing}; --all shows them)"
         )
     if summary.explanations:
-        from iconbench.gate import why
-
         for explanation in summary.explanations:
             lines += ["", why.render(explanation)]
     counts = ", ".join(f"{n} {v}" for v, n in summary.counts.items() if n)

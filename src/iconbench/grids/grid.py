@@ -23,6 +23,7 @@ import pathlib
 from typing import TYPE_CHECKING, Any
 
 from iconbench.errors import IconbenchError
+from iconbench.grids.netcdf import file_spec
 from iconbench.grids.presets import PRESETS, GridCounts, GridSpec, spec_for
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ not several
                 "--limited-area: a grid file says itself whether it is limited-area; leave it out"
             )
         path = pathlib.Path(grid_file).resolve()
-        return Grid(_file_spec(path, levels or DEFAULT_LEVELS), ("--grid-file", str(path), *tail))
+        return Grid(file_spec(path, levels or DEFAULT_LEVELS), ("--grid-file", str(path), *tail))
     if preset is None and cells is None:
         raise IconbenchError(
             f"give a grid: --grid PRESET ({', '.join(PRESETS)}), --cells N or --grid-file FILE"
@@ -115,49 +116,3 @@ not several
         spec = dataclasses.replace(spec, name=f"{spec.name}_{levels}l")
     head = ("--grid", preset) if preset is not None else ("--cells", str(cells))
     return Grid(spec, (*head, *tail))
-
-
-def netcdf4() -> Any:
-    """The ``netCDF4`` module, which ICON grid files need: one line where it is not installed.
-
-    A GPU runner's wheelhouse leaves it out unless made with ``--with-grid-files``.
-    """
-    try:
-        import netCDF4
-    except ImportError:
-        raise IconbenchError(
-            "ICON grid files need the netCDF4 package, which this environment lacks (a GPU "
-            "runner's wheelhouse has it when made with 'ci/gpu-wheelhouse --with-grid-files')"
-        ) from None
-    return netCDF4
-
-
-def _file_spec(path: pathlib.Path, levels: int) -> GridSpec:
-    """The spec of the ICON grid file ``path``: its counts read from the file, no grid built."""
-    if not path.is_file():
-        raise IconbenchError(f"--grid-file {path}: no such file; give an ICON grid file")
-    netcdf = netcdf4()
-    import numpy as np
-
-    try:
-        with netcdf.Dataset(path) as ds:
-            sizes = [ds.dimensions[name].size for name in ("cell", "edge", "vertex")]
-            limited = bool(np.any(np.asarray(ds["refin_c_ctrl"][:]) > 0))
-    except (OSError, KeyError) as error:
-        raise IconbenchError(
-            f"--grid-file {path}: not an ICON grid file ({error}); give one with cell, edge and "
-            "vertex dimensions and refin_c_ctrl"
-        ) from None
-    if not 1 <= levels <= 1000:
-        raise IconbenchError(f"cannot make a grid with {levels} levels; use 1 to 1000 levels")
-    cells, edges, vertices = sizes
-    return GridSpec(
-        name=f"{path.stem}_{levels}l",
-        num_cells=cells,
-        num_levels=levels,
-        limited_area=limited,
-        description=f"ICON grid file {path}",
-        num_edges=edges,
-        num_vertices=vertices,
-        grid_file=str(path),
-    )

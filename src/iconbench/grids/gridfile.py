@@ -25,8 +25,8 @@ from icon4py.model.common.grid import icon
 from iconbench.errors import IconbenchError
 from iconbench.grids.connectivity import Topology
 from iconbench.grids.generator import GeneratedGrid
-from iconbench.grids.grid import netcdf4
 from iconbench.grids.lateral_boundary import RefinementControl
+from iconbench.grids.netcdf import netcdf4
 from iconbench.grids.presets import GridSpec
 from iconbench.grids.vertical import build_vertical, vertical_config
 

@@ -6,7 +6,7 @@ first-parent commits of a range that touch the measured code or its lock
 (:mod:`iconbench.stacks.pinned`): the running environment where it is that stack, else an
 overlay of that stack (:mod:`iconbench.stacks.overlay`). Each commit takes the one measuring
 road, ``iconbench suite all`` into ``OUT/<commit>``, with its exported tree first on the
-path as a check's sides have it (:class:`iconbench.check.sides.Side`), and each finished
+path as a check's sides have it (:class:`iconbench.stacks.sides.Side`), and each finished
 run is appended to the history store.
 
 It resumes: a commit whose directory has a summary is done (appended if it was not yet), a
@@ -275,8 +275,7 @@ def pinned_side(
     running stack); ``out`` is its runner directory. A backfilled commit and both sides of a
     confirmation's A/B are placed this way.
     """
-    from iconbench.check import sides
-    from iconbench.stacks import trees
+    from iconbench.stacks import sides, trees
 
     own = tuple(trees.source_roots(tree))
     roots = own + ((overlay,) if overlay else ())
@@ -310,7 +309,7 @@ def tree_place(request: Request) -> pathlib.Path:
     One path for all of them (:func:`iconbench.stacks.trees.export_in_place`): a program a
     commit did not change keeps its translation from the commit before.
     """
-    from iconbench.check import sides
+    from iconbench.stacks import sides
 
     key = hashlib.sha256(str(request.out).encode()).hexdigest()[:12]
     return sides.exported_trees(f"{COMPONENT}-{LABEL}") / key

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from iconbench.site.history import Run, Target
+    from iconbench.history.runs import Run, Target
 
 #: Fewest runs on each side of a change point.
 MIN_SIZE = 5
@@ -207,10 +207,10 @@ class Found:
 def found_in(runs: Sequence[Run], *, new: bool = False) -> list[Found]:
     """The change points of every (case, backend)'s device time in ``runs``, per target.
 
-    Runs in the site's history order (:func:`iconbench.site.pagedata.history_per_target`),
+    Runs in the site's history order (:func:`iconbench.history.runs.history_per_target`),
     so what this finds is what the site marks; ``new``: only those the newest run added.
     """
-    from iconbench.site.pagedata import history_per_target
+    from iconbench.history.runs import history_per_target
 
     found = []
     for target, ordered in history_per_target(runs).items():

@@ -215,9 +215,9 @@ def selection_of(summaries: dict[str, dict[str, Any]]) -> Selection:
 
 
 def history_runs(store: pathlib.Path, repo: pathlib.Path) -> list[Any]:
-    """The backfill's runs in ``store`` (site.history.Run), read as the site reads them."""
+    """The backfill's runs in ``store`` (history.runs.Run), read as the site reads them."""
     from iconbench.history import export
-    from iconbench.site import history
+    from iconbench.history.runs import runs_in
 
     if not (store / "HISTORY").exists():
         raise IconbenchError(
@@ -233,11 +233,11 @@ def history_runs(store: pathlib.Path, repo: pathlib.Path) -> list[Any]:
     with tempfile.TemporaryDirectory(prefix="iconbench-confirm-") as scratch:
         exported = export.export(HistoryStore.open(store), pathlib.Path(scratch), entries,
                                  repo=repo)  # fmt: skip
-        return history.runs_in(exported.asv_dir, repo)
+        return runs_in(exported.asv_dir, repo)
 
 
 def _in_order(runs: Sequence[Any], grid: str) -> list[Any]:
-    from iconbench.site.pagedata import history_per_target
+    from iconbench.history.runs import history_per_target
 
     targets = [(t, r) for t, r in history_per_target(runs).items() if t.grid == grid]
     if not targets:
@@ -402,8 +402,8 @@ def _attempt(directory: pathlib.Path) -> pathlib.Path:
 
 
 def _side(name: str, repo: pathlib.Path, placed: Placed, out: pathlib.Path):
-    """A :class:`~iconbench.check.sides.Side` of ``placed``: its tree, then its stack's overlay."""
-    from iconbench.check import sides
+    """A :class:`~iconbench.stacks.sides.Side` of ``placed``: its tree, then its stack's overlay."""
+    from iconbench.stacks import sides
 
     tree = trees.export_tree(repo, placed.commit, sides.exported_trees(backfill.COMPONENT))
     return backfill.pinned_side(

@@ -117,7 +117,7 @@ class Confirmation:
     """A commit measured again against its first parent: where, on what, and per benchmark.
 
     ``device`` and ``grid`` name the history's target as the site does
-    (:class:`iconbench.site.history.Target`); ``machine`` where the A/B ran; the stacks are
+    (:class:`iconbench.history.runs.Target`); ``machine`` where the A/B ran; the stacks are
     each side's gt4py and dace (``gt4py 1.2.0 + dace 2.0.0a5``), each from its own lock.
     """
 

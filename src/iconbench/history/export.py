@@ -100,7 +100,7 @@ def export(
 
 def _expand_commits(asv_dir: pathlib.Path, repo: pathlib.Path | None) -> None:
     """Rewrite exported result files whose ``commit_hash`` is abbreviated with the full hash."""
-    from iconbench.site.commits import full_hash, is_full
+    from iconbench.commits import full_hash, is_full
 
     if repo is None:
         from iconbench.buildcache import REPO_ROOT

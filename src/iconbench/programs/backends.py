@@ -21,13 +21,10 @@ import functools
 import importlib.util
 import pathlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from iconbench.errors import IconbenchError
 from iconbench.programs.backend_variants import variants
-
-if TYPE_CHECKING:
-    from iconbench.timing.clocks import Clock
 
 Device = Literal["cpu", "gpu"]
 
@@ -82,13 +79,6 @@ class Backend:
     def is_embedded(self) -> bool:
         """Whether this is gt4py's embedded (Python) execution: nothing compiled."""
         return self.name == "embedded"
-
-    @property
-    def clock(self) -> type[Clock]:
-        """The clock that times this backend (:func:`iconbench.timing.clocks.clock_type_for`)."""
-        from iconbench.timing.clocks import clock_type_for
-
-        return clock_type_for(self)
 
 
 def backend(name: str) -> Backend:

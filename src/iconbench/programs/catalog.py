@@ -371,7 +371,7 @@ def _spec_named(name: str) -> ProgramSpec | None:
     two cores). The module comes from the source index the selection uses (no import);
     a name the index does not know is looked up by discovery.
     """
-    from iconbench.selection.imports import ProgramIndex
+    from iconbench.programs.imports import ProgramIndex
 
     module = ProgramIndex.installed().catalog_programs(PACKAGES).get(name)
     program = (
@@ -380,6 +380,20 @@ def _spec_named(name: str) -> ProgramSpec | None:
     if program is None:
         return {s.name: s for s in discover()}.get(name)
     return make_spec(name, module, program)
+
+
+def split_case(case: str) -> tuple[str, str]:
+    """``"prog[variant]"`` → ``("prog", "variant")``.
+
+    >>> split_case("compute_tangential_wind[default]")
+    ('compute_tangential_wind', 'default')
+    >>> split_case("plain")
+    ('plain', 'default')
+    """
+    match = re.fullmatch(r"(?P<program>[^\[]+)(?:\[(?P<variant>.*)\])?", case)
+    if not match:
+        raise IconbenchError(f"bad case id {case!r}: expected program[variant]")
+    return match.group("program"), match.group("variant") or "default"
 
 
 _CASE = re.compile(r"(?P<program>[^\[\]]+)(?:\[(?P<variant>[^\[\]]*)\])?")

@@ -32,10 +32,15 @@ The vectorised search below replaces icon4py's per-edge Python loops (1M edges x
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from iconbench.programs.overrides import Context
+
+#: icon4py's geometry names of the cell centres (``geometry_attributes.CELL_CENTER_X/Y``).
+CELL_X, CELL_Y = "x_component_of_cell_center", "y_component_of_cell_center"
 #: DiffusionConfig defaults (icon4py 0.4.1 diffusion.py: thslp_zdiffu, thhgtd_zdiffu).
 THSLP_ZDIFFU, THHGTD_ZDIFFU = 0.025, 200.0
 #: icon4py's ``extrapol_dist`` (metric_fields.py, compute_zdiff_gradp.py), metres.
@@ -167,11 +172,9 @@ def _slopes(topo: np.ndarray, c2e2c: np.ndarray, x: np.ndarray, y: np.ndarray) -
     return slope.max(axis=1), dh.max(axis=1)
 
 
-def compute(context: Any, e2c: np.ndarray, c2e2c: np.ndarray, seed: int = 0) -> Orography:
-    """The orography fields of a generated grid (``context``: :class:`overrides.Context`)."""
+def compute(context: Context, e2c: np.ndarray, c2e2c: np.ndarray, seed: int = 0) -> Orography:
+    """The orography fields of a generated grid, from its input-rule context."""
     from icon4py.model.common.metrics import compute_diffusion_metrics as diffusion
-
-    from iconbench.programs.overrides import CELL_X, CELL_Y
 
     x = np.asarray(context.geometry[CELL_X], dtype=float)
     y = np.asarray(context.geometry[CELL_Y], dtype=float)

@@ -28,6 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from iconbench.programs import orography
+from iconbench.programs.orography import CELL_X, CELL_Y
+
 SOLVE_NONHYDRO = "dycore/solve_nonhydro.py"
 VELOCITY_ADVECTION = "dycore/velocity_advection.py"
 DIFFUSION = "diffusion/diffusion.py"
@@ -103,8 +106,6 @@ class Context:
             return None
         key = (id(self.geometry[CELL_X]), self.nlev, self.nflatlev)
         if key not in _OROGRAPHY:
-            from iconbench.programs import orography
-
             _OROGRAPHY.clear()  # one grid per process: keep one
             _OROGRAPHY[key] = orography.compute(
                 self, self.connectivities["E2C"], self.connectivities["C2E2C"]
@@ -119,8 +120,6 @@ class Context:
 
 
 _OROGRAPHY: dict[tuple[int, int, int], Any] = {}
-#: icon4py's geometry names of the cell centres (``geometry_attributes.CELL_CENTER_X/Y``).
-CELL_X, CELL_Y = "x_component_of_cell_center", "y_component_of_cell_center"
 
 
 def _tables(icon_grid: Any, names: tuple[str, ...]) -> dict[str, np.ndarray]:

@@ -43,7 +43,7 @@ def timer_order(cases: list[str], experiment) -> list[str]:
     """
     from iconbench.baselines import mapping, store
     from iconbench.baselines.gt4py_timings import parse_variant
-    from iconbench.suite import split_case
+    from iconbench.programs.catalog import split_case
 
     timers = mapping.load()
     baseline = store.load(store.default_root(), experiment.baseline)

@@ -45,7 +45,7 @@ def prepare(options: RunOptions) -> None:
     import warnings
 
     from iconbench import buildcache
-    from iconbench.cli.options import create_dir
+    from iconbench.files.directories import create_dir
     from iconbench.runner import resultdir
 
     resultdir.require_stack(options.out, options.stack)

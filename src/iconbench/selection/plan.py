@@ -6,7 +6,7 @@ Rules (docs/ci.md, "Cost control"):
 - a gt4py or dace change can change every program's generated code: the representative subset
   (:mod:`iconbench.selection.subset`), first variant of each program.
 - an icon4py change: the programs whose module is, or imports, a changed module
-  (:mod:`iconbench.selection.imports`), all their variants; a change of the dependencies
+  (:mod:`iconbench.programs.imports`), all their variants; a change of the dependencies
   (``pyproject.toml``, ``uv.lock``) or of a module every program imports is treated like a
   gt4py change; tests, docs and CI files affect no program.
 """
@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from iconbench.errors import IconbenchError
-from iconbench.selection.imports import ProgramIndex, module_of
+from iconbench.programs.imports import ProgramIndex, module_of
 from iconbench.selection.subset import Shares, representative
 
 COMPONENTS = ("gt4py", "dace", "icon4py", "iconbench")

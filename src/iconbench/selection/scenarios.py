@@ -19,8 +19,8 @@ import dataclasses
 import statistics
 from collections.abc import Sequence
 
+from iconbench.programs.imports import ProgramIndex
 from iconbench.selection.cost import CostModel, Estimate
-from iconbench.selection.imports import ProgramIndex
 from iconbench.selection.plan import Selection, select
 from iconbench.selection.subset import Shares
 

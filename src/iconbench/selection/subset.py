@@ -102,7 +102,7 @@ def measured_shares(results: Iterable[CaseResult], backend: str) -> Shares:
     >>> dict(shares.by_program)
     {'a': 0.5, 'b': 0.5}
     """
-    from iconbench.suite import split_case
+    from iconbench.programs.catalog import split_case
 
     latest: dict[str, float] = {}
     for record in results:

@@ -10,7 +10,7 @@ before they replace the previous ones. asv lists (and its grid requests a summar
 every benchmark in ``benchmarks.json``, measured or not, so a result set that ran a part of
 the suite (three programs on a CPU) is handed to asv with only its measured benchmarks.
 A result file that records an abbreviated commit (which asv would silently leave out) is
-handed over as a copy with the full hash (:mod:`iconbench.site.commits`).
+handed over as a copy with the full hash (:mod:`iconbench.commits`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ import subprocess
 import sys
 import tempfile
 
-from iconbench import results
-from iconbench.site import asv_offline, commits
-from iconbench.site.history import ResultSet, slug
+from iconbench import commits, results
+from iconbench.history.runs import ResultSet, slug
+from iconbench.site import asv_offline
 
 
 @dataclasses.dataclass(frozen=True)

@@ -25,7 +25,7 @@ from iconbench.baselines.mapping import TimerProgramMapping
 from iconbench.errors import IconbenchError
 from iconbench.gate.kernels import counters as kernel_counters
 from iconbench.history import changepoints, confirmation
-from iconbench.site.history import Measured, Run, Target, slug
+from iconbench.history.runs import Measured, Run, Target, history_per_target, ordered, slug
 from iconbench.stacks.reproducibility import draw_note
 
 #: Backends the overview compares with OpenACC when a run has them (else: all it has).
@@ -57,16 +57,6 @@ def day(date_ms: int) -> str:
     """
     moment = datetime.datetime.fromtimestamp(date_ms / 1000, datetime.UTC)
     return moment.strftime("%Y-%m-%d %H:%M")
-
-
-def ordered(runs: Sequence[Run]) -> list[Run]:
-    """Runs in history order: by their commit's date where known, else when measured.
-
-    A nightly measures each commit after the one before, but a backfill measures old commits
-    after new ones: ordered by when they were measured, their change points would fall
-    between the wrong commits.
-    """
-    return sorted(runs, key=lambda r: (r.commit_ms or r.date_ms, r.date_ms, r.commit, r.id))
 
 
 def latest_per_target(runs: Sequence[Run]) -> dict[Target, Run]:
@@ -129,14 +119,6 @@ def shown_per_target(runs: Sequence[Run]) -> dict[Target, Run]:
         chosen = shown_per_backend(history)
         shown[target] = composite(target, chosen) if chosen else history[-1]
     return shown
-
-
-def history_per_target(runs: Sequence[Run]) -> dict[Target, list[Run]]:
-    """The runs of every (device, grid), each list in history order; targets sorted."""
-    per_target: dict[Target, list[Run]] = {}
-    for run in ordered(runs):
-        per_target.setdefault(run.target, []).append(run)
-    return dict(sorted(per_target.items()))
 
 
 # --------------------------------------------------------------------------- baselines
@@ -421,7 +403,7 @@ def run_page(run: Run) -> str:
     """The file of a run's page (its stack, grid, coverage and cases), relative to the root.
 
     >>> import dataclasses as d
-    >>> from iconbench.site.history import Target
+    >>> from iconbench.history.runs import Target
     >>> run_page(Run(Target("H100", "g"), "abc", 0, "h100", "env", "f.json", ()))
     'runs/h100-abc-env-g.html'
     """

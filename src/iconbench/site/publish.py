@@ -35,9 +35,10 @@ from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
 from iconbench.gate.summary import Summary
 from iconbench.history import confirmation
-from iconbench.site import asv_offline, asv_pages, figures, history, pagedata, render
+from iconbench.history import runs as history_runs
+from iconbench.programs.catalog import split_case
+from iconbench.site import asv_offline, asv_pages, figures, pagedata, render
 from iconbench.site.published import Index, open_site, source_key, stamp
-from iconbench.suite import split_case
 
 #: Variants per program page that get charts (the rest are in its table).
 CHART_VARIANTS = 4
@@ -47,7 +48,7 @@ CHART_VARIANTS = 4
 class Inputs:
     """Everything ``iconbench publish`` reads, resolved and checked."""
 
-    result_sets: tuple[history.ResultSet, ...]
+    result_sets: tuple[history_runs.ResultSet, ...]
     gate_files: tuple[pathlib.Path, ...]
     confirmation_files: tuple[pathlib.Path, ...]
     baselines: tuple[Baseline, ...]
@@ -58,7 +59,7 @@ class Inputs:
     asv: bool = True
     repo: pathlib.Path | None = None
     #: The stacks of runner summaries given beside asv result files (``--summaries``)
-    stacks: Mapping[str, history.Stack] = dataclasses.field(default_factory=dict)
+    stacks: Mapping[str, history_runs.Stack] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,16 +87,16 @@ def resolve_inputs(
     repo: pathlib.Path | None = None,
 ) -> Inputs:
     """Check every input before any work: one line naming the first that is wrong."""
-    sets = tuple(history.result_set(p) for p in result_paths)
+    sets = tuple(history_runs.result_set(p) for p in result_paths)
     gates = tuple(f for p in gate_paths for f in summary_files(p))
     confirmations = tuple(
         f for p in confirmation_paths for f in summary_files(p, what="confirmation")
     )
-    stacks: dict[str, history.Stack] = {}
+    stacks: dict[str, history_runs.Stack] = {}
     for directory in summary_dirs:
         if not directory.is_dir():
             raise IconbenchError(f"--summaries {directory}: no such directory")
-        stacks |= history.stacks_of(directory)
+        stacks |= history_runs.stacks_of(directory)
     root = baselines_dir or store.default_root()
     if baselines_dir is not None and not root.is_dir():
         raise IconbenchError(f"--store {root}: no such baselines directory")
@@ -129,7 +130,7 @@ def _comparison_digest(inputs: Inputs) -> str:
     return digest.hexdigest()[:16]
 
 
-def _estimates(run: history.Run, inputs: Inputs) -> dict[str, dict[str, float]]:
+def _estimates(run: history_runs.Run, inputs: Inputs) -> dict[str, dict[str, float]]:
     comparison = pagedata.compare(
         run, inputs.baselines, inputs.mapping, inputs.pins, inputs.baseline
     )
@@ -138,7 +139,7 @@ def _estimates(run: history.Run, inputs: Inputs) -> dict[str, dict[str, float]]:
 
 def _read_new_runs(
     inputs: Inputs, index: Index, report: Callable[[str], None]
-) -> tuple[list[history.Run], set[str], list[str]]:
+) -> tuple[list[history_runs.Run], set[str], list[str]]:
     """Runs of new or changed files (stored at once), the sets that changed, problems."""
     new_runs, changed_sets, problems = [], set(), []
     for result_set in inputs.result_sets:
@@ -155,18 +156,18 @@ def _read_new_runs(
         changed_sets.add(source_key(result_set.root))
         try:
             failures = (
-                history.read_failures(result_set.root)
+                history_runs.read_failures(result_set.root)
                 if result_set.ledgers
-                else history.NO_FAILURES
+                else history_runs.NO_FAILURES
             )
         except IconbenchError as error:
             problems.append(f"{error} (failures of {result_set.root} not shown)")
             report(problems[-1])
-            failures = history.NO_FAILURES
+            failures = history_runs.NO_FAILURES
         units = results.units_of(result_set.asv_dir)
         stamps = {path: (key, now) for path, key, now in todo}
         repo = inputs.repo or _repo_root()
-        for path, outcome in history.read_runs(
+        for path, outcome in history_runs.read_runs(
             [p for p, _, _ in todo],
             units,
             failures,
@@ -486,7 +487,7 @@ def _render_program_list(env, out, runs, common) -> list[str]:
     return ["programs/index.html"]
 
 
-def _openacc_by_target(runs, inputs) -> dict[history.Target, dict[str, dict[str, Any]]]:
+def _openacc_by_target(runs, inputs) -> dict[history_runs.Target, dict[str, dict[str, Any]]]:
     found = {}
     for target, run in pagedata.shown_per_target(runs).items():
         comparison = pagedata.compare(
@@ -502,7 +503,7 @@ def _render_programs(
     if not programs:
         return []
     openacc = _openacc_by_target(runs, inputs)
-    by_program: dict[str, list[history.Run]] = {}
+    by_program: dict[str, list[history_runs.Run]] = {}
     wanted = set(programs)
     for run in runs:
         for program in set(run.programs) & wanted:

@@ -19,7 +19,7 @@ from typing import Any
 
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
-from iconbench.site.history import Run, run_from_dict
+from iconbench.history.runs import Run, run_from_dict
 
 SCHEMA = "iconbench-site-index"
 VERSION = 1

@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from iconbench.programs.catalog import split_case
+
 
 @dataclasses.dataclass(frozen=True)
 class CompileRecord:
@@ -120,8 +122,6 @@ class CompileLedger:
         >>> expect("b[x=2]", "gtfn_gpu"), expect("b[x=2]", "dace_gpu")
         (190.0, 40.0)
         """
-        from iconbench.suite import split_case
-
         known: dict[tuple[str, str], float] = {}
         per_program: dict[tuple[str, str], float] = {}
         for record in self.records():

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from iconbench.buildcache import REPO_ROOT
+from iconbench.programs.catalog import split_case
 from iconbench.timing.statistics import CV_THRESHOLD_S
 
 TEMPLATES = REPO_ROOT / "reporting"
@@ -130,8 +131,6 @@ def failures_by_program(
     >>> [(r["program"], r["failed"], r["variants"]) for r in rows]
     [('halo', 1, 1), ('solver', 2, 4)]
     """
-    from iconbench.suite import split_case
-
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for failure in failures:
         program, _ = split_case(failure["case"])

@@ -13,7 +13,7 @@ While :func:`reusing` is active, a DaCe build folder that gt4py is about to fill
 part of every source path taken out, plus the Python binding gt4py generated for it and the
 folder name's suffix (gt4py's version and the DaCe configuration, which holds the compiler
 flags). When a complete build of the same identity is already in the cache (the base's build
-folders are linked into the head's cache, :func:`iconbench.check.sides.link_builds`), the new
+folders are linked into the head's cache, :func:`iconbench.stacks.sides.link_builds`), the new
 folder becomes a link to it and gt4py finds its library there instead of compiling.
 
 A change of DaCe itself can change the code generated from one SDFG, so the identity also

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from iconbench.programs import backends as registry
 from iconbench.timing.bandwidth import achieved_bandwidth
-from iconbench.timing.clocks import clock_for
+from iconbench.timing.clocks import clock_for, clock_type_for
 from iconbench.timing.measurement import Measurement, measure
 from iconbench.timing.statistics import CV_THRESHOLD_S, summarize
 
@@ -257,7 +257,8 @@ def is_current(result: CaseResult) -> bool:
     if result.error is not None or result.measurement is None:
         return False
     source = result.measurement.device_source
-    return source == "none" or source == registry.backend(result.backend).clock.device_source
+    clock = clock_type_for(registry.backend(result.backend))
+    return source in ("none", clock.device_source)
 
 
 def is_noisy(result: CaseResult, max_cv: float) -> bool:

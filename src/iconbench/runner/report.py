@@ -1,5 +1,8 @@
 """The markdown report of one or more runner result directories (``iconbench report``).
 
+It reads what every layer below wrote (the result directory, asv's records, the ledgers, the
+OpenACC baselines), so it sits with the result directory's reader, above the timing.
+
 A result directory is what ``iconbench suite --out DIR`` writes: ``summary*.json`` (the newest
 counts), ``work/``'s ledgers (``session.jsonl``, ``compile.jsonl``, ``nvidia-smi-*.txt``),
 ``asv/`` (one result file per measuring run, named by the commit of the code that measured),
@@ -283,6 +286,7 @@ def shown(path: pathlib.Path) -> str:
 def part(out: pathlib.Path, one_variant: bool) -> dict[str, Any]:
     """Everything the report shows of one result directory."""
     from iconbench import suite
+    from iconbench.programs.catalog import split_case
     from iconbench.runner import resultdir
     from iconbench.timing import report
 
@@ -311,7 +315,7 @@ def part(out: pathlib.Path, one_variant: bool) -> dict[str, Any]:
         len(cases),
         ncu=rows(out, "ncu"),
         compile_failures=failures,
-        variants=collections.Counter(suite.split_case(case)[0] for case in cases),
+        variants=collections.Counter(split_case(case)[0] for case in cases),
     )
     body = report.render("gpu_suite.md.j2", context).splitlines()
     # the part's own heading replaces the per-run title; its sections go one level down
@@ -321,7 +325,7 @@ def part(out: pathlib.Path, one_variant: bool) -> dict[str, Any]:
         for line in body[1:]
         if not line.startswith(("Stack: ", "GPU: "))
     ]
-    programs = sorted({suite.split_case(case)[0] for case in cases})
+    programs = sorted({split_case(case)[0] for case in cases})
     notes = out / "notes.md"
     return {
         "dir": shown(out),

@@ -1,6 +1,8 @@
-"""Reading the history: result files into typed runs, one per (result file, grid).
+"""Reading the history: result files into typed runs, one per (result file, grid), in order.
 
-Two kinds of result sets feed the site, both in asv's storage:
+The site's pages, the change points (:mod:`iconbench.history.changepoints`) and their
+confirmation read the same runs in the same history order (:func:`ordered`). Two kinds of
+result sets feed them, both in asv's storage:
 
 * an asv ``results_dir`` (``benchmarks.json``, ``<machine>/machine.json``, one file per
   commit and environment), as ``iconbench run`` / ``asv run`` write it;
@@ -23,13 +25,13 @@ import math
 import pathlib
 import re
 import statistics
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from iconbench import results
+from iconbench.commits import commit_time_ms, full_hash
 from iconbench.errors import IconbenchError
-from iconbench.site.commits import commit_time_ms, full_hash
-from iconbench.suite import split_case
+from iconbench.programs.catalog import split_case
 
 #: asv benchmark kind -> field of :class:`Measured`.
 KIND_FIELDS = {
@@ -352,7 +354,7 @@ def runs_of_file(
 ) -> list[Run]:
     """One :class:`Run` per grid of an asv result file.
 
-    ``commit``: the file's commit resolved to its full hash (:mod:`iconbench.site.commits`);
+    ``commit``: the file's commit resolved to its full hash (:mod:`iconbench.commits`);
     ``source``: how pages name the file (never an absolute path of the publishing machine);
     ``commit_ms``: when that commit was committed (0: unknown).
     """
@@ -460,7 +462,7 @@ def read_runs(
 
     ``repo``, the repository of the files' commits, turns a recorded commit (possibly
     abbreviated) into its full hash and gives its date, the run's place in history order
-    (:mod:`iconbench.site.commits`); without it both stay as recorded (date: unknown).
+    (:mod:`iconbench.commits`); without it both stay as recorded (date: unknown).
     A run's stack comes from its result set's summaries, else from ``stacks`` (summaries
     given beside asv result files: ``publish --summaries``).
     """
@@ -484,7 +486,7 @@ def runs_in(path: pathlib.Path, repo: pathlib.Path | None = None) -> list[Run]:
     For readers that need the whole history at once (``iconbench changepoints``, a
     backfill's confirmation); the site itself skips such a file and goes on. ``repo``: the
     repository of the runs' commits, whose dates put the runs in history order
-    (:func:`iconbench.site.pagedata.ordered`).
+    (:func:`ordered`).
     """
     found = result_set(path)
     units = results.units_of(found.asv_dir)
@@ -494,3 +496,21 @@ def runs_in(path: pathlib.Path, repo: pathlib.Path | None = None) -> list[Run]:
             raise IconbenchError(f"{file}: {outcome}")
         runs.extend(outcome)
     return runs
+
+
+def ordered(runs: Sequence[Run]) -> list[Run]:
+    """Runs in history order: by their commit's date where known, else when measured.
+
+    A nightly measures each commit after the one before, but a backfill measures old commits
+    after new ones: ordered by when they were measured, their change points would fall
+    between the wrong commits.
+    """
+    return sorted(runs, key=lambda r: (r.commit_ms or r.date_ms, r.date_ms, r.commit, r.id))
+
+
+def history_per_target(runs: Sequence[Run]) -> dict[Target, list[Run]]:
+    """The runs of every (device, grid), each list in history order; targets sorted."""
+    per_target: dict[Target, list[Run]] = {}
+    for run in ordered(runs):
+        per_target.setdefault(run.target, []).append(run)
+    return dict(sorted(per_target.items()))

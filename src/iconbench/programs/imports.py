@@ -5,7 +5,9 @@ pull-request check has to decide in a second which programs a change touches. Th
 ``.py`` files with :mod:`ast`: every function decorated with ``@program``/``@gtx.program``
 (or ``@program(...)``) is a program of its module, and the ``import`` statements give the
 module graph. A program is affected by a change of module ``M`` when its defining module is
-``M`` or imports ``M``, directly or through other modules.
+``M`` or imports ``M``, directly or through other modules. The catalog finds the module of one
+program here too (:func:`iconbench.programs.catalog.lookup`), so it lives with the programs,
+below the selection that maps a pull request's changes with it.
 """
 
 from __future__ import annotations

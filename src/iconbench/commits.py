@@ -1,4 +1,7 @@
-"""Full commit hashes for result files that record an abbreviated one.
+"""Commits as a repository's git names them: the full hash of an abbreviated one, its date.
+
+Below everything that reads results: the provenance of a new result, the history's export
+and its runs (:mod:`iconbench.history.runs`, which the site and the change points read).
 
 asv keys its pages by the full 40-digit hash that ``git rev-list`` gives; a result file
 whose ``commit_hash`` is abbreviated (``432aa3c``, written by a runner whose

@@ -1,4 +1,9 @@
-"""Base and head of a check: each commit's sources first on the path of the running stack."""
+"""A commit on the runner's stack: its sources first on the path, its own build cache.
+
+The base and head of a check, each commit of a backfill and of a confirmation, and each side
+that ``iconbench explain`` profiles are :class:`Side` values; they sit here, beside the
+exported source trees (:mod:`iconbench.stacks.trees`) they are made of.
+"""
 
 from __future__ import annotations
 

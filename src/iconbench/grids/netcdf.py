@@ -1,0 +1,61 @@
+"""ICON grid files' NetCDF, read without building a grid: the module and a file's counts.
+
+:func:`iconbench.grids.grid.resolve` reads a ``--grid-file``'s counts from its header in
+milliseconds, at the command line; :mod:`iconbench.grids.gridfile` writes and reads whole
+grids (through icon4py, which imports gt4py). Both need the ``netCDF4`` module, which is
+optional: where it is missing that is one line, here.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from typing import Any
+
+from iconbench.errors import IconbenchError
+from iconbench.grids.presets import GridSpec
+
+
+def netcdf4() -> Any:
+    """The ``netCDF4`` module, which ICON grid files need: one line where it is not installed.
+
+    A GPU runner's wheelhouse leaves it out unless made with ``--with-grid-files``.
+    """
+    try:
+        import netCDF4
+    except ImportError:
+        raise IconbenchError(
+            "ICON grid files need the netCDF4 package, which this environment lacks (a GPU "
+            "runner's wheelhouse has it when made with 'ci/gpu-wheelhouse --with-grid-files')"
+        ) from None
+    return netCDF4
+
+
+def file_spec(path: pathlib.Path, levels: int) -> GridSpec:
+    """The spec of the ICON grid file ``path``: its counts read from the file, no grid built."""
+    if not path.is_file():
+        raise IconbenchError(f"--grid-file {path}: no such file; give an ICON grid file")
+    netcdf = netcdf4()
+    import numpy as np
+
+    try:
+        with netcdf.Dataset(path) as ds:
+            sizes = [ds.dimensions[name].size for name in ("cell", "edge", "vertex")]
+            limited = bool(np.any(np.asarray(ds["refin_c_ctrl"][:]) > 0))
+    except (OSError, KeyError) as error:
+        raise IconbenchError(
+            f"--grid-file {path}: not an ICON grid file ({error}); give one with cell, edge and "
+            "vertex dimensions and refin_c_ctrl"
+        ) from None
+    if not 1 <= levels <= 1000:
+        raise IconbenchError(f"cannot make a grid with {levels} levels; use 1 to 1000 levels")
+    cells, edges, vertices = sizes
+    return GridSpec(
+        name=f"{path.stem}_{levels}l",
+        num_cells=cells,
+        num_levels=levels,
+        limited_area=limited,
+        description=f"ICON grid file {path}",
+        num_edges=edges,
+        num_vertices=vertices,
+        grid_file=str(path),
+    )
