@@ -180,8 +180,10 @@ def _controls(metric: str, factors: list[float], seed: int = 5) -> tuple:
     for i, factor in enumerate(factors):
         samples = 1e-3 * (1 + i / 10) * np.exp(rng.normal(0, 0.005, 20))
         for side, scale in ((base, 1.0), (head, factor)):
-            entry = resultset.Entry(f"p{i}[default]", "gtfn_gpu", metric,
-                                    tuple(float(s) for s in samples * scale), fingerprint=f"fp{i}")  # fmt: skip
+            values = tuple(float(s) for s in samples * scale)
+            entry = resultset.Entry(
+                f"p{i}[default]", "gtfn_gpu", metric, values, fingerprint=f"fp{i}"
+            )
             side[entry.key] = entry
     return tuple(
         resultset.ResultSet(name, "asv", name, None, {}, {}, resultset.Grid("tiny"), "test", e)
