@@ -14,14 +14,19 @@ dace_cpu's ``apply_nabla2_to_w`` generated from its SDFG) standing in for the GP
 head's copy has a planted change: gtfn's block sizes 32x8 -> 64x4, DaCe's two loops of the
 second map swapped. Two more variants of ``compute_tangential_wind`` are flagged with it:
 one whose code differs only inside its functor (the same kernels: not profiled again) and
-one that launches a second stencil (profiled on its own).
+one that launches a second stencil (profiled on its own; its profile has the kernel more).
+A summary explained variant by variant, as checks wrote them before variants were grouped by
+their code, shows one kernel table for the variants whose profiles have the same kernels.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pathlib
+import re
+import shutil
 import stat
 import sys
 
@@ -81,7 +86,7 @@ PROFILES = {
     (TANGENTIAL, "gtfn_gpu", "base"): "ncu_gtfn_gpu_base.TEST_INPUT.csv",
     (TANGENTIAL, "gtfn_gpu", "head"): "ncu_gtfn_gpu_head.TEST_INPUT.csv",
     (SPLIT, "gtfn_gpu", "base"): "ncu_gtfn_gpu_base.TEST_INPUT.csv",
-    (SPLIT, "gtfn_gpu", "head"): "ncu_gtfn_gpu_head.TEST_INPUT.csv",
+    (SPLIT, "gtfn_gpu", "head"): "ncu_gtfn_gpu_head_split.TEST_INPUT.csv",  # its 2nd stencil
     (NABLA, "dace_gpu", "base"): "ncu_dace_gpu_base.TEST_INPUT.csv",
     (NABLA, "dace_gpu", "head"): "ncu_dace_gpu_head.TEST_INPUT.csv",
     (NABLA, "gtfn_gpu", "base"): "ncu_gtfn_gpu_head.TEST_INPUT.csv",  # faster on head
@@ -108,6 +113,28 @@ profiles = json.loads(os.environ["FAKE_NCU_PROFILES"])
 name = profiles["|".join([value("--case"), value("--backends"), side])]
 log.write_text((pathlib.Path(os.environ["FAKE_NCU_DATA"]) / name).read_text())
 """
+
+
+def _profiles(folder: pathlib.Path) -> pathlib.Path:
+    """The fake ncu's CSVs: the test input, and SPLIT's head with its second stencil.
+
+    SPLIT's head launches a third stencil (``_fun_2``, timed as the first) at the end of each
+    call: ``kernel#3``, a kernel more than TANGENTIAL, in its profile as in its code.
+    """
+    folder.mkdir()
+    for path in DATA.glob("ncu_*.csv"):
+        shutil.copy(path, folder)
+    lines = (DATA / "ncu_gtfn_gpu_head.TEST_INPUT.csv").read_text().splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if line.startswith('"0",'))
+    rows = lines[first:]
+    per_call = len(rows) // 3  # three profiled calls
+    calls = [rows[i * per_call : (i + 1) * per_call] for i in range(3)]
+    third = [call[0].replace("::_fun_0>", "::_fun_2>") for call in calls]
+    assert third[0] != calls[0][0]
+    more = [row for call, extra in zip(calls, third, strict=True) for row in (*call, extra)]
+    renumbered = [re.sub(r'^"\d+"', f'"{i}"', row) for i, row in enumerate(more)]
+    (folder / PROFILES[SPLIT, "gtfn_gpu", "head"]).write_text("".join(lines[:first] + renumbered))
+    return folder
 
 
 def _benchmark(kind: str) -> dict:
@@ -204,7 +231,7 @@ def explained(tmp_path, monkeypatch, capsys):
     ncu.chmod(ncu.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_NCU_CALLS", str(tmp_path / "ncu-calls.jsonl"))
-    monkeypatch.setenv("FAKE_NCU_DATA", str(DATA))
+    monkeypatch.setenv("FAKE_NCU_DATA", str(_profiles(tmp_path / "profiles")))
     monkeypatch.setenv(
         "FAKE_NCU_PROFILES", json.dumps({"|".join(k): v for k, v in PROFILES.items()})
     )
@@ -252,7 +279,9 @@ def test_the_flagged_gpu_benchmarks_are_profiled_each_in_its_own_environment(exp
     why = {w.id: w for w in summary.why}
     gtfn = why[f"{TANGENTIAL}|gtfn_gpu|device_time"]
     assert gtfn.same_kernels == (f"{ALIKE}|gtfn_gpu|device_time",)
-    assert why[f"{SPLIT}|gtfn_gpu|device_time"].same_kernels == ()
+    split = why[f"{SPLIT}|gtfn_gpu|device_time"]
+    assert split.same_kernels == ()
+    assert [c.kernel for c in split.kernels.changes if c.base is None] == ["kernel#3"]
     assert gtfn.profiler == "Nsight Compute 2025.2.1.0, 3 calls per side"
     slower = gtfn.kernels.changes[0]
     assert (slower.kernel, round(slower.ratio, 2)) == ("kernel#1", 1.22)
@@ -327,6 +356,59 @@ def test_the_program_page_shows_the_why(explained):
     assert "map_113_fieldop_1_0_0" in other
     assert "56 → 96" in other
     assert "Generated code identical on both sides" in other
+
+
+def test_variants_profiled_each_with_the_same_kernels_show_one_table(explained, capsys):
+    """ALIKE profiled on its own, as before variants were grouped by their code: its kernels
+    are TANGENTIAL's (the same launches and blocks on each side), so the comment, the table
+    and the program page show TANGENTIAL's table once and list ALIKE under it with its own
+    change and kernel time; SPLIT, a kernel more, keeps its table."""
+    from iconbench.explain import profile
+    from iconbench.gate import kernels, table
+    from iconbench.gate.why import Why
+    from iconbench.timing import nsight
+
+    tmp_path, summary, _, _ = explained
+    lead = next(w for w in summary.why if w.case == TANGENTIAL and w.backend == "gtfn_gpu")
+    csv = [(DATA / PROFILES[TANGENTIAL, "gtfn_gpu", side]).read_text() for side in ("base", "head")]
+    records = [profile.kernel_records(nsight.launches(text), calls=3) for text in csv]
+    alike = Why(f"{ALIKE}|gtfn_gpu|device_time", lead.program, lead.backend,
+                kernels.diff(f"{ALIKE}|gtfn_gpu|device_time", *records), lead.code,
+                lead.profiler)  # fmt: skip
+    each = dataclasses.replace(
+        summary,
+        why=(*(dataclasses.replace(w, same_kernels=()) for w in summary.why), alike),
+    )
+    path = tmp_path / "each.json"
+    each.write(path)
+    argv = ["comment", str(path), "--repo", "GridTools/gt4py", "--pr", "7", "--dry-run",
+            "--site-url", "https://example.org/bench"]  # fmt: skip
+    assert main(argv) in (0, 1)
+    why = capsys.readouterr().out.partition("#### Why it changed")[2]
+    assert why.count("| kernel | launches |") == 4  # 5 explanations, ALIKE's in TANGENTIAL's
+    assert why.count("| `kernel#1` | 1 | 32×8×1 → 64×4×1 | 71.4 µs | 86.8 µs |") == 2  # + SPLIT
+    assert (
+        "The same kernels, flagged and profiled too (one table for all): `halved=True` "
+        "+18.4 % (kernel time 99.5 µs → 115.1 µs)."
+    ) in why
+    assert "not profiled again" not in why
+    text = table.render(each)
+    assert text.count(f"kernels of {ALIKE}") == 0
+    assert text.count("kernels of compute_tangential_wind[") == 2  # TANGENTIAL's and SPLIT's
+    assert (
+        f"  the same kernels, profiled too: {ALIKE}|gtfn_gpu|device_time 99.5us -> 115.1us"
+    ) in text
+    site = tmp_path / "site-each"
+    argv = ["publish", str(tmp_path / "base" / "asv"), str(tmp_path / "head" / "asv"),
+            "--gate", str(path), "--out", str(site), "--no-asv"]  # fmt: skip
+    assert main(argv) == 0
+    page = (site / "programs" / "compute_tangential_wind.html").read_text()
+    cards = page[page.index('<section class="card" id="why">') :]
+    assert cards.count('<h3 id="why-') == 2  # TANGENTIAL (with ALIKE) and SPLIT
+    assert (
+        "The same kernels, flagged and profiled too (one table for all): "
+        f"<code>{ALIKE}</code> +18.4 % (kernel time 99.5 µs → 115.1 µs)."
+    ) in cards
 
 
 def test_without_ncu_the_code_diff_still_comes_and_a_note_says_why(tmp_path, monkeypatch, capsys):

@@ -27,6 +27,7 @@ from typing import Any
 
 from iconbench.bot.links import Site
 from iconbench.bot.target import PullRequest
+from iconbench.gate.kernels import KernelDiff
 from iconbench.gate.summary import BenchmarkResult as Benchmark
 from iconbench.gate.summary import Side, Summary
 from iconbench.gate.summary import SideNumbers as Sample
@@ -254,13 +255,20 @@ def _kernel_row(change: Any) -> dict[str, str]:
 
 
 def _why(summary: Summary, site: Site | None, detail: Detail) -> dict[str, Any] | None:
-    """The "why it changed" section: each explained benchmark's kernels and code diff."""
-    found = summary.explanations
+    """The "why it changed" section: each kernel table's explanation, its kernels and code.
+
+    Explanations of one program and backend with the same kernels are one table
+    (:func:`iconbench.gate.why.kernel_tables`); the others it stands for are listed under it.
+    """
+    from iconbench.gate.why import kernel_tables
+
+    found = kernel_tables(summary.explanations)
     if not found:
         return None
     benches = {b.id: b for b in summary.benchmarks}
     entries = []
-    for why in found[: detail.why_items]:
+    for table in found[: detail.why_items]:
+        why = table.why
         bench = benches.get(why.id)
         case, _, metric = why.id.split("|")
         variant = case.partition("[")[2].rstrip("]")
@@ -271,6 +279,7 @@ def _why(summary: Summary, site: Site | None, detail: Detail) -> dict[str, Any] 
             "program": program,
             "variant": _variant(variant),
             "same": [_also(other, benches) for other in why.same_kernels],
+            "alike": [_also(other.id, benches, other.kernels) for other in table.alike],
             "backend": why.backend,
             "metric": metric.replace("_", " "),
             "change": format_change(bench.ratio) if bench else "–",
@@ -320,11 +329,16 @@ def _variant(variant: str) -> str:
     return "" if variant in ("", "default") else f"`{_escape(variant)}`"
 
 
-def _also(bench_id: str, benches: dict[str, Benchmark]) -> str:
-    """Another flagged variant with the same kernels: its variant and change."""
+def _also(bench_id: str, benches: dict[str, Benchmark], profiled: KernelDiff | None = None) -> str:
+    """Another flagged variant with the same kernels: its variant and change.
+
+    ``profiled``: its own kernel diff, where it was profiled too: its kernel time base → head.
+    """
     bench = benches.get(bench_id)
     variant = bench_id.partition("|")[0].partition("[")[2].rstrip("]")
     change = f" {format_change(bench.ratio)}" if bench else ""
+    if profiled is not None:
+        change += f" (kernel time {format_time(profiled.base_s)} → {format_time(profiled.head_s)})"
     return f"{_variant(variant) or '`default`'}{change}"
 
 

@@ -102,8 +102,8 @@ class Explain(Command):
             print(explained.to_json(), end="")
             return 0
         new = [w for w in explained.why if w not in summary.why]
-        for entry in new:
-            print(why.render(entry), end="\n\n")
+        for table in why.kernel_tables(new):
+            print(why.render(table.why, alike=table.alike), end="\n\n")
         count = len(new) + sum(len(entry.same_kernels) for entry in new)
         print(
             f"{count} flagged GPU benchmarks explained in {len(new)} entries; work files in {work}"

@@ -169,6 +169,33 @@ def diff(benchmark: str, base: Sequence[KernelRecord], head: Sequence[KernelReco
     return KernelDiff(benchmark, base_s, head_s, tuple(changes))
 
 
+#: A kernel as a table lists it: its name, and its launches and block on base and on head.
+Launched = tuple[str, tuple[int, str | None] | None, tuple[int, str | None] | None]
+
+
+def structure(kernel_diff: KernelDiff) -> frozenset[Launched]:
+    """The kernels of ``kernel_diff`` by name, launches and block on each side, without times.
+
+    Two profiles of variants that launch the same kernels have the same structure, however
+    their times differ: one table stands for both.
+
+    >>> b = [KernelRecord("k", 1, 1.0e-4, block="32×8×1")]
+    >>> h = [KernelRecord("k", 1, 1.3e-4, block="32×8×1"), KernelRecord("new", 1, 2.0e-5)]
+    >>> slower = diff("p[a]|gtfn_gpu|device_time", b, h)
+    >>> sorted(structure(slower))
+    [('k', (1, '32×8×1'), (1, '32×8×1')), ('new', None, (1, None))]
+    >>> faster = diff("p[b]|gtfn_gpu|device_time", b, [KernelRecord("k", 1, 0.9e-4, block="32×8×1"),
+    ...                                                KernelRecord("new", 1, 3.0e-5)])
+    >>> structure(faster) == structure(slower), structure(faster) == structure(diff("x", b, b))
+    (True, False)
+    """
+
+    def launched(record: KernelRecord | None) -> tuple[int, str | None] | None:
+        return None if record is None else (record.count, record.block)
+
+    return frozenset((c.kernel, launched(c.base), launched(c.head)) for c in kernel_diff.changes)
+
+
 def render(kernel_diff: KernelDiff, *, limit: int = 10) -> str:
     """The per-kernel table of one benchmark (what the gate's table prints under it)."""
     lines = [

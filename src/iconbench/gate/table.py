@@ -84,9 +84,8 @@ def render(summary: Summary, *, everything: bool = False) -> str:
         lines.append(
             f"  ({hidden} not shown: unchanged, not gated{absent_text}{failing}; --all shows them)"
         )
-    if summary.explanations:
-        for explanation in summary.explanations:
-            lines += ["", why.render(explanation)]
+    for table in why.kernel_tables(summary.explanations):
+        lines += ["", why.render(table.why, alike=table.alike)]
     counts = ", ".join(f"{n} {v}" for v, n in summary.counts.items() if n)
     lines += ["", f"{summary.verdict.upper()}: {counts or 'nothing compared'}"]
     return "\n".join(lines)

@@ -12,9 +12,11 @@ not build) is one line in ``notes``, never a failed run.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
-from iconbench.gate.kernels import KernelDiff
+from iconbench.gate.durations import seconds
+from iconbench.gate.kernels import KernelDiff, structure
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +80,11 @@ class Why:
         """``program[variant]`` of the benchmark id."""
         return self.id.split("|")[0]
 
+    @property
+    def metric(self) -> str:
+        """The gated metric of the benchmark id (``device_time``)."""
+        return self.id.split("|")[2] if self.id.count("|") >= 2 else ""
+
     def as_dict(self) -> dict[str, Any]:
         """The JSON object of the summary's ``why`` list."""
         return {
@@ -119,8 +126,61 @@ class Why:
         )
 
 
-def render(why: Why, *, kernel_limit: int = 10, diff_lines: int = 40) -> str:
-    """The text form under the gate's table: the kernel table, then the code diff."""
+@dataclasses.dataclass(frozen=True)
+class KernelTable:
+    """One kernel table of a why section: an explanation and the others it stands for.
+
+    ``alike`` are explanations of the same program, backend and metric, each profiled, whose
+    kernels are the same by name, launches and block on both sides
+    (:func:`iconbench.gate.kernels.structure`): a summary explained variant by variant (as
+    before variants were grouped by their generated code) shows one table for them, and
+    each of the others with its own kernel time.
+    """
+
+    why: Why
+    alike: tuple[Why, ...] = ()
+
+
+def kernel_tables(whys: Sequence[Why]) -> list[KernelTable]:
+    """``whys`` as the tables to show: each with the later ones whose kernels are the same.
+
+    The order is ``whys``'s (the largest change first); an entry without a profile is a
+    table of its own.
+
+    >>> from iconbench.gate.kernels import KernelRecord, diff
+    >>> def why(variant, head_s, extra=()):
+    ...     bench = f"p[{variant}]|gtfn_gpu|device_time"
+    ...     k = diff(bench, [KernelRecord("kernel#1", 1, 1e-4)],
+    ...              [KernelRecord("kernel#1", 1, head_s), *extra])
+    ...     return Why(bench, "p", "gtfn_gpu", k)
+    >>> found = kernel_tables([why("a", 1.3e-4), why("b", 1.2e-4),
+    ...                        why("c", 1.1e-4, [KernelRecord("kernel#2", 1, 1e-5)])])
+    >>> [(t.why.case, [w.case for w in t.alike]) for t in found]
+    [('p[a]', ['p[b]']), ('p[c]', [])]
+    """
+    tables: list[KernelTable] = []
+    lead: dict[tuple[object, ...], int] = {}
+    for why in whys:
+        if why.kernels is None:
+            tables.append(KernelTable(why))
+            continue
+        key = (why.program, why.backend, why.metric, structure(why.kernels))
+        if key in lead:
+            first = tables[lead[key]]
+            tables[lead[key]] = dataclasses.replace(first, alike=(*first.alike, why))
+        else:
+            lead[key] = len(tables)
+            tables.append(KernelTable(why))
+    return tables
+
+
+def render(
+    why: Why, *, kernel_limit: int = 10, diff_lines: int = 40, alike: Sequence[Why] = ()
+) -> str:
+    """The text form under the gate's table: the kernel table, then the code diff.
+
+    ``alike``: the explanations this table stands for (:class:`KernelTable`), one line.
+    """
     from iconbench.gate import kernels
 
     if why.kernels is not None:
@@ -130,6 +190,11 @@ def render(why: Why, *, kernel_limit: int = 10, diff_lines: int = 40) -> str:
     lines += [f"  {note}" for note in why.notes]
     if why.same_kernels:
         lines.append("  the same kernels (not profiled again): " + ", ".join(why.same_kernels))
+    if alike:
+        lines.append(
+            "  the same kernels, profiled too: "
+            + ", ".join(f"{other.id} {_kernel_time(other)}" for other in alike)
+        )
     code = why.code
     if code is not None and code.identical:
         renamed = f", but for {code.renamed_lines} lines of renumbered names" * bool(
@@ -145,3 +210,9 @@ def render(why: Why, *, kernel_limit: int = 10, diff_lines: int = 40) -> str:
             where = code.full_diff or "the summary"
             lines.append(f"    ({code.changed_lines} changed lines in all; {where} keeps more)")
     return "\n".join(lines)
+
+
+def _kernel_time(why: Why) -> str:
+    """``527.3us -> 643.8us`` of an explanation's profile."""
+    diff = why.kernels
+    return "" if diff is None else f"{seconds(diff.base_s)} -> {seconds(diff.head_s)}"

@@ -24,6 +24,7 @@ from iconbench.baselines.format import Baseline
 from iconbench.baselines.mapping import TimerProgramMapping
 from iconbench.errors import IconbenchError
 from iconbench.gate.kernels import counters as kernel_counters
+from iconbench.gate.why import kernel_tables
 from iconbench.history import changepoints, confirmation
 from iconbench.history.runs import Measured, Run, Target, history_per_target, ordered, slug
 from iconbench.stacks.reproducibility import draw_note
@@ -854,12 +855,16 @@ def why_by_program(summaries: Sequence[tuple[str, Any]]) -> dict[str, list[dict[
     """Each program's explained benchmarks (the summaries' ``why``), newest verdict first.
 
     Kernel rows carry the raw seconds and ratios (the templates format them); the hardware
-    counters are strings: one value where they stayed, ``a → b`` where they moved.
+    counters are strings: one value where they stayed, ``a → b`` where they moved. Variants
+    of one program and backend profiled each with the same kernels are one card
+    (:func:`iconbench.gate.why.kernel_tables`), the others listed in ``alike`` with their
+    change and kernel time.
     """
     found: dict[str, list[dict[str, Any]]] = {}
     for path, summary in sorted(summaries, key=lambda item: item[1].created, reverse=True):
         benches = {b.id: b for b in summary.benchmarks}
-        for why in summary.explanations:
+        for table in kernel_tables(summary.explanations):
+            why = table.why
             bench = benches.get(why.id)
             diff = why.kernels
             kernels = None
@@ -898,6 +903,15 @@ def why_by_program(summaries: Sequence[tuple[str, Any]]) -> dict[str, list[dict[
                     "profiler": why.profiler,
                     "notes": list(why.notes),
                     "same_kernels": [i.partition("|")[0] for i in why.same_kernels],
+                    "alike": [
+                        {
+                            "case": other.case,
+                            "ratio": benches[other.id].ratio if other.id in benches else None,
+                            "base_s": other.kernels.base_s if other.kernels else None,
+                            "head_s": other.kernels.head_s if other.kernels else None,
+                        }
+                        for other in table.alike
+                    ],
                     "kernels": kernels,
                     "code": why.code,
                 }
