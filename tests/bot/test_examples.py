@@ -2,10 +2,12 @@
 committed gate summary (docs/bot.md, "Examples", has the commands).
 
 The two H100 checks on the experiment's grid show the OpenACC section a reviewer reads:
-icon4py #1405 (``9cbcaa0775``, ``compute_rho_theta_pgrad_and_update_vn`` 1.223x on
-gtfn_gpu; the A/B of the backfill's confirmation, results/backfill-h100/confirm), whose timer
-also times a program that check did not measure, and gtfn's GPU blocks 8x4 instead of 32x8
-(results/pr-check-h100/gt4py-blocks-2026-11-26a), with base and head speed-ups.
+icon4py #1405 (``cafee706`` -> ``9cbcaa0775``, the check of 2026-11-27,
+results/pr-check-h100/icon4py-1405-2026-11-27: the four variants of
+``compute_rho_theta_pgrad_and_update_vn`` +18.9 to +22.8 % on gtfn_gpu, each profiled, with
+``compute_hydrostatic_correction_term``, which ICON's timer times with it) and gtfn's GPU
+blocks 8x4 instead of 32x8 (results/pr-check-h100/gt4py-blocks-2026-11-26a), with base and
+head speed-ups.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 from tests.archived_results import restored
 
 from iconbench.bot import links, publish, target
+from iconbench.explain.codediff import normalise
 from iconbench.gate.summary import Summary
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "docs" / "examples"
@@ -54,26 +57,69 @@ def _section(body: str) -> str:
 
 
 def _screen(body: str) -> list[str]:
-    """The lines a reviewer sees before the folded tables."""
-    return body[: body.index("<details><summary>Stacks")].splitlines()
+    """The lines a reviewer sees before the folded tables (a folded code diff left out)."""
+    lines, folded = [], False
+    for line in body[: body.index("<details><summary>Stacks")].splitlines():
+        folded = folded or line.startswith("<details>")
+        if not folded:
+            lines.append(line)
+        folded = folded and line != "</details>"
+    return lines
 
 
-def test_icon4py_1405_says_which_program_its_timer_needs():
+def test_icon4py_1405_shows_openacc_base_and_head_and_one_kernel_table():
     body = (EXAMPLES / "comment-h100-icon4py-1405.md").read_text(encoding="utf-8")
     assert (
         "(https://github.com/C2SM/icon4py/commit/9cbcaa07756a75e689915e8e7a80d568e8930b4d)" in body
     )
-    assert "| gtfn_gpu | 529.3 µs | 647.2 µs | **+22.3 %** |" in body
+    assert (
+        "| `is_iau_active=True-limited_area=False` | gtfn_gpu | 559.9 µs | 688.3 µs | **+22.8 %** |"
+    ) in body
     section = _section(body)
+    # ICON's timer of the program times compute_hydrostatic_correction_term with it: measured
+    timer = (
+        "| `compute_rho_theta_pgrad_and_update_vn` + `compute_hydrostatic_correction_term` "
+        "(`compute_rho_theta_pgrad_and_update_vn`) "
+    )
+    assert (
+        timer + "| gtfn_gpu | 4.5 % | 589.0 µs | 532.9 µs | 652.1 µs | 1.11x → **0.90x** | "
+        "1.48x → 1.22x |"
+    ) in section
+    assert (
+        timer + "| dace_gpu | 4.5 % | 589.0 µs | 419.8 µs | 417.6 µs | 1.40x → **1.41x** | "
+        "1.88x → 1.90x |"
+    ) in section
+    assert "No speed-up" not in section  # every timer of the measured programs has one
+    # the integrate_nh estimate, base -> head
+    assert "| gtfn_gpu | 6.5 % | 1.28x | **1.08x** | −15.4 % | 1.72x → 1.46x |" in section
+    assert "| dace_gpu | 6.5 % | 1.55x | **1.56x** | +0.4 % | 2.08x → 2.10x |" in section
     # the GPUs, said: an H100 against the GH200 baseline
     assert "OpenACC ran on GH200, GT4Py on NVIDIA H100 80GB HBM3: speed-ups as measured" in section
-    assert "× 0.72: GH200 4 TB/s (datasheet) / NVIDIA H100 80GB HBM3 2.9 TB/s" in section
-    # ICON times compute_hydrostatic_correction_term with it: that check measured it not
     assert (
-        "No speed-up for 1 timer of the measured programs (not measured here): "
-        "`compute_rho_theta_pgrad_and_update_vn` (needs `compute_hydrostatic_correction_term`)."
+        "× 0.74: GH200 4 TB/s (datasheet) / NVIDIA H100 80GB HBM3 2.96 TB/s (measured copy peak)"
     ) in section
-    assert len(_screen(body)) < 30
+    # the four variants were profiled each (before shapes were their kernels): one table
+    why = body[body.index("#### Why it changed") : body.index("#### Against OpenACC")]
+    assert why.count("| kernel | launches |") == 1
+    assert "per call (+23.0 %), 7 → 10 kernels" in why
+    assert (
+        "The same kernels, flagged and profiled too (one table for all): "
+        "`is_iau_active=False-limited_area=True` +22.6 % (kernel time 527.3 µs → 643.8 µs), "
+        "`is_iau_active=True-limited_area=True` +19.9 % (kernel time 535.0 µs → 640.1 µs), "
+        "`is_iau_active=False-limited_area=False` +18.9 % (kernel time 543.5 µs → 645.4 µs)."
+    ) in why
+    # the excerpt starts at a real change: the new functor, no renumbered line of the old ones
+    excerpt = why[why.index("```diff") :].splitlines()
+    changed = [ln for ln in excerpt if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    assert changed[0].startswith("+                return [](auto const& pg_exdist,")
+    removed = {normalise(ln[1:]) for ln in changed if ln.startswith("-")}
+    assert normalise(changed[0][1:]) not in removed
+    summary = Summary.read(EXAMPLES / "summary-h100-icon4py-1405.json")
+    assert {w.code.renamed_lines for w in summary.why} == {8}  # renamed, not shown as changed
+    screen = _screen(body)
+    assert screen.index("#### Regressions (4)") < screen.index("#### Why it changed")
+    assert screen.index("#### Why it changed") < screen.index("#### Against OpenACC")
+    assert len(screen) < 60
 
 
 def test_a_gt4py_check_shows_base_and_head_against_openacc():
