@@ -47,7 +47,7 @@ ENV = dict(
 @pytest.fixture(scope="module")
 def checkouts(tmp_path_factory, git):
     """CHECKOUTS of ``ci/nightly``: fake gt4py and dace, the fake icon4py; its commits by name."""
-    from iconbench.check import sides
+    from iconbench.stacks import sides
 
     root = tmp_path_factory.mktemp("nightly") / "checkouts"
     for component in ("gt4py", "dace"):

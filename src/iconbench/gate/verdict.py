@@ -66,8 +66,8 @@ from iconbench.gate.summary import (
     SideNumbers,
     Summary,
 )
+from iconbench.programs.catalog import split_case
 from iconbench.stacks.reproducibility import draw_note
-from iconbench.suite import split_case
 
 
 @dataclasses.dataclass
