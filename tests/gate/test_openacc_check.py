@@ -117,7 +117,20 @@ def test_a_grid_no_experiment_ran_on_is_one_line(sides):
     assert why_not.startswith("no GPU backend measured: no OpenACC comparison with mch_icon")
 
 
-def test_a_check_on_the_experiments_grid_measures_what_icon_times():
+@pytest.fixture
+def catalog(monkeypatch):
+    """The program catalog, not the harness's one reference program (tests/timing's default)."""
+    from iconbench import suite
+
+    monkeypatch.delenv("ICONBENCH_CATALOG", raising=False)
+    suite._has_catalog.cache_clear()
+    suite.all_case_ids.cache_clear()
+    yield
+    suite._has_catalog.cache_clear()
+    suite.all_case_ids.cache_clear()
+
+
+def test_a_check_on_the_experiments_grid_measures_what_icon_times(catalog):
     """An icon4py change of compute_rho_theta_pgrad_and_update_vn (icon4py #1405) measures
     all its variants and the program ICON's timer times with it; a gt4py change's subset (one
     variant a program) the variant ICON's timers time most, not the catalog's first."""
