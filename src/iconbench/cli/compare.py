@@ -246,8 +246,8 @@ class Compare(Command):
 
 def _history(path: str, grid: str | None, base, head) -> list:
     """Every result set under ``path`` except the two compared (each commit once)."""
-    from iconbench import results
     from iconbench.gate import resultset
+    from iconbench.records import asv as results
 
     root = pathlib.Path(path)
     if not root.exists():

@@ -173,7 +173,7 @@ def _pick(path: pathlib.Path, runs: dict[pathlib.Path, str], commit: str | None)
 
 
 def _asv_set(path: pathlib.Path, *, commit: str | None, grid: str | None, label: str) -> ResultSet:
-    from iconbench import results
+    from iconbench.records import asv as results
 
     files = [path] if path.is_file() else results.result_files(path)
     if not files:
@@ -329,7 +329,7 @@ def _summary_time(summary: dict[str, Any]) -> float:
 
 def _asv_dates(root: pathlib.Path) -> list[tuple[float, str]]:
     """(date in seconds, commit) of each asv file the runner wrote next to its summaries."""
-    from iconbench import results
+    from iconbench.records import asv as results
 
     found = []
     for f in results.result_files(root / "asv"):

@@ -14,7 +14,7 @@ Both are append-only: an existing file is never replaced (``summary.1.json`` …
 
 The shards of one run (a GitHub matrix, a SLURM array) each write a result directory for
 their share of the cases; :func:`merge_runs` joins them into one: one asv result file per
-(machine, commit, environment) with every shard's values (:func:`iconbench.results.merge`),
+(machine, commit, environment) with every shard's values (:func:`iconbench.records.asv.merge`),
 one ``summary.json`` with every case, and the union of the ledgers (so the next run resumes
 from all shards' work). Shards that measured on different GPUs, grids or stacks are refused:
 their times do not belong in one result set.
@@ -91,7 +91,7 @@ def read_summary(path: pathlib.Path) -> dict:
         raise IconbenchError(
             f"{path}: not a readable runner summary ({error}); 'iconbench suite asv' writes one"
         ) from None
-    from iconbench.results import refuse_other_iconbench_file
+    from iconbench.records.asv import refuse_other_iconbench_file
 
     refuse_other_iconbench_file(path, data)  # a gate summary named summary-*.json
     if not isinstance(data, dict) or "cases" not in data:
@@ -190,8 +190,9 @@ def write(options: RunOptions) -> None:
     """Write ``OUT/asv`` and ``OUT/summary.json`` from the ledgers (``iconbench suite asv``)."""
     import dataclasses
 
-    from iconbench import provenance, results, suite
+    from iconbench import provenance, suite
     from iconbench.programs.inputs import MINIMUM_BYTES_MODEL
+    from iconbench.records import asv as results
     from iconbench.timing import session
     from iconbench.timing.statistics import summarize
 
@@ -397,7 +398,7 @@ def merge_runs(sources: Sequence[pathlib.Path], out: pathlib.Path) -> Merged:
     _same(summaries, "stack", lambda s: s.get("stack"))
     _same(summaries, "GPU", lambda s: (s.get("provenance", {}).get("gpu") or {}).get("name"))
     asv_sources = [s / "asv" for s in sources if (s / "asv").is_dir()]
-    from iconbench import results
+    from iconbench.records import asv as results
 
     written = results.merge(asv_sources, out / "asv") if asv_sources else 0
     merge_ledgers(sources, out / "work")

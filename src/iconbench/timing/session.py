@@ -4,7 +4,7 @@ asv runs every benchmark in a fresh process, which on a 1M-cell grid means regen
 grid and reloading programs hundreds of times. For the big GPU runs (and the demo) the same
 measurements are taken here in *one* process, with the same clocks and protocol
 (:func:`iconbench.timing.measurement.measure`), and then written in asv's result format by
-:mod:`iconbench.results`, so asv compare/publish work on them unchanged.
+:mod:`iconbench.records.asv`, so asv compare/publish work on them unchanged.
 
 Every finished case is appended to a JSON-lines ledger at once; a run killed at its time limit
 restarts where it stopped. Cases in the ledger are not measured again, except those whose
