@@ -23,8 +23,8 @@ import pathlib
 from typing import Any
 
 from iconbench.errors import IconbenchError
-from iconbench.gate.resultset import ResultSet
 from iconbench.gate.summary import OpenACC, OpenACCSide, ProgramSpeedup
+from iconbench.records.resultset import ResultSet
 
 
 @dataclasses.dataclass(frozen=True)

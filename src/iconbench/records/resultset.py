@@ -40,13 +40,24 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from iconbench.errors import IconbenchError
-from iconbench.gate.summary import Grid
-from iconbench.runner.resultdir import read_summary
+from iconbench.records import asv as results
+from iconbench.records.resultdir import read_summary
 
 if TYPE_CHECKING:
     from iconbench import grids
 
 METRICS = ("device_time", "host_overhead", "compile_time")
+
+
+@dataclasses.dataclass(frozen=True)
+class Grid:
+    """The grid a side ran on; counts ``None`` where a result does not record them."""
+
+    name: str
+    cells: int | None = None
+    edges: int | None = None
+    vertices: int | None = None
+    levels: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,8 +184,6 @@ def _pick(path: pathlib.Path, runs: dict[pathlib.Path, str], commit: str | None)
 
 
 def _asv_set(path: pathlib.Path, *, commit: str | None, grid: str | None, label: str) -> ResultSet:
-    from iconbench.records import asv as results
-
     files = [path] if path.is_file() else results.result_files(path)
     if not files:
         raise IconbenchError(f"{path}: no asv result files (expected <machine>/<commit>-*.json)")
@@ -329,8 +338,6 @@ def _summary_time(summary: dict[str, Any]) -> float:
 
 def _asv_dates(root: pathlib.Path) -> list[tuple[float, str]]:
     """(date in seconds, commit) of each asv file the runner wrote next to its summaries."""
-    from iconbench.records import asv as results
-
     found = []
     for f in results.result_files(root / "asv"):
         try:
