@@ -6,4 +6,8 @@
   ``summary*.json``, ``work/*.jsonl``), written once from its ledgers, merged across shards;
 - :mod:`~iconbench.records.resultset`: one side of a comparison, resolved once from any of
   those into typed entries (what the gate, the check and ``compare --history`` read).
+
+The ledgers (``work/session.jsonl``, ``work/compile.jsonl``) are written while measuring, a
+layer below (:mod:`iconbench.timing.session`, :mod:`iconbench.timing.compilation`); every
+reader takes their lines by one rule, :mod:`iconbench.files.ledger`.
 """

@@ -40,6 +40,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from iconbench.errors import IconbenchError
+from iconbench.files import ledger
 from iconbench.records import asv as results
 from iconbench.records.resultdir import read_summary
 
@@ -379,14 +380,7 @@ def _session_rows(root: pathlib.Path, until: float) -> dict[tuple[str, str], dic
     """
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     rounds: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    path = root / "work" / "session.jsonl"
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError:
-            raise IconbenchError(f"{path}:{number}: not a JSON line") from None
+    for _, row in ledger.read(root / "work" / "session.jsonl").rows:
         if row.get("started_at", 0.0) > until:
             continue
         key = row["case"], row["backend"]
