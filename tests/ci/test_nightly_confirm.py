@@ -28,10 +28,10 @@ import numpy as np
 import pytest
 from tests.history import fake_backfill as fake
 
-from iconbench import results
 from iconbench.buildcache import REPO_ROOT
 from iconbench.gate.summary import Summary
 from iconbench.history.store import HistoryStore
+from iconbench.records import asv as results
 
 BACKEND = "embedded"
 ENV = dict(

@@ -17,8 +17,9 @@ import pytest
 from tests.archived_results import restored
 
 from iconbench.cli import main
-from iconbench.gate import openacc, resultset
+from iconbench.gate import openacc
 from iconbench.gate.summary import Grid, Summary
+from iconbench.records import resultset
 
 #: whole, its raw files restored from git history (tests/archived_results.py)
 CHECK = restored("results/pr-check-h100/gt4py-blocks-2026-11-26a")
