@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time ``iconbench publish`` on a synthetic history: ``python ci/site_benchmark.py``.
 
-50 asv result files (:func:`iconbench.results.write_asv`) shaped like the H100 runner's: 200
+50 asv result files (:func:`iconbench.records.asv.write_asv`) shaped like the H100 runner's: 200
 cases (1-4 variants per program) x gtfn_gpu, dace_gpu, 100 samples each, tracked metrics, a
 few compile failures, code that changes every 10 commits. Prints the publish times (first,
 +1 commit, nothing new); exit 1 if the first takes a minute or more.
@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 
-from iconbench import results
+from iconbench.records import asv as results
 from iconbench.site import publish as site
 
 BACKENDS = ("gtfn_gpu", "dace_gpu")

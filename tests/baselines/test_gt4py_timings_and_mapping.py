@@ -169,8 +169,8 @@ def test_broken_mapping(edit, match):
 
 
 def test_asv_results_directory(tmp_path, rng):
-    """asv results written by iconbench.results (as `asv run` would) become timings."""
-    from iconbench import results
+    """asv results written by iconbench.records.asv (as `asv run` would) become timings."""
+    from iconbench.records import asv as results
 
     cases = [
         "apply_diffusion_to_vn[default]",

@@ -32,7 +32,7 @@ ENV = dict(
 
 @pytest.fixture(scope="module")
 def fake_icon4py(tmp_path_factory, git):
-    from iconbench.check import sides
+    from iconbench.stacks import sides
 
     repo, commits = fake.make_repo(tmp_path_factory.mktemp("interleaved"), git)
     yield repo, commits

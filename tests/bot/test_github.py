@@ -19,7 +19,7 @@ from iconbench.errors import IconbenchError
 from iconbench.gate.summary import Summary
 
 DATA = pathlib.Path(__file__).parent / "data"
-H100 = DATA / "h100-7212540-fd920c0.json"
+H100 = DATA.parents[2] / "docs/examples/summary-h100-7212540-fd920c0.json"
 
 
 def _pr(server, number: int = 1234) -> target.PullRequest:

@@ -1,6 +1,6 @@
 """The comment's content from real summaries (H100 result sets of two commits).
 
-``data/h100-7212540-fd920c0.json`` is ``iconbench compare results/h100@7212540
+``docs/examples/summary-h100-7212540-fd920c0.json`` is ``iconbench compare results/h100@7212540
 results/h100@fd920c0 --experiment mch_icon-ch1_medium`` (docs/bot.md, Examples).
 """
 
@@ -16,7 +16,7 @@ from iconbench.bot import links, publish, render, status, target
 from iconbench.errors import IconbenchError
 from iconbench.gate.summary import Summary
 
-H100 = pathlib.Path(__file__).parent / "data" / "h100-7212540-fd920c0.json"
+H100 = pathlib.Path(__file__).parents[2] / "docs/examples/summary-h100-7212540-fd920c0.json"
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "docs" / "examples"
 
 

@@ -27,7 +27,7 @@ from iconbench.gate.summary import Summary
 
 DATA = pathlib.Path(__file__).parent / "data"
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "docs" / "examples"
-GPU = Summary.read(DATA / "h100-7212540-fd920c0.json")  # context iconbench/ch1_medium
+GPU = Summary.read(EXAMPLES / "summary-h100-7212540-fd920c0.json")  # context iconbench/ch1_medium
 CPU = Summary.read(EXAMPLES / "summary-cpu-embedded-tiny.json")  # context iconbench/tiny
 HEAD = State().head_sha  # iconbench's commits are not gt4py's: statuses go on the PR's head
 

@@ -28,10 +28,10 @@ import numpy as np
 import pytest
 from tests.history import fake_backfill as fake
 
-from iconbench import results
 from iconbench.buildcache import REPO_ROOT
 from iconbench.gate.summary import Summary
 from iconbench.history.store import HistoryStore
+from iconbench.records import asv as results
 
 BACKEND = "embedded"
 ENV = dict(
@@ -47,7 +47,7 @@ ENV = dict(
 @pytest.fixture(scope="module")
 def checkouts(tmp_path_factory, git):
     """CHECKOUTS of ``ci/nightly``: fake gt4py and dace, the fake icon4py; its commits by name."""
-    from iconbench.check import sides
+    from iconbench.stacks import sides
 
     root = tmp_path_factory.mktemp("nightly") / "checkouts"
     for component in ("gt4py", "dace"):

@@ -33,11 +33,11 @@ import sys
 import numpy as np
 import pytest
 
-from iconbench import results
 from iconbench.bot import render, target
 from iconbench.cli import main
 from iconbench.gate.summary import Summary
 from iconbench.gate.why import FileChange
+from iconbench.records import asv as results
 from iconbench.timing.compilation import CompileLedger, CompileRecord
 
 DATA = pathlib.Path(__file__).resolve().parent / "data"

@@ -3,7 +3,7 @@
 Run by the ``cpu_results`` fixture in a subprocess (the catalog on, a clean gt4py import):
 ``python tests/gate/make_cpu_results.py OUT``. The suite's own measurement path
 (:func:`iconbench.timing.session.run_cases`, as ``iconbench suite measure`` uses it) times
-each case; :func:`iconbench.results.write_asv` stores it as ``asv run`` would. The "commits"
+each case; :func:`iconbench.records.asv.write_asv` stores it as ``asv run`` would. The "commits"
 differ only where a role below makes a program slower (a busy wait inside the call, so the
 timers see it), noisy, bimodal or broken, or present on one side only.
 """
@@ -66,7 +66,8 @@ def main(out: pathlib.Path) -> None:
     from iconbench import buildcache
 
     buildcache.configure("default", jobs=1)
-    from iconbench import results, suite
+    from iconbench import suite
+    from iconbench.records import asv as results
     from iconbench.timing import session
 
     rng = random.Random(7)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from iconbench.gate import resultset, verdict
+from iconbench.gate import verdict
+from iconbench.records import resultset
 
 QUIET, NOISY = "quiet[default]|gtfn_gpu|device_time", "noisy[default]|gtfn_gpu|device_time"
 

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from iconbench.cli import main
-from iconbench.gate import resultset, verdict
+from iconbench.gate import verdict
 from iconbench.gate.config import GateConfig
 from iconbench.gate.summary import Summary
+from iconbench.records import resultset
 
 from .make_cpu_results import BASE, HEAD, ROLES
 

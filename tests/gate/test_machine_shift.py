@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 from tests.archived_results import restored
 
-from iconbench.gate import resultset, simulation, table, verdict
+from iconbench.gate import simulation, table, verdict
 from iconbench.gate.config import GateConfig
 from iconbench.gate.summary import Summary
+from iconbench.records import resultset
 
 RUN = restored("results/h100-mch_icon-ch1_medium")  # raw files from git history
 

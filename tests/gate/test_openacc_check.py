@@ -17,8 +17,9 @@ import pytest
 from tests.archived_results import restored
 
 from iconbench.cli import main
-from iconbench.gate import openacc, resultset
+from iconbench.gate import openacc
 from iconbench.gate.summary import Grid, Summary
+from iconbench.records import resultset
 
 #: whole, its raw files restored from git history (tests/archived_results.py)
 CHECK = restored("results/pr-check-h100/gt4py-blocks-2026-11-26a")
@@ -117,7 +118,20 @@ def test_a_grid_no_experiment_ran_on_is_one_line(sides):
     assert why_not.startswith("no GPU backend measured: no OpenACC comparison with mch_icon")
 
 
-def test_a_check_on_the_experiments_grid_measures_what_icon_times():
+@pytest.fixture
+def catalog(monkeypatch):
+    """The program catalog, not the harness's one reference program (tests/timing's default)."""
+    from iconbench import suite
+
+    monkeypatch.delenv("ICONBENCH_CATALOG", raising=False)
+    suite._has_catalog.cache_clear()
+    suite.all_case_ids.cache_clear()
+    yield
+    suite._has_catalog.cache_clear()
+    suite.all_case_ids.cache_clear()
+
+
+def test_a_check_on_the_experiments_grid_measures_what_icon_times(catalog):
     """An icon4py change of compute_rho_theta_pgrad_and_update_vn (icon4py #1405) measures
     all its variants and the program ICON's timer times with it; a gt4py change's subset (one
     variant a program) the variant ICON's timers time most, not the catalog's first."""

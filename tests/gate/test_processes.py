@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from iconbench import grids
-from iconbench.gate import processes, resultset, stats, verdict
+from iconbench.gate import processes, stats, verdict
+from iconbench.records import resultset
 
 
 def _side(rng, scale, *, processes_per_side=8, spread=0.10, noise=0.02, samples=50):

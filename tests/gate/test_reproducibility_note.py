@@ -13,7 +13,8 @@ import tarfile
 import pytest
 from tests.archived_results import restored
 
-from iconbench.gate import resultset, verdict
+from iconbench.gate import verdict
+from iconbench.records import resultset
 
 PACKS = restored("results/backfill-h100")  # the packs, from git history
 BEFORE, AFTER = (

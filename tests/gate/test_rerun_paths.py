@@ -16,7 +16,8 @@ import sys
 import pytest
 
 from iconbench import provenance
-from iconbench.gate import rerun, resultset, verdict
+from iconbench.gate import rerun, verdict
+from iconbench.records import resultset
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 CASE = "compute_tangential_wind[default]"

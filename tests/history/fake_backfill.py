@@ -30,10 +30,10 @@ import shutil
 import numpy as np
 from tests.history.test_backfill import OTHER, here, lock
 
-from iconbench import results
 from iconbench.buildcache import REPO_ROOT
 from iconbench.history import backfill
 from iconbench.history.store import HistoryStore, result_set_files
+from iconbench.records import asv as results
 from iconbench.stacks.identity import stack_key
 
 STENCILS = "model/atmosphere/dycore/src/icon4py/model/atmosphere/dycore/stencils"

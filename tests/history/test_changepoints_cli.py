@@ -9,8 +9,8 @@ import subprocess
 
 import numpy as np
 
-from iconbench import results
 from iconbench.cli import main
+from iconbench.records import asv as results
 
 CASES = ["a[default]", "b[x=1]"]
 BENCHMARK = {

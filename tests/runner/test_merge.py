@@ -6,8 +6,8 @@ import pytest
 from tests.asv_results import write_asv_results
 
 from iconbench.errors import IconbenchError
-from iconbench.gate import resultset
-from iconbench.runner.resultdir import merge_runs
+from iconbench.records import resultset
+from iconbench.records.resultdir import merge_runs
 
 
 def _shard(root, values, cases, gpu="NVIDIA H100 80GB HBM3", at=0.0):

@@ -6,7 +6,7 @@ import pathlib
 import subprocess
 import sys
 
-from iconbench.runner import resultdir
+from iconbench.records import resultdir
 from iconbench.timing.compilation import CompileLedger, CompileRecord
 
 REPO = pathlib.Path(__file__).resolve().parents[2]

@@ -3,7 +3,7 @@
 Each commit is measured for real, in one process, with the suite's own protocol
 (:func:`iconbench.timing.session.run_cases` on :func:`iconbench.suite.prepare`, as the GPU
 runner does), on the embedded backend and the tiny grid, and written in asv's storage by
-:func:`iconbench.results.write_asv` (asv's own ``Results`` class). The commits are real
+:func:`iconbench.records.asv.write_asv` (asv's own ``Results`` class). The commits are real
 commits of this repository. The result directory is cached under ``ICONBENCH_CACHE_DIR``
 by the hash of the suite's code, so a test session measures once per machine.
 
@@ -54,8 +54,8 @@ def _key(commit_list: list[str]) -> str:
 
 
 def asv_values(case_results) -> dict:
-    """``values`` for :func:`iconbench.results.write_asv` from measured cases."""
-    from iconbench import results
+    """``values`` for :func:`iconbench.records.asv.write_asv` from measured cases."""
+    from iconbench.records import asv as results
 
     values: dict[str, dict] = {k: {} for k in (*results.TIME_KINDS, *results.TRACK_KINDS)}
     for r in case_results:
@@ -88,8 +88,9 @@ def build(target: pathlib.Path, commit_list: list[str]) -> pathlib.Path:
 
     warnings.filterwarnings("ignore")
     buildcache.configure("default", jobs=1)
-    from iconbench import results, suite
+    from iconbench import suite
     from iconbench.grids import resolve
+    from iconbench.records import asv as results
     from iconbench.timing import session
 
     benchmarks = results.discover_benchmarks(REPO / "benchmarks")

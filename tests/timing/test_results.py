@@ -5,8 +5,9 @@ import pathlib
 import subprocess
 import sys
 
-from iconbench import results, suite
+from iconbench import suite
 from iconbench.grids import resolve
+from iconbench.records import asv as results
 from iconbench.timing import session
 
 TINY = resolve("tiny")

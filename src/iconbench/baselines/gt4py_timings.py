@@ -12,7 +12,7 @@
    ``compute`` is the kernel time (what blueline compares with OpenACC), ``total`` the time of
    the whole Python call. Embedded runs have keys ``<program><'embedded'>``, no metadata and
    only ``total``. Such a dump says nothing about grid or GPU: the caller states them.
-2. **asv results** read through :func:`iconbench.results.read` (one record per case, backend,
+2. **asv results** read through :func:`iconbench.records.asv.read` (one record per case, backend,
    grid and benchmark kind), adapted by :func:`from_records`: ``time_device`` samples (the
    CUDA-event kernel time) stand for ``compute``, ``time_host`` for ``total``.
 
@@ -173,7 +173,7 @@ ASV_KINDS = {"auto": "time_device", "compute": "time_device", "total": "time_hos
 def from_records(
     records: Iterable[Any], *, gpu: str | None = None, metric: str = "auto"
 ) -> list[GT4PyTiming]:
-    """Adapt :class:`iconbench.results.ResultRecord` s (asv) to timings.
+    """Adapt :class:`iconbench.records.asv.ResultRecord` s (asv) to timings.
 
     Only the ``time_device`` records are kept (``time_host`` for ``metric="total"``); with
     ``auto``, a (case, backend, grid) without a device time (CPU backends) falls back to its
@@ -181,7 +181,7 @@ def from_records(
     (variant ``default``: none). asv records the machine, not the GPU: the GPU is ``gpu`` if
     given, else the asv machine name.
     """
-    from iconbench.results import grid_counts
+    from iconbench.records.asv import grid_counts
 
     wanted = ASV_KINDS[metric]
     by_case: dict[tuple[str, str, str, str], Any] = {}
@@ -256,7 +256,7 @@ def load(
 ) -> list[GT4PyTiming]:
     """Timings from ``path``: a gt4py metrics dump (JSON file) or an asv results directory.
 
-    asv results are read by :mod:`iconbench.results` (``grid`` then selects one grid of the
+    asv results are read by :mod:`iconbench.records.asv` (``grid`` then selects one grid of the
     suite); a metrics dump needs ``grid`` and ``gpu`` because it does not record them.
     Results on several grids are refused unless ``one_grid`` is false: a caller that selects
     the grid itself (an experiment, by its cell counts) then calls :func:`check_one_grid`.
@@ -277,7 +277,7 @@ def load(
             f"{path}: not a gt4py metrics dump nor an asv results directory; pass the dump "
             "(GT4PY_DUMP_METRICS_AT_EXIT) or the asv results_dir"
         )
-    from iconbench import results
+    from iconbench.records import asv as results
 
     records = results.select_run(results.read(path), commit=commit, origin=str(path))
     timings = from_records(records, gpu=gpu, metric=metric)

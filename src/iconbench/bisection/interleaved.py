@@ -108,8 +108,8 @@ def search(commits: list[str], is_bad) -> tuple[str, int]:
 
 def find(request: Request) -> Record:
     """The first bad commit of ``good..bad`` for the request's benchmark (module doc)."""
-    from iconbench.check import sides
     from iconbench.check.run import measure_again
+    from iconbench.stacks import sides
     from iconbench.stacks.identity import stack_key
 
     repo, component, target = request.repo, request.component, request.target

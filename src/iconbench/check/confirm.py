@@ -26,11 +26,12 @@ import dataclasses
 import datetime
 import pathlib
 
-from iconbench.check import rounds, sides
+from iconbench.check import rounds
 from iconbench.errors import IconbenchError
 from iconbench.gate import confirmation
 from iconbench.gate.summary import ConfirmationRun, Summary
 from iconbench.runner.progress import log
+from iconbench.stacks import sides
 from iconbench.stacks.spec import COMPONENTS
 
 

@@ -363,7 +363,7 @@ def measure_again(
 
 def processes_of(base: sides.Side, head: sides.Side) -> dict[str, str]:
     """Per benchmark id, ``"N+M"``: how many processes of base and of head measured it."""
-    from iconbench.gate import resultset
+    from iconbench.records import resultset
 
     found = [resultset.resolve(str(side.out), label=side.name).entries for side in (base, head)]
 
@@ -488,7 +488,8 @@ def _reason_to_stop(
 ) -> str | None:
     """Why to stop measuring, judged by the gate on what the ledgers hold now (or ``None``)."""
     from iconbench.check import stopping
-    from iconbench.gate import resultset, verdict
+    from iconbench.gate import verdict
+    from iconbench.records import resultset
 
     summary = verdict.compare(
         resultset.ledger_set(base.out, label="base", commit=base.commit, grid=grid),
@@ -512,7 +513,8 @@ def _gate(
         written.append(subprocess.Popen(command, env=side.environment()))
     if any(process.wait() != 0 for process in written):
         raise IconbenchError(f"writing the result files of {base.out} or {head.out} failed")
-    from iconbench.gate import openacc, resultset, verdict
+    from iconbench.gate import openacc, verdict
+    from iconbench.records import resultset
 
     measured = [
         resultset.resolve(str(side.out), label=f"{side.name} {side.commit[:12]}")

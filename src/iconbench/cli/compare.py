@@ -122,7 +122,7 @@ class Compare(Command):
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench.gate import config as gate_config
-        from iconbench.gate import resultset
+        from iconbench.records import resultset
 
         pattern = re.compile(args.programs)  # checked by options.add_programs
         backends = set(args.backends or ())
@@ -246,8 +246,8 @@ class Compare(Command):
 
 def _history(path: str, grid: str | None, base, head) -> list:
     """Every result set under ``path`` except the two compared (each commit once)."""
-    from iconbench import results
-    from iconbench.gate import resultset
+    from iconbench.records import asv as results
+    from iconbench.records import resultset
 
     root = pathlib.Path(path)
     if not root.exists():

@@ -158,7 +158,7 @@ def _new_out(given: pathlib.Path | None) -> pathlib.Path:
     A directory of an earlier comparison is refused: its ledgers would mix into this one's.
     """
     if given is None:
-        from iconbench.runner.resultdir import new_directory
+        from iconbench.records.resultdir import new_directory
 
         root = create_dir(REPO_ROOT / "results-local", "--out")
         # stack "": no compile ledger to continue (each side keeps its own, in base/ and head/)

@@ -75,7 +75,8 @@ class Demo(Command):
         if args.programs:
             options.select_cases(args.programs)
         create_dir(args.out, "--out")  # before the work, not after it
-        from iconbench.runner import pipeline, resultdir
+        from iconbench.records import resultdir
+        from iconbench.runner import pipeline
 
         pipeline.optimized()
         run = cls._options(args, grid)
@@ -113,8 +114,8 @@ class Demo(Command):
 
         from iconbench import suite
         from iconbench.programs import backends as registry
+        from iconbench.records.resultdir import new_directory
         from iconbench.runner.options import RunOptions
-        from iconbench.runner.resultdir import new_directory
 
         if args.programs:
             cases = suite.case_ids(args.programs)

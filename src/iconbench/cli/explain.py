@@ -113,7 +113,7 @@ class Explain(Command):
 
 def _side(name: str, out: pathlib.Path, tree: pathlib.Path | None, commit: str):
     """A side of the summary: its runner directory, its stack, its sources (one line if not)."""
-    from iconbench.runner.resultdir import recorded_stack
+    from iconbench.records.resultdir import recorded_stack
     from iconbench.stacks import trees
     from iconbench.stacks.sides import Side
 

@@ -38,7 +38,7 @@ class Merge(Command):
     def run(cls, args: argparse.Namespace) -> int:
         import json
 
-        from iconbench.runner.resultdir import merge_runs
+        from iconbench.records.resultdir import merge_runs
 
         if args.out is None:
             raise IconbenchError("merge: give --out DIR for the merged result set")

@@ -83,9 +83,9 @@ class Run(Command):
         options.select_cases(args.programs, one_variant=args.one_variant, shard=args.shard)
         create_dir(args.out, "--out")
         from iconbench.programs import backends as registry
+        from iconbench.records.resultdir import new_directory
         from iconbench.runner import devices, pipeline
         from iconbench.runner.options import RunOptions
-        from iconbench.runner.resultdir import new_directory
 
         pipeline.optimized()
         stack = options.resolve_stack(args.stack)

@@ -45,7 +45,8 @@ class SimulateGate(Command):
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench.errors import IconbenchError
-        from iconbench.gate import resultset, simulation, synthetic
+        from iconbench.gate import simulation, synthetic
+        from iconbench.records import resultset
 
         if args.trials < 1:
             raise IconbenchError(f"--trials must be at least 1, got {args.trials}")

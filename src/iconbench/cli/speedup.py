@@ -189,7 +189,7 @@ class Speedup(Command):
         if len(gpus) == 1:
             measured_peak = None
             if args.results.is_dir():
-                from iconbench import results
+                from iconbench.records import asv as results
 
                 measured_peak = gpu_scaling.measured_copy_peak(results.read(args.results))
             scaling = gpu_scaling.scaling(baseline.machine.gpu, gpus.pop(), measured_peak)

@@ -1,6 +1,6 @@
 """The files iconbench stores and is given: read with one-line errors, written whole.
 
-Every format has its reader where the format lives (asv results in :mod:`iconbench.results`,
+Every format has its reader where the format lives (asv results in :mod:`iconbench.records.asv`,
 baselines in :mod:`iconbench.baselines.format`, ...); they share this core:
 
 * :mod:`iconbench.files.decode` turns bytes into JSON, TOML, JSON lines or text, and any

@@ -1,4 +1,4 @@
-"""Decode a file into text, JSON, TOML or JSON lines; any malformed content is one line.
+"""Decode a file into text, JSON or TOML; any malformed content is one line.
 
 Each function takes ``hint``, what the user should do about a broken file (e.g. "fix the
 baseline file (docs/baselines.md)"), and raises :class:`IconbenchError` with the file, the
@@ -12,7 +12,6 @@ import json
 import os
 import pathlib
 import tomllib
-from collections.abc import Iterator
 from typing import Any
 
 from iconbench.errors import IconbenchError
@@ -90,23 +89,3 @@ def load_toml(path: str | os.PathLike[str], *, hint: str = "") -> dict[str, Any]
             message, _, rest = message.partition(" (at line ")
             line = int(rest.split(",")[0])
         raise fail(path, f"invalid TOML ({message})", hint, line) from None
-
-
-def json_lines(path: str | os.PathLike[str], *, hint: str = "") -> Iterator[tuple[int, Any]]:
-    """``(line number, value)`` of each non-empty line of a JSON-lines file (a ledger).
-
-    A line that is not JSON is an error with its number, except a last line without its
-    newline: that is a write cut short by a crash, which an append-only ledger survives
-    (the record is lost, the file stays usable).
-    """
-    text = read_text(path, hint=hint)
-    lines = text.split("\n")
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as error:
-            if number == len(lines):  # no newline after it: an interrupted append
-                return
-            raise fail(path, f"invalid JSON ({error.msg})", hint, number) from None

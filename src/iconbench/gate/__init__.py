@@ -1,6 +1,8 @@
 """The regression gate: two result sets compared benchmark by benchmark (docs/gate.md).
 
-- :mod:`~iconbench.gate.resultset`: a side (asv results or a GPU runner result set), resolved once
+Each side is a :class:`~iconbench.records.resultset.ResultSet` (asv results or a GPU runner's
+result set, resolved once by :mod:`iconbench.records`).
+
 - :mod:`~iconbench.gate.stats`: ratio of medians, Hodges-Lehmann interval, interval test, FDR,
   bimodality, history (the maths, in docstrings)
 - :mod:`~iconbench.gate.config`: thresholds per metric, per-benchmark overrides (``gate.toml``)

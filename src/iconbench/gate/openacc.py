@@ -23,8 +23,8 @@ import pathlib
 from typing import Any
 
 from iconbench.errors import IconbenchError
-from iconbench.gate.resultset import ResultSet
 from iconbench.gate.summary import OpenACC, OpenACCSide, ProgramSpeedup
+from iconbench.records.resultset import ResultSet
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,7 +92,7 @@ def _timings(side: ResultSet) -> list[Any]:
 def _counts(side: ResultSet) -> Any:
     """The side's grid counts: recorded, else its preset's, else ``None``.
 
-    As :func:`iconbench.results.grid_counts` reads asv's records, which ``iconbench speedup``
+    As :func:`iconbench.records.asv.grid_counts` reads asv's records, which ``iconbench speedup``
     compares.
     """
     from iconbench.grids.presets import GridCounts, counts_of
@@ -108,8 +108,8 @@ def _counts(side: ResultSet) -> Any:
 
 def _copy_peak(side: ResultSet) -> float | None:
     """The device copy peak recorded with the side's asv results (bytes/s), if any."""
-    from iconbench import results
     from iconbench.baselines import gpu_scaling
+    from iconbench.records import asv as results
 
     root = side.results_dir
     for candidate in (root, root / "asv") if root else ():

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from iconbench.buildcache import REPO_ROOT
-from iconbench.gate.resultset import ResultSet
+from iconbench.records.resultset import ResultSet
 
 #: (side, [(case, backend)], budget seconds) -> {benchmark id: new samples}
 Measure = Callable[[ResultSet, Sequence[tuple[str, str]], float], dict[str, tuple[float, ...]]]

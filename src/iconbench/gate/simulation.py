@@ -29,7 +29,7 @@ import numpy as np
 
 from iconbench.gate import verdict
 from iconbench.gate.config import GateConfig
-from iconbench.gate.resultset import Entry, ResultSet
+from iconbench.records.resultset import Entry, ResultSet
 
 
 @dataclasses.dataclass(frozen=True)

@@ -28,6 +28,7 @@ from iconbench.files.atomic import write_atomic
 from iconbench.gate.kernels import KernelDiff
 from iconbench.gate.shift import MachineShift
 from iconbench.gate.why import Why
+from iconbench.records.resultset import Grid
 
 SCHEMA = "iconbench-gate-summary"
 VERSION = 1
@@ -45,17 +46,6 @@ VERDICTS = (
 #: shift exceeded ``max_machine_shift`` (see :mod:`iconbench.gate.shift`).
 RUN_VERDICTS = {0: "pass", 1: "regression", 2: "error"}
 NOT_COMPARABLE = "not comparable"
-
-
-@dataclasses.dataclass(frozen=True)
-class Grid:
-    """The grid both sides ran on; counts ``None`` where a result does not record them."""
-
-    name: str
-    cells: int | None = None
-    edges: int | None = None
-    vertices: int | None = None
-    levels: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,9 +31,9 @@ from collections.abc import Callable
 import numpy as np
 
 from iconbench.gate import asv_decision, stats, verdict
-from iconbench.gate.resultset import Entry, ResultSet
 from iconbench.gate.simulation import upper95
 from iconbench.gate.summary import Grid
+from iconbench.records.resultset import Entry, ResultSet
 
 BENCHMARKS = 400
 SAMPLES = 50

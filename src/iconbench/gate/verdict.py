@@ -1,6 +1,6 @@
 """Two result sets → one verdict per benchmark and one for the run (the gate itself).
 
-Per benchmark (``case|backend|metric``, see :mod:`iconbench.gate.resultset`):
+Per benchmark (``case|backend|metric``, see :mod:`iconbench.records.resultset`):
 
 - only on head: **new**; only on base: **gone**;
 - not selected by a side's run, or a metric the backend does not have (``embedded`` has no
@@ -55,7 +55,6 @@ from iconbench import __version__
 from iconbench.gate import processes, stats
 from iconbench.gate import shift as machine_shift
 from iconbench.gate.config import GateConfig
-from iconbench.gate.resultset import Entry, ResultSet, check_comparable
 from iconbench.gate.summary import (
     NOT_COMPARABLE,
     VERDICTS,
@@ -66,8 +65,9 @@ from iconbench.gate.summary import (
     SideNumbers,
     Summary,
 )
+from iconbench.programs.catalog import split_case
+from iconbench.records.resultset import Entry, ResultSet, check_comparable
 from iconbench.stacks.reproducibility import draw_note
-from iconbench.suite import split_case
 
 
 @dataclasses.dataclass

@@ -27,7 +27,7 @@ from iconbench.baselines.mapping import ProgramRef
 from iconbench.errors import IconbenchError
 from iconbench.granules.calls import ProgramKey
 from iconbench.programs.catalog import split_case
-from iconbench.runner.resultdir import newest_summary, read_summary
+from iconbench.records.resultdir import newest_summary, read_summary
 
 #: (backend, program) -> [(the case as a program reference, device median seconds)]
 SuiteTimes = dict[tuple[str, str], list[tuple[ProgramRef, float]]]

@@ -149,7 +149,7 @@ def _appended(store: pathlib.Path) -> set[tuple[str, str]]:
 
 
 def _state(commit: Commit, out: pathlib.Path, appended: set[tuple[str, str]]) -> str:
-    from iconbench.runner.resultdir import newest_summary
+    from iconbench.records.resultdir import newest_summary
 
     summary = newest_summary(out) if out.is_dir() else None
     if summary is not None:
@@ -345,8 +345,8 @@ def measure(request: Request, step: Step) -> int:
 def append(request: Request, step: Step) -> str:
     """Add ``step``'s finished result set to the store; the entry's id."""
     from iconbench.history.store import HistoryStore, result_set_files
+    from iconbench.records.resultdir import newest_summary
     from iconbench.runner.pipeline import hostname
-    from iconbench.runner.resultdir import newest_summary
 
     summary = newest_summary(step.out)
     if summary is None:

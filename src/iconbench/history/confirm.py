@@ -185,7 +185,7 @@ class Plan:
 
 def _summaries(out: pathlib.Path) -> dict[str, dict[str, Any]]:
     """The backfill's finished commits: ``OUT/<commit>/summary.json`` by commit."""
-    from iconbench.runner.resultdir import newest_summary, read_summary
+    from iconbench.records.resultdir import newest_summary, read_summary
 
     found = {}
     for directory in sorted(out.iterdir()) if out.is_dir() else ():

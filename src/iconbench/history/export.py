@@ -20,9 +20,9 @@ import pathlib
 import tempfile
 from collections.abc import Sequence
 
-from iconbench import results
 from iconbench.files.atomic import write_atomic
 from iconbench.history.store import Entry, HistoryStore
+from iconbench.records import asv as results
 
 
 @dataclasses.dataclass(frozen=True)

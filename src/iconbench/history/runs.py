@@ -28,10 +28,10 @@ import statistics
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from iconbench import results
 from iconbench.commits import commit_time_ms, full_hash
 from iconbench.errors import IconbenchError
 from iconbench.programs.catalog import split_case
+from iconbench.records import asv as results
 
 #: asv benchmark kind -> field of :class:`Measured`.
 KIND_FIELDS = {

@@ -74,7 +74,7 @@ def most_timed_variants(cases: list[str], experiment) -> list[str]:
     ...                     experiments.load("mch_icon-ch1_medium"))
     ['p[limited_area=True]', 'q[default]']
     """
-    from iconbench.suite import split_case
+    from iconbench.programs.catalog import split_case
 
     chosen: dict[str, str] = {}
     for case in timer_order(experiment.case_ids(cases), experiment) + cases:

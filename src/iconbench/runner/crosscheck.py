@@ -16,9 +16,9 @@ import sys
 
 from iconbench.grids.grid import Grid
 from iconbench.programs.backends import Backend
+from iconbench.records.resultdir import write_new_or_suffixed
 from iconbench.runner.options import RunOptions
 from iconbench.runner.progress import log
-from iconbench.runner.resultdir import write_new_or_suffixed
 
 
 def crosscheck(options: RunOptions) -> None:

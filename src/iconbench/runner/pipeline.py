@@ -21,7 +21,7 @@ ALL = ("precompile", "measure", "asv")
 
 def steps() -> dict[str, Callable[[RunOptions], None]]:
     """Every step by its name on the command line (imports the step modules)."""
-    from iconbench.runner import crosscheck, measure, plan, precompile, resultdir, sources, verify
+    from iconbench.runner import crosscheck, measure, plan, precompile, sources, verify
 
     return {
         "plan": plan.run,
@@ -30,10 +30,20 @@ def steps() -> dict[str, Callable[[RunOptions], None]]:
         "measure": measure.run,
         "crosscheck": crosscheck.crosscheck,
         "ncu": crosscheck.ncu,
-        "asv": resultdir.write,
+        "asv": write_results,
         "ncu-target": crosscheck.ncu_target,
         "sources": sources.run,
     }
+
+
+def write_results(options: RunOptions) -> None:
+    """``OUT/asv`` and ``OUT/summary.json`` from the ledgers, by the one writer (step ``asv``)."""
+    from iconbench.records import resultdir
+    from iconbench.runner.progress import log
+
+    written = resultdir.write(options)
+    log(f"asv: wrote {written.asv}")
+    log(f"summary: wrote {written.summary} ({written.cases} cases)")
 
 
 def prepare(options: RunOptions) -> None:
@@ -46,7 +56,7 @@ def prepare(options: RunOptions) -> None:
 
     from iconbench import buildcache
     from iconbench.files.directories import create_dir
-    from iconbench.runner import resultdir
+    from iconbench.records import resultdir
 
     resultdir.require_stack(options.out, options.stack)
     create_dir(options.out, "--out")

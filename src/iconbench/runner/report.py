@@ -7,7 +7,7 @@ A result directory is what ``iconbench suite --out DIR`` writes: ``summary*.json
 counts), ``work/``'s ledgers (``session.jsonl``, ``compile.jsonl``, ``nvidia-smi-*.txt``),
 ``asv/`` (one result file per measuring run, named by the commit of the code that measured),
 ``crosscheck*.json`` and ``ncu*.json``. Every number of the report comes from these files,
-read with the library's readers (:mod:`iconbench.runner.resultdir`, :mod:`iconbench.results`,
+read with the library's readers (:mod:`iconbench.records.resultdir`, :mod:`iconbench.records.asv`,
 the ledgers of :mod:`iconbench.timing`); a directory whose summary names an experiment also
 gets the speed-up against that experiment's OpenACC baseline
 (:func:`iconbench.baselines.speedup.compare`). ``DIR/notes.md``, where present, holds what a
@@ -74,7 +74,7 @@ class Left:
 def numbered(out: pathlib.Path, stem: str) -> list[pathlib.Path]:
     """``stem.json``, ``stem.1.json``, ``stem.2.json``, … in the order they were written.
 
-    Results are never overwritten (:func:`iconbench.runner.resultdir.write_new_or_suffixed`);
+    Results are never overwritten (:func:`iconbench.records.resultdir.write_new_or_suffixed`);
     the suffix, not the modification time, says which is newer (a fresh clone gives every
     file the same time).
 
@@ -120,7 +120,7 @@ def runs(out: pathlib.Path) -> list[Run]:
     The cases of a run are those whose samples were taken since the run before (the session
     ledger's ``started_at``), per backend.
     """
-    from iconbench import results
+    from iconbench.records import asv as results
     from iconbench.timing.session import SessionLedger
 
     files = []
@@ -220,7 +220,6 @@ def speedup(asv: pathlib.Path, experiment: str, commit: str) -> dict[str, Any]:
     the experiment's baseline, mapping and static arguments; the timings on the experiment's
     grid (all of them when none is); restated for the baseline's GPU by bandwidth.
     """
-    from iconbench import results
     from iconbench.baselines import (
         experiments,
         gpu_scaling,
@@ -231,6 +230,7 @@ def speedup(asv: pathlib.Path, experiment: str, commit: str) -> dict[str, Any]:
     )
     from iconbench.baselines import speedup as compare
     from iconbench.grids.presets import counts_of
+    from iconbench.records import asv as results
 
     chosen = experiments.load(experiment)
     baseline = store.load(store.default_root(), chosen.baseline)
@@ -287,7 +287,7 @@ def part(out: pathlib.Path, one_variant: bool) -> dict[str, Any]:
     """Everything the report shows of one result directory."""
     from iconbench import suite
     from iconbench.programs.catalog import split_case
-    from iconbench.runner import resultdir
+    from iconbench.records import resultdir
     from iconbench.timing import report
 
     summary_path = resultdir.newest_summary(out)

@@ -24,8 +24,9 @@ import subprocess
 import sys
 import tempfile
 
-from iconbench import commits, results
+from iconbench import commits
 from iconbench.history.runs import ResultSet, slug
+from iconbench.records import asv as results
 from iconbench.site import asv_offline
 
 

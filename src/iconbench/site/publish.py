@@ -27,7 +27,6 @@ import pathlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from iconbench import results
 from iconbench.baselines import mapping as timer_mapping
 from iconbench.baselines import store
 from iconbench.baselines.format import Baseline
@@ -37,6 +36,7 @@ from iconbench.gate.summary import Summary
 from iconbench.history import confirmation
 from iconbench.history import runs as history_runs
 from iconbench.programs.catalog import split_case
+from iconbench.records import asv as results
 from iconbench.site import asv_offline, asv_pages, figures, pagedata, render
 from iconbench.site.published import Index, open_site, source_key, stamp
 

@@ -11,13 +11,14 @@ not built.
 from __future__ import annotations
 
 import dataclasses
-import json
 import pathlib
 import statistics
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from iconbench.files import decode
+from iconbench.files import ledger as lines
 from iconbench.programs.catalog import split_case
 
 
@@ -63,37 +64,25 @@ class CompileLedger:
         self.path = pathlib.Path(path)
 
     def append(self, record: CompileRecord) -> None:
-        """Append one line (a single ``write`` of a line is atomic for appends on POSIX)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Append one line, whole (:func:`iconbench.files.ledger.append`)."""
         data = dataclasses.asdict(record)
         if not record.from_index:
             del data["from_index"]
-        line = json.dumps(data, sort_keys=True) + "\n"
-        with self.path.open("a", encoding="utf-8") as out:
-            out.write(line)
+        lines.append(self.path, data)
 
     def records(self) -> list[CompileRecord]:
         """Every record, oldest first.
 
-        A torn line (a writer killed mid-append; the next append then continues it) is not
-        JSON and is skipped: the ledger survives crashes. A binary file, or a line that is
-        JSON but not a compile record, is one error naming the file and the line.
+        Read by the ledgers' one rule (:mod:`iconbench.files.ledger`: a torn last line, a
+        writer killed mid-append, skipped; any other line that is not JSON one error naming
+        the file and line); a JSON line that is no compile record is such an error too.
         """
-        if not self.path.exists():
-            return []
-        from iconbench.files import decode
-
-        hint = "move the ledger aside; the next run starts a new one"
         found = []
-        for number, line in enumerate(decode.read_text(self.path, hint=hint).splitlines(), 1):
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError:
-                continue
+        for number, data in lines.read(self.path).rows:
             try:
                 found.append(CompileRecord(**data))
             except TypeError:
-                raise decode.fail(self.path, "not a compile record", hint, number) from None
+                raise decode.fail(self.path, "not a compile record", lines.HINT, number) from None
         return found
 
     def cold_seconds(self, case: str, backend: str, stack: str) -> float | None:

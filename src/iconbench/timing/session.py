@@ -4,7 +4,7 @@ asv runs every benchmark in a fresh process, which on a 1M-cell grid means regen
 grid and reloading programs hundreds of times. For the big GPU runs (and the demo) the same
 measurements are taken here in *one* process, with the same clocks and protocol
 (:func:`iconbench.timing.measurement.measure`), and then written in asv's result format by
-:mod:`iconbench.results`, so asv compare/publish work on them unchanged.
+:mod:`iconbench.records.asv`, so asv compare/publish work on them unchanged.
 
 Every finished case is appended to a JSON-lines ledger at once; a run killed at its time limit
 restarts where it stopped. Cases in the ledger are not measured again, except those whose
@@ -15,8 +15,6 @@ stays in the file), and failed ones on request.
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 import pathlib
 import sys
 import time
@@ -24,6 +22,8 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from iconbench.files import decode
+from iconbench.files import ledger as lines
 from iconbench.programs import backends as registry
 from iconbench.timing.bandwidth import achieved_bandwidth
 from iconbench.timing.clocks import clock_for, clock_type_for
@@ -115,43 +115,33 @@ class SessionLedger:
         self.path = pathlib.Path(path)
 
     def append(self, result: CaseResult) -> None:
-        """Append one result as one line, in one write.
+        """Append one result as one line, whole (:func:`iconbench.files.ledger.append`).
 
-        The measuring workers of several devices append to one ledger at the same time: a
-        line written by one ``write`` to a file opened for appending is never interleaved with
-        another's (a buffered text file splits a line of many samples into several writes).
+        The measuring workers of several devices append to one ledger at the same time.
         """
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = (json.dumps(result.as_dict(), sort_keys=True) + "\n").encode("utf-8")
-        handle = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            written = 0
-            while written < len(line):
-                written += os.write(handle, line[written:])
-        finally:
-            os.close(handle)
+        lines.append(self.path, result.as_dict())
 
     def size(self) -> int:
         """Bytes in the file now (an offset for :meth:`results_since`)."""
         return self.path.stat().st_size if self.path.exists() else 0
 
     def results_since(self, offset: int) -> list[CaseResult]:
-        """Every result appended after byte ``offset``, in order; torn lines skipped."""
-        if not self.path.exists():
-            return []
-        with self.path.open("rb") as handle:
-            handle.seek(offset)
-            text = handle.read().decode("utf-8", errors="replace")
-        parsed = []
-        for line in text.splitlines():
+        """Every result appended after byte ``offset``, in order.
+
+        Read by the ledgers' one rule (:mod:`iconbench.files.ledger`: a torn last line
+        skipped, any other line that is not JSON one error naming the file and line); a JSON
+        line that is no session record is such an error too.
+        """
+        found = []
+        for number, data in lines.read(self.path, offset=offset).rows:
             try:
-                parsed.append(CaseResult.from_dict(json.loads(line)))
-            except (json.JSONDecodeError, TypeError):
-                continue
-        return parsed
+                found.append(CaseResult.from_dict(data))
+            except (TypeError, AttributeError):
+                raise decode.fail(self.path, "not a session record", lines.HINT, number) from None
+        return found
 
     def results(self) -> list[CaseResult]:
-        """All results, the last one per (case, backend, grid) winning; torn lines skipped.
+        """All results, the last one per (case, backend, grid) winning.
 
         The rounds of an interleaved check (lines with a ``worker``) are one result: their
         samples pooled, in the order measured, the other fields from the last round.

@@ -7,8 +7,8 @@ balanced by time, longest first onto the least loaded shard, so that the shards 
 matrix finish together (the solver's 32 variants take 150-180 s each to compile on the H100,
 most cases 30 s). Either way the split is the same on every machine given the same ledgers.
 Because every item lands in exactly one shard, the shards' asv result files merge into one
-result set by plain union (:func:`iconbench.results.merge`,
-:func:`iconbench.runner.resultdir.merge_runs`).
+result set by plain union (:func:`iconbench.records.asv.merge`,
+:func:`iconbench.records.resultdir.merge_runs`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Both are append-only: an existing file is never replaced (``summary.1.json`` …
 
 The shards of one run (a GitHub matrix, a SLURM array) each write a result directory for
 their share of the cases; :func:`merge_runs` joins them into one: one asv result file per
-(machine, commit, environment) with every shard's values (:func:`iconbench.results.merge`),
+(machine, commit, environment) with every shard's values (:func:`iconbench.records.asv.merge`),
 one ``summary.json`` with every case, and the union of the ledgers (so the next run resumes
 from all shards' work). Shards that measured on different GPUs, grids or stacks are refused:
 their times do not belong in one result set.
@@ -27,12 +27,16 @@ import json
 import os
 import pathlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from iconbench.buildcache import REPO_ROOT
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
-from iconbench.runner.options import RunOptions
-from iconbench.runner.progress import log
+from iconbench.records import asv as results
+from iconbench.records.asv import refuse_other_iconbench_file
+
+if TYPE_CHECKING:  # the run's options, resolved at its command line (runner, a layer above)
+    from iconbench.runner.options import RunOptions
 
 
 def write_new_or_suffixed(path: pathlib.Path, text: str) -> pathlib.Path:
@@ -91,8 +95,6 @@ def read_summary(path: pathlib.Path) -> dict:
         raise IconbenchError(
             f"{path}: not a readable runner summary ({error}); 'iconbench suite asv' writes one"
         ) from None
-    from iconbench.results import refuse_other_iconbench_file
-
     refuse_other_iconbench_file(path, data)  # a gate summary named summary-*.json
     if not isinstance(data, dict) or "cases" not in data:
         raise IconbenchError(
@@ -186,11 +188,18 @@ def _recorded_provenance(path: pathlib.Path) -> dict:
     return recorded
 
 
-def write(options: RunOptions) -> None:
-    """Write ``OUT/asv`` and ``OUT/summary.json`` from the ledgers (``iconbench suite asv``)."""
-    import dataclasses
+@dataclasses.dataclass(frozen=True)
+class Written:
+    """What :func:`write` wrote: the asv result file, the summary and its number of cases."""
 
-    from iconbench import provenance, results, suite
+    asv: pathlib.Path
+    summary: pathlib.Path
+    cases: int
+
+
+def write(options: RunOptions) -> Written:
+    """Write ``OUT/asv`` and ``OUT/summary.json`` from the ledgers (``iconbench suite asv``)."""
+    from iconbench import provenance, suite
     from iconbench.programs.inputs import MINIMUM_BYTES_MODEL
     from iconbench.timing import session
     from iconbench.timing.statistics import summarize
@@ -264,7 +273,6 @@ def write(options: RunOptions) -> None:
         env_name=env_name,
         python=info.python[:4],
     )
-    log(f"asv: wrote {path}")
     from iconbench.programs import backend_variants
 
     summary = {
@@ -333,7 +341,7 @@ def write(options: RunOptions) -> None:
         for entry in summary["compile"]:
             entry.pop("error", None) if entry.get("error") is None else None
     target = write_new_or_suffixed(options.out / "summary.json", json.dumps(summary, indent=1))
-    log(f"summary: wrote {target} ({len(summary['cases'])} cases)")
+    return Written(path, target, len(summary["cases"]))
 
 
 def _median(samples) -> float | None:
@@ -397,8 +405,6 @@ def merge_runs(sources: Sequence[pathlib.Path], out: pathlib.Path) -> Merged:
     _same(summaries, "stack", lambda s: s.get("stack"))
     _same(summaries, "GPU", lambda s: (s.get("provenance", {}).get("gpu") or {}).get("name"))
     asv_sources = [s / "asv" for s in sources if (s / "asv").is_dir()]
-    from iconbench import results
-
     written = results.merge(asv_sources, out / "asv") if asv_sources else 0
     merge_ledgers(sources, out / "work")
     summary_path = None

@@ -40,13 +40,25 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from iconbench.errors import IconbenchError
-from iconbench.gate.summary import Grid
-from iconbench.runner.resultdir import read_summary
+from iconbench.files import ledger
+from iconbench.records import asv as results
+from iconbench.records.resultdir import read_summary
 
 if TYPE_CHECKING:
     from iconbench import grids
 
 METRICS = ("device_time", "host_overhead", "compile_time")
+
+
+@dataclasses.dataclass(frozen=True)
+class Grid:
+    """The grid a side ran on; counts ``None`` where a result does not record them."""
+
+    name: str
+    cells: int | None = None
+    edges: int | None = None
+    vertices: int | None = None
+    levels: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,8 +185,6 @@ def _pick(path: pathlib.Path, runs: dict[pathlib.Path, str], commit: str | None)
 
 
 def _asv_set(path: pathlib.Path, *, commit: str | None, grid: str | None, label: str) -> ResultSet:
-    from iconbench import results
-
     files = [path] if path.is_file() else results.result_files(path)
     if not files:
         raise IconbenchError(f"{path}: no asv result files (expected <machine>/<commit>-*.json)")
@@ -329,8 +339,6 @@ def _summary_time(summary: dict[str, Any]) -> float:
 
 def _asv_dates(root: pathlib.Path) -> list[tuple[float, str]]:
     """(date in seconds, commit) of each asv file the runner wrote next to its summaries."""
-    from iconbench import results
-
     found = []
     for f in results.result_files(root / "asv"):
         try:
@@ -372,14 +380,7 @@ def _session_rows(root: pathlib.Path, until: float) -> dict[tuple[str, str], dic
     """
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     rounds: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    path = root / "work" / "session.jsonl"
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError:
-            raise IconbenchError(f"{path}:{number}: not a JSON line") from None
+    for _, row in ledger.read(root / "work" / "session.jsonl").rows:
         if row.get("started_at", 0.0) > until:
             continue
         key = row["case"], row["backend"]

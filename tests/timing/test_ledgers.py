@@ -1,0 +1,65 @@
+"""The ledgers' one rule, through every reader: a torn last line skipped, any other an error."""
+
+import pathlib
+
+import pytest
+
+from iconbench import grids
+from iconbench.errors import IconbenchError
+from iconbench.files import ledger as lines
+from iconbench.records import resultset
+from iconbench.timing.compilation import CompileLedger, CompileRecord
+from iconbench.timing.measurement import Measurement
+from iconbench.timing.session import CaseResult, SessionLedger
+
+
+def _measured(case: str, device: list[float]) -> CaseResult:
+    m = Measurement([d + 2e-5 for d in device], device, "cuda-events-held")
+    return CaseResult(case, "gtfn_gpu", "tiny", m, 8, 0.0, None, "f" * 12, None, None, 1.0, 2.0)
+
+
+def _session(root: pathlib.Path) -> SessionLedger:
+    ledger = SessionLedger(root / "work" / "session.jsonl")
+    ledger.append(_measured("a[default]", [1e-3, 1.1e-3, 1.2e-3]))
+    ledger.append(_measured("b[default]", [2e-3, 2.1e-3, 2.2e-3]))
+    return ledger
+
+
+def test_a_torn_last_line_is_skipped_and_counted_by_every_reader(tmp_path):
+    ledger = _session(tmp_path)
+    whole = ledger.path.read_text()
+    with ledger.path.open("a") as out:  # a worker killed while writing its third case
+        out.write(whole.splitlines()[0][:70])
+    assert lines.read(ledger.path).torn == 1
+    assert [r.case for r in ledger.results()] == ["a[default]", "b[default]"]
+    side = resultset.ledger_set(tmp_path, label="s", commit="c", grid=grids.resolve("tiny"))
+    assert side.entries["a[default]|gtfn_gpu|device_time"].samples == (1e-3, 1.1e-3, 1.2e-3)
+    assert side.entries["b[default]|gtfn_gpu|device_time"].median == 2.1e-3
+
+    # the next append cuts the torn line off: the ledger reads whole again, nothing torn
+    ledger.append(_measured("c[default]", [3e-3]))
+    assert lines.read(ledger.path).torn == 0
+    assert ledger.path.read_text() == whole + ledger.path.read_text()[len(whole) :]
+    assert [r.case for r in ledger.results()] == ["a[default]", "b[default]", "c[default]"]
+
+
+def test_a_bad_line_elsewhere_is_one_error_naming_file_and_line(tmp_path):
+    ledger = _session(tmp_path)
+    first, second = ledger.path.read_text().splitlines()
+    ledger.path.write_text(f"{first}\n{second[:70]}\n{first}\n")
+    expected = f"{ledger.path}: line 2: invalid JSON"
+    with pytest.raises(IconbenchError, match="^" + expected):
+        ledger.results()
+    with pytest.raises(IconbenchError, match="^" + expected):
+        resultset.ledger_set(tmp_path, label="s", commit="c", grid=grids.resolve("tiny"))
+
+    compile_ledger = CompileLedger(tmp_path / "compile.jsonl")
+    compile_ledger.append(CompileRecord("a[default]", "gtfn_gpu", "tiny", "s", 41.0))
+    with compile_ledger.path.open("a") as out:
+        out.write('{"case": "b[default]", "backend"\n{"seconds": 3.0}\n')
+    with pytest.raises(IconbenchError, match=f"^{compile_ledger.path}: line 2: invalid JSON"):
+        compile_ledger.records()
+    kept = compile_ledger.path.read_text().splitlines()[0]
+    compile_ledger.path.write_text(f'{kept}\n{{"seconds": 3.0}}\n')  # JSON, but no compile
+    with pytest.raises(IconbenchError, match=f"^{compile_ledger.path}: line 2: not a compile"):
+        compile_ledger.records()
