@@ -23,6 +23,7 @@ import dataclasses
 import datetime
 import hashlib
 import json
+import os
 import pathlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -213,11 +214,49 @@ def _read_new(
             problems.append(f"skipped {error}")
             report(problems[-1])
             continue
-        text = path.read_bytes()
+        text = without_local_paths(path.read_bytes())
         stored = f"{folder}/{hashlib.sha256(text).hexdigest()[:16]}.json"
         write_atomic(out / "data" / stored, text)
         new.append((path, key, {"stamp": now, "stored": stored}, content))
     return new, problems
+
+
+#: Fields of a stored summary that name a file on the machine that wrote it.
+LOCAL_PATH_FIELDS = frozenset({"source", "full_diff"})
+
+
+def without_local_paths(text: bytes) -> bytes:
+    """A summary as the site publishes it: a field naming an absolute local path keeps its name.
+
+    A runner's gate summary says where its inputs and the explanation's whole code diff lay
+    on that runner (``/tmp/check/base/summary.json``); on a published site such a path means
+    nothing to a reader and tells the world the runner's layout.
+
+    >>> without_local_paths(b'{"base": {"source": "/tmp/c/base/summary.json"}, "n": 1}')
+    b'{"base": {"source": "summary.json"}, "n": 1}'
+    >>> without_local_paths(b'{"source": "results/h100/summary.1.json"}')  # relative: kept
+    b'{"source": "results/h100/summary.1.json"}'
+    """
+    data = json.loads(text)
+    changed = False
+
+    def walk(value: Any) -> Any:
+        nonlocal changed
+        if isinstance(value, dict):
+            out = {}
+            for key, item in value.items():
+                if key in LOCAL_PATH_FIELDS and isinstance(item, str) and os.path.isabs(item):
+                    out[key] = pathlib.PurePath(item).name
+                    changed = True
+                else:
+                    out[key] = walk(item)
+            return out
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        return value
+
+    cleaned = walk(data)
+    return json.dumps(cleaned, ensure_ascii=False).encode() if changed else text
 
 
 def _read_new_gates(
