@@ -4,10 +4,13 @@ import json
 
 import numpy as np
 import pytest
+from tests.archived_results import restored
 
 from iconbench import grids
 from iconbench.gate import processes, stats, verdict
 from iconbench.records import resultset
+from iconbench.timing import session
+from iconbench.timing.measurement import Measurement
 
 
 def _side(rng, scale, *, processes_per_side=8, spread=0.10, noise=0.02, samples=50):
@@ -56,25 +59,27 @@ def test_fewer_than_three_processes_a_side_are_refused():
         processes.compare([(1.0, 1.1)] * 2, [(1.0, 1.1)] * 3, margin=0.05)
 
 
+def _round(backend, number, measurement, fingerprint):
+    """One process's record of ``p[default]`` in a check's round ``number``."""
+    return session.CaseResult(
+        "p[default]", backend, "tiny", measurement, 0, 0.0, None, fingerprint, None, None,
+        started_at=float(number), duration_s=1.0, worker=f"r{number:02d}",
+    )  # fmt: skip
+
+
 def _ledger(path, side, cpu_speed, overhead_s):
     """A check's session ledger: 4 rounds, host overhead and reference work scaled by the CPU."""
     rng = np.random.default_rng(len(side))
-    lines = []
+    ledger = session.SessionLedger(path / side / "work" / "session.jsonl")
     for number, slow in enumerate(cpu_speed, start=1):
         device = list(1e-4 * np.exp(rng.normal(0, 0.002, 50)))
         overhead = overhead_s * slow * np.exp(rng.normal(0, 0.02, 50))
-        lines.append({
-            "case": "p[default]", "backend": "gtfn_gpu", "grid": "tiny", "worker": f"r{number:02d}",
-            "started_at": float(number), "duration_s": 1.0, "fingerprint": "ab",
-            "measurement": {
-                "host_s": [d + o for d, o in zip(device, overhead, strict=True)],
-                "device_s": device, "device_source": "cuda-events-held",
-                "reference_s": list(30e-6 * slow * np.exp(rng.normal(0, 0.01, 50))),
-            },
-        })  # fmt: skip
-    work = path / side / "work"
-    work.mkdir(parents=True)
-    (work / "session.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+        measurement = Measurement(
+            host_s=[d + o for d, o in zip(device, overhead, strict=True)],
+            device_s=device, device_source="cuda-events-held",
+            reference_s=list(30e-6 * slow * np.exp(rng.normal(0, 0.01, 50))),
+        )  # fmt: skip
+        ledger.append(_round("gtfn_gpu", number, measurement, "ab"))
     return resultset.ledger_set(path / side, label=side, commit=side, grid=grids.resolve("tiny"))
 
 
@@ -98,16 +103,11 @@ def test_more_host_work_per_call_is_a_regression_whatever_the_cpu(tmp_path):
 def _embedded_ledger(path, side, host_s):
     """A check's rounds on embedded: host samples only (no device clock), 4 processes."""
     rng = np.random.default_rng(len(side))
-    lines = [
-        {"case": "p[default]", "backend": "embedded", "grid": "tiny", "worker": f"r{n:02d}",
-         "started_at": float(n), "duration_s": 1.0, "fingerprint": None,
-         "measurement": {"host_s": list(host_s * np.exp(rng.normal(0, 0.03, 50))),
-                         "device_s": [], "device_source": "none"}}
-        for n in range(1, 5)
-    ]  # fmt: skip
-    work = path / side / "work"
-    work.mkdir(parents=True)
-    (work / "session.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ledger = session.SessionLedger(path / side / "work" / "session.jsonl")
+    for number in range(1, 5):
+        samples = list(host_s * np.exp(rng.normal(0, 0.03, 50)))
+        measurement = Measurement(host_s=samples, device_s=[], device_source="none")
+        ledger.append(_round("embedded", number, measurement, None))
     return resultset.ledger_set(path / side, label=side, commit=side, grid=grids.resolve("tiny"))
 
 
@@ -122,3 +122,18 @@ def test_embedded_is_judged_by_its_host_time_per_process(tmp_path):
     assert (row.metric, row.gated, row.verdict) == ("device_time", True, "regression")
     assert 2.7 < row.ratio < 3.3
     assert row.notes[-1].startswith("4+4 processes")
+
+
+def test_a_committed_check_is_judged_again_as_it_was(tmp_path):
+    """Its sides read from the session ledgers (4 processes a side, rounds joined by
+    ``timing.session.rounds``) give the gate summary the H100 check wrote, number for number."""
+    check = restored("results/pr-check-h100/icon4py-comment-2026-11-26i")
+    base, head = (resultset.resolve(str(check / side)) for side in ("base", "head"))
+    entry = head.entries["compute_tangential_wind[default]|gtfn_gpu|host_overhead"]
+    assert len(entry.groups) == 4
+    assert sum(len(g) for g in entry.groups) == len(entry.samples)
+    verdict.compare(base, head).write(tmp_path / "gate-summary.json")
+    again = json.loads((tmp_path / "gate-summary.json").read_text())["benchmarks"]
+    committed = json.loads((check / "gate-summary.json").read_text())["benchmarks"]
+    assert [{k: b[k] for k in c} for b, c in zip(again, committed, strict=True)] == committed
+    assert sum("4+4 processes" in " ".join(c["notes"]) for c in committed) == 36

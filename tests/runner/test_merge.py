@@ -8,6 +8,8 @@ from tests.asv_results import write_asv_results
 from iconbench.errors import IconbenchError
 from iconbench.records import resultset
 from iconbench.records.resultdir import merge_runs
+from iconbench.timing import session
+from iconbench.timing.measurement import Measurement
 
 
 def _shard(root, values, cases, gpu="NVIDIA H100 80GB HBM3", at=0.0):
@@ -25,17 +27,15 @@ def _shard(root, values, cases, gpu="NVIDIA H100 80GB HBM3", at=0.0):
         "cases": [{"case": c, "backend": "gtfn_gpu"} for c in cases],
     }
     (root / "summary.json").write_text(json.dumps(summary))
-    (root / "work").mkdir()
-    measured = {"device_s": [1e-3] * 10, "host_s": [1.1e-3] * 10}
-    (root / "work" / "session.jsonl").write_text(
-        "".join(
-            json.dumps(
-                {"case": c, "backend": "gtfn_gpu", "started_at": at, "measurement": measured}
-            )
-            + "\n"
-            for c in cases
-        )
+    ledger = session.SessionLedger(root / "work" / "session.jsonl")
+    measured = Measurement(
+        host_s=[1.1e-3] * 10, device_s=[1e-3] * 10, device_source="cuda-events-held"
     )
+    for c in cases:
+        record = session.CaseResult(
+            c, "gtfn_gpu", "ch1_medium", measured, 0, 0.0, None, None, None, None, at, 1.0
+        )
+        ledger.append(record)
     return root
 
 

@@ -40,9 +40,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from iconbench.errors import IconbenchError
-from iconbench.files import ledger
 from iconbench.records import asv as results
 from iconbench.records.resultdir import read_summary
+from iconbench.timing import session
 
 if TYPE_CHECKING:
     from iconbench import grids
@@ -371,36 +371,34 @@ def runner_runs(root: pathlib.Path) -> dict[pathlib.Path, str]:
     return runs
 
 
-def _session_rows(root: pathlib.Path, until: float) -> dict[tuple[str, str], dict[str, Any]]:
-    """The newest session line per (case, backend) that started before ``until``.
+@dataclasses.dataclass(frozen=True)
+class _Measured:
+    """A case's newest session record; a check's rounds pooled, each process's samples kept."""
 
-    Where that line is a round of an interleaved check (it names its ``worker``), the rounds
-    of that check are one row: the samples of every process joined, and per metric the
-    samples of each process under ``groups``.
+    result: session.CaseResult
+    #: per metric, the samples of each process (empty: one process measured it all)
+    groups: dict[str, list[tuple[float, ...]]] = dataclasses.field(default_factory=dict)
+
+
+def _session_rows(root: pathlib.Path, until: float) -> dict[tuple[str, str], _Measured]:
+    """The newest session record per (case, backend) that started before ``until``.
+
+    Grouped by the ledger's one rule (:func:`iconbench.timing.session.rounds`): where that
+    record is a round of an interleaved check, the rounds of that check are one record, the
+    samples of every process joined and, per metric, each process's kept apart.
     """
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
-    rounds: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for _, row in ledger.read(root / "work" / "session.jsonl").rows:
-        if row.get("started_at", 0.0) > until:
-            continue
-        key = row["case"], row["backend"]
-        rows[key] = row
-        if row.get("worker") and row.get("measurement"):
-            rounds.setdefault(key, []).append(row)
-        else:
-            rounds.pop(key, None)
-    for key, measured in rounds.items():
-        if len(measured) > 1:
-            rows[key] = _joined(measured)
-    return rows
+    ledger = session.SessionLedger(root / "work" / "session.jsonl")
+    started = [r for r in ledger.results_since(0) if r.started_at <= until]
+    grouped = session.rounds(started, key=lambda r: (r.case, r.backend))
+    return {key: _joined(group) for key, group in grouped.items()}
 
 
 #: The reference work's time on the CPU host overhead is scaled to (about an H100 host's).
 REFERENCE_S = 30e-6
 
 
-def _joined(rounds: list[dict[str, Any]]) -> dict[str, Any]:
-    """One row of a check's rounds: samples joined, each process's kept in ``groups``.
+def _joined(rounds: list[session.CaseResult]) -> _Measured:
+    """One record of a check's rounds: samples joined, each process's kept in ``groups``.
 
     A process's host overhead is scaled by how fast its CPU ran Python meanwhile: to what it
     would be where :func:`~iconbench.timing.measurement.reference_work` takes
@@ -409,10 +407,13 @@ def _joined(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     not a change of the code's host overhead, while a change of gt4py's call path, which the
     reference work does not run, still is.
     """
-    device = [tuple(r["measurement"].get("device_s") or ()) for r in rounds]
-    host = [tuple(r["measurement"].get("host_s") or ()) for r in rounds]
-    references = [r["measurement"].get("reference_s") or () for r in rounds]
-    speed = [1.0] * len(rounds)
+    if len(rounds) == 1:
+        return _Measured(rounds[0])
+    measured = [r.measurement for r in rounds if r.measurement is not None]
+    device = [tuple(m.device_s) for m in measured]
+    host = [tuple(m.host_s) for m in measured]
+    references = [m.reference_s for m in measured]
+    speed = [1.0] * len(measured)
     if all(references):
         speed = [REFERENCE_S / statistics.median(ref) for ref in references]
     overhead = [
@@ -420,15 +421,9 @@ def _joined(rounds: list[dict[str, Any]]) -> dict[str, Any]:
         for hs, ds, scale in zip(host, device, speed, strict=True)
         if len(hs) == len(ds) and ds
     ]
-    last = dict(rounds[-1])
-    last["measurement"] = {
-        **last["measurement"],
-        "device_s": [s for g in device for s in g],
-        "host_s": [s for g in host for s in g],
-    }
-    last["groups"] = {"device_time": [g for g in device if g], "host_overhead": overhead,
-                      "host_time": [g for g in host if g]}  # fmt: skip
-    return last
+    groups = {"device_time": [g for g in device if g], "host_overhead": overhead,
+              "host_time": [g for g in host if g]}  # fmt: skip
+    return _Measured(session.pooled(rounds), groups)
 
 
 def _runner_set(root: pathlib.Path, summary_path: pathlib.Path, *, label: str) -> ResultSet:
@@ -470,20 +465,21 @@ def _runner_set(root: pathlib.Path, summary_path: pathlib.Path, *, label: str) -
 
 
 def _measured_entries(
-    cases: Iterable[dict[str, Any]], rows: dict[tuple[str, str], dict[str, Any]]
+    cases: Iterable[dict[str, Any]], rows: dict[tuple[str, str], _Measured]
 ) -> dict[str, Entry]:
-    """Device time and host overhead of each case from its session row (see _session_rows)."""
+    """Device time and host overhead of each case from its session record (see _session_rows)."""
     entries: dict[str, Entry] = {}
     for case in cases:
         key = (case["case"], case["backend"])
-        row = rows.get(key, {})
-        fp = case.get("fingerprint") or row.get("fingerprint")
-        m = row.get("measurement") or {}
-        error = case.get("error") or row.get("error")
-        device = tuple(m.get("device_s") or ())
-        host = tuple(m.get("host_s") or ())
-        source = m.get("device_source")
-        groups = row.get("groups", {})
+        row = rows.get(key)
+        result = row.result if row else None
+        m = result.measurement if result else None
+        fp = case.get("fingerprint") or (result.fingerprint if result else None)
+        error = case.get("error") or (result.error if result else None)
+        device = tuple(m.device_s) if m else ()
+        host = tuple(m.host_s) if m else ()
+        source = m.device_source if m else None
+        groups = row.groups if row else {}
         timed, grouped = device, groups.get("device_time", ())
         if not device and host and not error:
             # a backend without a device clock (embedded): its time is the host's, judged as its
@@ -514,7 +510,7 @@ def ledger_set(root: pathlib.Path, *, label: str, commit: str, grid: grids.Grid)
     measured on (its name and counts).
     """
     rows = _session_rows(root, float("inf"))
-    cases = [{"case": c, "backend": b, "fingerprint": r.get("fingerprint")}
+    cases = [{"case": c, "backend": b, "fingerprint": r.result.fingerprint}
              for (c, b), r in rows.items()]  # fmt: skip
     return ResultSet(
         label=label, kind="runner", commit=commit, date=None, stack={}, machine={},

@@ -19,7 +19,7 @@ import pathlib
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from iconbench.files import decode
@@ -144,21 +144,11 @@ class SessionLedger:
         """All results, the last one per (case, backend, grid) winning.
 
         The rounds of an interleaved check (lines with a ``worker``) are one result: their
-        samples pooled, in the order measured, the other fields from the last round.
+        samples pooled, in the order measured, the other fields from the last round
+        (:func:`rounds`, :func:`pooled`).
         """
-        latest: dict[tuple[str, str, str], CaseResult] = {}
-        rounds: dict[tuple[str, str, str], list[CaseResult]] = {}
-        for r in self.results_since(0):
-            key = (r.case, r.backend, r.grid)
-            latest[key] = r
-            if r.worker is None or r.measurement is None:
-                rounds.pop(key, None)
-            else:
-                rounds.setdefault(key, []).append(r)
-        return [
-            pooled(rounds[key]) if len(rounds.get(key, ())) > 1 and r.worker else r
-            for key, r in latest.items()
-        ]
+        grouped = rounds(self.results_since(0), key=lambda r: (r.case, r.backend, r.grid))
+        return [pooled(group) if len(group) > 1 else group[-1] for group in grouped.values()]
 
     def todo(
         self,
@@ -197,6 +187,43 @@ class SessionLedger:
     def failed(self) -> set[tuple[str, str, str]]:
         """Keys of cases whose latest record is an error."""
         return {(r.case, r.backend, r.grid) for r in self.results() if r.error is not None}
+
+
+def rounds[Key: Hashable](
+    results: Iterable[CaseResult], key: Callable[[CaseResult], Key]
+) -> dict[Key, list[CaseResult]]:
+    """Each key's last result, with the rounds of an interleaved check that it ends.
+
+    A check appends one line per measuring process (its ``worker``) and case, round after
+    round; those lines since the key's last other one (a plain run's, a failed round's) are
+    one measurement of several processes. Any other last line stands alone. The ledger's
+    reader (:meth:`SessionLedger.results`) and the gate's (:mod:`iconbench.records.resultset`,
+    which keeps each process's samples apart) group by this one rule. Keys in the order they
+    first appear, rounds in the order measured.
+
+    >>> from iconbench.timing.measurement import Measurement
+    >>> def line(case, worker, measured=True):
+    ...     m = Measurement(host_s=[1e-3], device_s=[], device_source="none") if measured else None
+    ...     return CaseResult(case, "embedded", "g", m, 0, 0.0, None, None, None, None, 0.0, 1.0,
+    ...                       worker=worker)
+    >>> found = rounds([line("a", "r01"), line("b", None), line("a", "r02", measured=False),
+    ...                 line("a", "r03"), line("a", "r04"), line("b", "r01")], key=lambda r: r.case)
+    >>> {case: [r.worker for r in group] for case, group in found.items()}
+    {'a': ['r03', 'r04'], 'b': ['r01']}
+    """
+    grouped: dict[Key, list[CaseResult]] = {}
+    for result in results:
+        group = grouped.get(found := key(result))
+        if group and _is_round(result) and _is_round(group[-1]):
+            group.append(result)
+        else:
+            grouped[found] = [result]
+    return grouped
+
+
+def _is_round(result: CaseResult) -> bool:
+    """A measured line of an interleaved check's process."""
+    return bool(result.worker) and result.measurement is not None
 
 
 def pooled(rounds: Sequence[CaseResult]) -> CaseResult:
