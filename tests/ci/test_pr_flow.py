@@ -118,6 +118,12 @@ def test_base_and_head_are_measured_interleaved_in_fresh_processes(pr_check):
         "head": ["r02-head", "r03-head", "r05-head", "r08-head"],
     }
     assert check["rounds"] == 8
+    # what each side met in the build cache: its one build, compiled now or found there
+    for side in ("base", "head"):
+        met = check["builds"][side]
+        assert (met["pairs"], met["in_measuring"], met["linked"]) == (1, 0, 0)
+        assert met["compiled"] + met["found"] == 1
+    assert check["builds"]["compiled"] in (0, 1)  # a comment changes no code: one build at most
 
 
 def test_the_gate_the_bot_and_the_site_follow(pr_check):

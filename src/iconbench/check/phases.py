@@ -86,7 +86,7 @@ def table(data: dict[str, Any]) -> str:
     phases = data.get("phases", {})
     rows += [f"| {name} | {phases[name]:.1f} s |" for name in PHASES if name in phases]
     rows.append(f"| **total** | **{data.get('total_s', 0.0):.1f} s** |")
-    return "\n".join(rows) + "\n"
+    return "\n".join(rows + builds_table(data.get("builds", {}))) + "\n"
 
 
 def overhead(data: Mapping[str, Any]) -> dict[str, float]:
@@ -129,3 +129,28 @@ def overhead_table(
         ratio = f"{now / was:.2f}x" if was else "–"
         rows.append(f"| {metric} | {was:.1f} | {now:.1f} | {ratio} |")
     return "\n".join(rows) + "\n"
+
+
+def builds_table(builds: dict[str, Any]) -> list[str]:
+    """What each side met in the build cache (:mod:`iconbench.check.cache_state`), as rows.
+
+    >>> side = {"pairs": 40, "compiled": 32, "found": 0, "linked": 0, "in_measuring": 0}
+    >>> for row in builds_table({"base": side, "head": side, "compiled": 64}):
+    ...     print(row)
+    <BLANKLINE>
+    | builds | pairs | compiled | found in the cache | linked from base's | in measuring |
+    | --- | ---: | ---: | ---: | ---: | ---: |
+    | base | 40 | 32 | 0 | 0 | 0 |
+    | head | 40 | 32 | 0 | 0 | 0 |
+    | **both** | | **64** | | | |
+    """
+    if not builds:
+        return []
+    rows = ["", "| builds | pairs | compiled | found in the cache | linked from base's | "
+            "in measuring |", "| --- | ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
+    for name in ("base", "head"):
+        side = builds[name]
+        rows.append(f"| {name} | {side['pairs']} | {side['compiled']} | {side['found']} | "
+                    f"{side['linked']} | {side['in_measuring']} |")  # fmt: skip
+    rows.append(f"| **both** | | **{builds['compiled']}** | | | |")
+    return rows

@@ -8,6 +8,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -218,20 +219,7 @@ def compare(request: Request, programs: str, one_variant: bool, timeline: Timeli
     ``iconbench continuous``: each commit's tree first on the path of this stack
     (:mod:`iconbench.stacks.sides`), then :func:`compare_sides`.
     """
-    from iconbench.stacks.identity import stack_key
-
-    with timeline.phase("environments"):
-        jobs = _jobs(programs, one_variant, request.backend_names)  # a typo: one line, nothing made
-        base, head = sides.resolve(
-            request.component,
-            request.repo,
-            (request.base, request.head),
-            out=request.out,
-            stack=stack_key(),
-        )
-    timeline.facts |= {"base": base.commit, "head": head.commit, "cases": len(jobs)}
-    selection = ["--backends", ",".join(request.backend_names), *request.grid.argv,
-                 "--programs", programs] + (["--one-variant"] if one_variant else [])  # fmt: skip
+    base, head, jobs, selection = environments(request, programs, one_variant, timeline)
     summary = compare_sides(
         base,
         head,
@@ -247,6 +235,56 @@ def compare(request: Request, programs: str, one_variant: bool, timeline: Timeli
         component=request.component,
     )
     return Compared(base, head, summary)
+
+
+def environments(
+    request: Request, programs: str, one_variant: bool, timeline: Timeline
+) -> tuple[sides.Side, sides.Side, list[tuple[str, str]], list[str]]:
+    """Both sides resolved (the environments phase), their cases and their runner options."""
+    from iconbench.stacks.identity import stack_key
+
+    with timeline.phase("environments"):
+        jobs = _jobs(programs, one_variant, request.backend_names)  # a typo: one line, nothing made
+        base, head = sides.resolve(
+            request.component,
+            request.repo,
+            (request.base, request.head),
+            out=request.out,
+            stack=stack_key(),
+        )
+    timeline.facts |= {"base": base.commit, "head": head.commit, "cases": len(jobs)}
+    selection = ["--backends", ",".join(request.backend_names), *request.grid.argv,
+                 "--programs", programs] + (["--one-variant"] if one_variant else [])  # fmt: skip
+    return base, head, jobs, selection
+
+
+@dataclasses.dataclass
+class Precompile:
+    """Both sides' precompile as a phase of ``timeline``, and what it met in the build cache."""
+
+    base: sides.Side
+    head: sides.Side
+    selection: list[str]
+    jobs: int
+    timeline: Timeline
+    since: float | None = None
+    linked: int = 0
+
+    def __call__(self) -> None:
+        self.since = time.time()
+        with self.timeline.phase("precompile"):
+            self.linked = _precompile((self.base, self.head), self.selection, self.jobs)
+
+    def record(self) -> None:
+        """``builds`` in check.json: per side, its builds compiled, found, linked (if it ran)."""
+        from iconbench.check import cache_state
+
+        if self.since is None:
+            return
+        states = [cache_state.side_builds(self.base, self.since),
+                  cache_state.side_builds(self.head, self.since, linked=self.linked)]  # fmt: skip
+        self.timeline.facts["builds"] = cache_state.check_builds(states, ("base", "head"))
+        log(f"check: builds {self.timeline.facts['builds']}")
 
 
 def compare_sides(
@@ -277,10 +315,7 @@ def compare_sides(
     """
     from iconbench.programs import backends as registry
 
-    def precompile() -> None:
-        with timeline.phase("precompile"):
-            _precompile((base, head), selection, compile_jobs)
-
+    precompile = Precompile(base, head, selection, compile_jobs, timeline)
     compiled = not all(registry.backend(name).is_embedded for name in {b for _, b in jobs})
     shares = devices.shares(jobs, {})
     if len(devices) > 1:  # balanced by the ledgers' measuring times
@@ -294,6 +329,7 @@ def compare_sides(
                                          "deciding": done.deciding_s},
                        "devices": list(done.devices)}  # fmt: skip
     log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
+    precompile.record()  # after measuring: a measuring process may have compiled
     with timeline.phase("gate"):
         return _gate(base, head, selection, out, component)
 
@@ -416,7 +452,7 @@ def _jobs(programs: str, one_variant: bool, backends: tuple[str, ...]) -> list[t
     return [pair for case in ordered for pair in jobs_for([case], backends)]
 
 
-def _precompile(both: tuple[sides.Side, sides.Side], selection: list[str], jobs: int) -> None:
+def _precompile(both: tuple[sides.Side, sides.Side], selection: list[str], jobs: int) -> int:
     """Both sides' builds, side by side, each built once where the generated code is the same.
 
     Where base and head share a build cache (an icon4py change, or a change of comments
@@ -428,10 +464,12 @@ def _precompile(both: tuple[sides.Side, sides.Side], selection: list[str], jobs:
     nights (:func:`iconbench.stacks.sides.link_builds`; DaCe's by the identity of their SDFG,
     :mod:`iconbench.timing.sdfg_identity`). Side by side, not one after the other: from empty
     caches, a gt4py change's base and head took 219 s and 198 s one after the other on an H100
-    host; each is bound by its longest translation (up to 192 s), not by the cores.
+    host; each is bound by its longest translation (up to 192 s), not by the cores. Returns the
+    number of build folders linked into head's cache.
     """
     base, head = both
     shared = base.stack == head.stack
+    linked = 0
     if not shared:
         linked = sides.link_builds(base, head)
         log(f"check: head's build cache has base's {linked} build folders")
@@ -439,6 +477,7 @@ def _precompile(both: tuple[sides.Side, sides.Side], selection: list[str], jobs:
     # middle (:func:`iconbench.runner.precompile.compile_pairs`)
     _wait([_start_precompile(side, selection, max(1, jobs // 2),
                              shortest_first=shared and side is head) for side in both])  # fmt: skip
+    return linked
 
 
 def _start_precompile(side: sides.Side, selection: list[str], jobs: int, *,
