@@ -158,6 +158,30 @@ def test_the_check_measures_no_granule(pr_check):
         assert {row["case"] for row in rows} == {"compute_tangential_wind[default]"}
 
 
+def test_until_precompile_puts_the_builds_in_the_cache_and_measures_nothing(fake_icon4py, tmp_path):
+    """``--until precompile``: main's builds made before its pull requests' checks ask for them."""
+    repo, base, _ = fake_icon4py
+    out = tmp_path / "warm"
+    done = subprocess.run(
+        [sys.executable, "-m", "iconbench", "check", "--component", "icon4py", "--repo",
+         str(repo), "--base", "main", "--head", "main", "--backends", "gtfn_cpu", "--grid",
+         "tiny", "--programs", r"^compute_tangential_wind\[", "--until", "precompile",
+         "--out", str(out)],
+        check=False, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    check = json.loads((out / "check.json").read_text())
+    assert list(check["phases"]) == ["select", "environments", "precompile"]
+    assert (check["until"], check["base"], check["head"]) == ("precompile", base, base)
+    for side in ("base", "head"):
+        met = check["builds"][side]
+        assert met["pairs"] == 1
+        assert met["compiled"] + met["found"] == 1
+        assert not (out / side / "work" / "session.jsonl").exists()  # nothing measured
+    assert "verdict" not in check
+    assert not (out / "rounds").exists()
+
+
 @pytest.mark.parametrize(("asked", "defined"), [("", False), ("1", True)])
 def test_asv_defines_the_granules_only_when_asked(asked, defined):
     """``asv continuous main HEAD`` never starts the granules unless ICONBENCH_GRANULES=1."""

@@ -54,6 +54,8 @@ class Request:
     #: a runner's ``work/``: its ledgers give the selection's time shares and balance the
     #: devices' shares (``None``: ``iconbench select``'s default; the devices get equal counts)
     ledgers: pathlib.Path | None = None
+    #: the last phase to run ("": all; "precompile": environments and precompile only)
+    until: str = ""
 
     @property
     def backend_names(self) -> tuple[str, ...]:
@@ -162,6 +164,11 @@ def run(request: Request) -> int:
         timeline.facts["verdict"] = "nothing to measure"
         timeline.write()
         return 0
+    if request.until == "precompile":
+        precompile_only(request, programs, one_variant, timeline)
+        timeline.facts["until"] = "precompile"
+        timeline.write()
+        return 0
     compared = compare(request, programs, one_variant, timeline)
     base, head, summary, out = compared.base, compared.head, compared.summary, request.out
     from iconbench.gate import table
@@ -256,6 +263,19 @@ def environments(
     selection = ["--backends", ",".join(request.backend_names), *request.grid.argv,
                  "--programs", programs] + (["--one-variant"] if one_variant else [])  # fmt: skip
     return base, head, jobs, selection
+
+
+def precompile_only(request: Request, programs: str, one_variant: bool, timeline: Timeline) -> None:
+    """Environments and precompile, no measuring: both commits' builds into the runner's cache.
+
+    A runner that keeps its build cache can have main's builds made before its pull requests'
+    checks ask for them (``iconbench check --base main --head main --until precompile``): a
+    check then compiles only the programs its head changes.
+    """
+    base, head, _jobs, selection = environments(request, programs, one_variant, timeline)
+    precompile = Precompile(base, head, selection, request.jobs, timeline)
+    precompile()
+    precompile.record()
 
 
 @dataclasses.dataclass

@@ -61,6 +61,14 @@ class Check(Command):
         )
         parser.add_argument("--site", action="store_true", help="build OUT/site (the artifact)")
         parser.add_argument(
+            "--until",
+            choices=("precompile",),
+            default="",
+            help="stop after this phase: 'precompile' puts both commits' builds into the "
+            "runner's build cache and measures nothing (e.g. main's, before its pull requests' "
+            "checks: --base main --head main --programs REGEX)",
+        )
+        parser.add_argument(
             "--record",
             type=pathlib.Path,
             help="append the check's facts and phase times as one JSON line to this file",
@@ -95,6 +103,7 @@ class Check(Command):
             record=args.record,
             devices=devices,
             ledgers=ledgers_dir(args.ledgers),
+            until=args.until,
         )
         return run(request)
 
