@@ -38,7 +38,7 @@ class InlinePool:
 
 def _compile(job) -> CompileRecord:
     """A compile that builds ``<case>/lib.so`` in the cache (the pool worker's stand-in)."""
-    case, backend, grid, stack = job
+    case, backend, grid, stack, _defer = job
     return CompileRecord(case, backend, grid.name, stack, 30.0, f"f-{case}",
                          library=f"{case}/lib.so")  # fmt: skip
 

@@ -272,8 +272,9 @@ def precompile_only(request: Request, programs: str, one_variant: bool, timeline
     checks ask for them (``iconbench check --base main --head main --until precompile``): a
     check then compiles only the programs its head changes.
     """
-    base, head, _jobs, selection = environments(request, programs, one_variant, timeline)
-    precompile = Precompile(base, head, selection, request.jobs, timeline)
+    base, head, jobs, selection = environments(request, programs, one_variant, timeline)
+    precompile = Precompile(base, head, selection, request.jobs, timeline, jobs, request.grid,
+                            request.ledgers)  # fmt: skip
     precompile()
     precompile.record()
 
@@ -287,13 +288,21 @@ class Precompile:
     selection: list[str]
     jobs: int
     timeline: Timeline
+    #: the (case, backend) pairs, their grid and a runner's ledgers (expected compile times):
+    #: the compile processes are shared between the sides by what each has left to compile
+    pairs: Sequence[tuple[str, str]] = ()
+    grid: Grid | None = None
+    ledgers: pathlib.Path | None = None
     since: float | None = None
     linked: int = 0
 
     def __call__(self) -> None:
         self.since = time.time()
         with self.timeline.phase("precompile"):
-            self.linked = _precompile((self.base, self.head), self.selection, self.jobs)
+            self.linked, processes = _precompile((self.base, self.head), self.selection,
+                                                 self.jobs, pairs=self.pairs, grid=self.grid,
+                                                 ledgers=self.ledgers)  # fmt: skip
+        self.timeline.facts["compile_processes"] = processes
 
     def record(self) -> None:
         """``builds`` in check.json: per side, its builds compiled, found, linked (if it ran)."""
@@ -335,7 +344,7 @@ def compare_sides(
     """
     from iconbench.programs import backends as registry
 
-    precompile = Precompile(base, head, selection, compile_jobs, timeline)
+    precompile = Precompile(base, head, selection, compile_jobs, timeline, jobs, grid, ledgers)
     compiled = not all(registry.backend(name).is_embedded for name in {b for _, b in jobs})
     shares = devices.shares(jobs, {})
     if len(devices) > 1:  # balanced by the ledgers' measuring times
@@ -472,40 +481,77 @@ def _jobs(programs: str, one_variant: bool, backends: tuple[str, ...]) -> list[t
     return [pair for case in ordered for pair in jobs_for([case], backends)]
 
 
-def _precompile(both: tuple[sides.Side, sides.Side], selection: list[str], jobs: int) -> int:
+def _precompile(
+    both: tuple[sides.Side, sides.Side],
+    selection: list[str],
+    jobs: int,
+    *,
+    pairs: Sequence[tuple[str, str]] = (),
+    grid: Grid | None = None,
+    ledgers: pathlib.Path | None = None,
+) -> tuple[int, dict[str, int]]:
     """Both sides' builds, side by side, each built once where the generated code is the same.
 
     Where base and head share a build cache (an icon4py change, or a change of comments
     alone) each side still translates its programs (their IR holds its tree's paths), but a
     program whose generated code is the same is built once: gt4py locks a build folder while
-    one process builds it, and head's pool takes the jobs in the opposite order, so the two
-    pools meet in the middle instead of one waiting on each build of the other. Otherwise the
-    head's cache first gets the build folders the base's cache kept from earlier checks or
-    nights (:func:`iconbench.stacks.sides.link_builds`; DaCe's by the identity of their SDFG,
+    one process builds it, and a pool worker that finds it locked takes another job and comes
+    back to it later (:mod:`iconbench.runner.busy_builds`), so both pools take their longest
+    compiles first. (They took the jobs in opposite orders before, to meet in the middle: that
+    started head's longest compiles last.) Otherwise the head's cache first gets the build
+    folders the base's cache kept from earlier checks or nights
+    (:func:`iconbench.stacks.sides.link_builds`; DaCe's by the identity of their SDFG,
     :mod:`iconbench.timing.sdfg_identity`). Side by side, not one after the other: from empty
     caches, a gt4py change's base and head took 219 s and 198 s one after the other on an H100
-    host; each is bound by its longest translation (up to 192 s), not by the cores. Returns the
-    number of build folders linked into head's cache.
+    host; each is bound by its longest translation (up to 192 s), not by the cores. The
+    ``jobs`` compile processes are shared in proportion to what each side has left to compile
+    (:func:`iconbench.runner.precompile.split_processes`; expected seconds from ``ledgers``,
+    builds the compile index knows left out): with main's builds cached, head compiles on
+    every core. Returns the number of build folders linked into head's cache and each side's
+    compile processes.
     """
+    from iconbench.runner.precompile import split_processes
+
     base, head = both
-    shared = base.stack == head.stack
     linked = 0
-    if not shared:
+    if base.stack != head.stack:
         linked = sides.link_builds(base, head)
         log(f"check: head's build cache has base's {linked} build folders")
-    # in one cache, head's pool takes the jobs in the opposite order and meets base's in the
-    # middle (:func:`iconbench.runner.precompile.compile_pairs`)
-    _wait([_start_precompile(side, selection, max(1, jobs // 2),
-                             shortest_first=shared and side is head) for side in both])  # fmt: skip
-    return linked
+    work = [_compile_seconds_left(side, pairs, grid, ledgers) for side in both]
+    processes = dict(zip(("base", "head"), split_processes(work, jobs), strict=True))
+    log(f"check: compile processes: base {processes['base']}, head {processes['head']} "
+        f"(compile seconds expected: base {work[0]:.0f}, head {work[1]:.0f})")  # fmt: skip
+    ordered = ["--shard-ledgers", str(ledgers)] if ledgers is not None else []  # longest first
+    _wait([_start_precompile(side, selection + ordered, processes[side.name]) for side in both])
+    return linked, processes
 
 
-def _start_precompile(side: sides.Side, selection: list[str], jobs: int, *,
-                      shortest_first: bool = False):  # fmt: skip
+def _compile_seconds_left(
+    side: sides.Side,
+    pairs: Sequence[tuple[str, str]],
+    grid: Grid | None,
+    ledgers: pathlib.Path | None,
+) -> float:
+    """What ``side`` is expected to compile: its pairs' compile seconds, the indexed ones out.
+
+    Without pairs or grid every side weighs the same (an even split of the processes).
+    """
+    if not pairs or grid is None:
+        return 1.0
+    from iconbench.runner.precompile import pending_seconds
+    from iconbench.timing.compilation import CompileLedger
+    from iconbench.timing.compile_index import CompileIndex, Sources
+
+    cache = sides.build_cache(side.stack)
+    index = CompileIndex(cache.parent, cache, side.stack, Sources.of(side.sources, side.identity))
+    known = ledgers is not None and (ledgers / "compile.jsonl").exists()
+    expected = CompileLedger(ledgers / "compile.jsonl").expected_seconds() if known else None
+    return pending_seconds(pairs, index, grid, expected or (lambda _case, _backend: 1.0))
+
+
+def _start_precompile(side: sides.Side, selection: list[str], jobs: int):
     command = _iconbench("suite", "precompile", "--out", str(side.out), *side.runner_options(),
                          *selection, "--jobs", str(jobs))  # fmt: skip
-    if shortest_first:
-        command.append("--shortest-first")
     side.out.mkdir(parents=True, exist_ok=True)
     log_path = side.out / "precompile.log"
     with log_path.open("w", encoding="utf-8") as handle:

@@ -79,7 +79,8 @@ class Suite(Command):
             type=pathlib.Path,
             metavar="DIR",
             help="a runner's work/ whose ledgers balance the shards (and the devices' shares) "
-            "by time (default: $ICONBENCH_SHARD_LEDGERS, else by count)",
+            "by time and order the precompile longest first (default: $ICONBENCH_SHARD_LEDGERS, "
+            "else by count)",
         )
         parser.add_argument(
             "--stack",

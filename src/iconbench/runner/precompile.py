@@ -23,9 +23,11 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 
 from iconbench.grids.grid import Grid
-from iconbench.runner import cases
+from iconbench.runner import busy_builds, cases
+from iconbench.runner.busy_builds import Deferred
 from iconbench.runner.options import RunOptions
 from iconbench.runner.progress import log, phase
 from iconbench.timing.compilation import CompileLedger, CompileRecord
@@ -57,6 +59,9 @@ def run(options: RunOptions) -> None:
         cache_dir=cache_dir,
         shortest_first=options.shortest_first,
         index=index,
+        runner_ledgers=[CompileLedger(options.shard_ledgers / "compile.jsonl")]
+        if options.shard_ledgers is not None
+        else [],
     )
     elapsed = time.perf_counter() - start
     found = sum(r.from_index for r in records)
@@ -97,6 +102,7 @@ def compile_pairs(
     cache_dir: os.PathLike[str] | None = None,
     shortest_first: bool = False,
     index: CompileIndex | None = None,
+    runner_ledgers: Sequence[CompileLedger] = (),
 ) -> list[CompileRecord]:
     """Compile every (case, backend) of ``jobs`` with ``processes`` workers; append to ``ledger``.
 
@@ -108,12 +114,16 @@ def compile_pairs(
     before the budget ran out took the compiling of the run at 566c841 120 s past it).
     gt4py's ``GT4PY_BUILD_JOBS`` parallelises the C++ build inside each worker, so
     ``processes * build jobs`` should be about the core count. The longest compiles (as the
-    ledger knows them from earlier runs) start first, so that a 190 s fused program does not
-    start last and keep the pool waiting on it alone. ``shortest_first`` turns that order
-    round for a second pool over the same jobs into the same build cache (a check's head
-    beside its base): gt4py locks a build folder while one process builds it and any other
-    waits, so two pools in one order each held half their workers waiting on the other's
-    builds; in opposite orders they meet in the middle and each build is made once.
+    ledger, or else one of ``runner_ledgers``, knows them from earlier runs) start first, so
+    that a 190 s fused program does not start last and keep the pool waiting on it alone. A
+    check's side has a fresh result directory whose ledger knows no compile: without the
+    runner's ledgers its pool took the jobs in the order of the case list.
+    ``shortest_first`` turns that order round for a second pool over the same jobs into the
+    same build cache (a check's head beside its base), where the two would otherwise meet
+    on each build.
+    A worker does not wait on a build folder another process is building while other jobs
+    are left: the job goes back (:mod:`iconbench.runner.busy_builds`) and is taken up again,
+    waiting, once no other is pending; so two pools in one order make each build once too.
     With an ``index``, a pending pair whose build it finds goes into the ledger from there
     (``from_index``; returned too) and only the others are compiled; each compile that built
     a library is entered into it. ``progress`` defaults to one line per compile on stderr.
@@ -130,25 +140,32 @@ def compile_pairs(
     found = len(results)
     started = time.perf_counter()
     context = multiprocessing.get_context("spawn")
-    expected = ledger.expected_seconds()
+    expected = ledger.expected_seconds(*runner_ledgers)
     pending = queue(todo, lambda job: expected(job[0], job[1]), shortest_first=shortest_first)
+    deferred: list[tuple[str, str, Grid, str]] = []  # busy elsewhere: taken up again, waiting
     workers = max(1, processes)
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        running: set[concurrent.futures.Future[CompileRecord]] = set()
-        while pending or running:
-            while pending and len(running) < workers:
+        running: dict[concurrent.futures.Future[CompileRecord | Deferred], tuple] = {}
+        while pending or running or deferred:
+            while (pending or deferred) and len(running) < workers:
                 left_s = None if budget_s is None else budget_s - (time.perf_counter() - started)
-                job = take_fitting(pending, left_s, lambda j: expected(j[0], j[1]))
+                waiting = not pending  # the last jobs wait for a build another process makes
+                job = take_fitting(pending or deferred, left_s, lambda j: expected(j[0], j[1]))
                 if job is None:
                     break
-                running.add(pool.submit(_worker, job))
+                running[pool.submit(_worker, (*job, not waiting))] = job
             if not running:
                 break
-            finished, running = concurrent.futures.wait(
+            finished, _ = concurrent.futures.wait(
                 running, return_when=concurrent.futures.FIRST_COMPLETED
             )
             for future in finished:
-                record = future.result()
+                job, record = running.pop(future), future.result()
+                if isinstance(record, Deferred):
+                    log(f"precompile: {record.case} on {record.backend}: {record.folder} is "
+                        "being built by another process; taken up again later")  # fmt: skip
+                    deferred.append(job)
+                    continue
                 ledger.append(record)
                 if index is not None:
                     index.record(record, grid)
@@ -176,9 +193,12 @@ def _known_builds(
     return left
 
 
-def _worker(job: tuple[str, str, Grid, str]) -> CompileRecord:
-    """Compile one (case, backend, grid) in a pool process (imports gt4py there)."""
-    case, backend, grid, stack = job
+def _worker(job: tuple[str, str, Grid, str, bool]) -> CompileRecord | Deferred:
+    """Compile one (case, backend, grid) in a pool process (imports gt4py there).
+
+    ``defer``: a build folder another process holds is not waited on (:class:`Deferred`).
+    """
+    case, backend, grid, stack, defer = job
     name = grid.name  # what the ledger records the grid by
     from iconbench import buildcache
 
@@ -186,15 +206,63 @@ def _worker(job: tuple[str, str, Grid, str]) -> CompileRecord:
     from iconbench import suite
 
     try:
-        seconds, build = suite.compile_case(case, backend, grid)
+        with busy_builds.deferring(suite.build_cache_dir()) if defer else nullcontext():
+            seconds, build = suite.compile_case(case, backend, grid)
         if build is None:
             return CompileRecord(case, backend, name, stack, seconds)
         return CompileRecord(
             case, backend, name, stack, seconds, build.fingerprint, library=build.library
         )
+    except busy_builds.BusyBuildError as busy:
+        return Deferred(case, backend, busy.folder)
     except Exception as error:
         detail = "".join(traceback.format_exception_only(error)).strip()
         return CompileRecord(case, backend, name, stack, 0.0, None, detail[-2000:])
+
+
+def split_processes(work: Sequence[float], processes: int) -> list[int]:
+    """``processes`` compile processes shared by pools side by side, in proportion to ``work``.
+
+    A check precompiles base and head at once, each in its own pool (their sources differ).
+    An even split left half the cores idle where one side had its builds in the cache: the
+    head of a change against main's builds compiled on half the host. Each pool with work
+    gets at least one process (largest remainders get the rest); one without gets one, which
+    starts no pool (its builds are found in the compile index).
+
+    >>> split_processes([100.0, 100.0], 16), split_processes([0.0, 300.0], 16)
+    ([8, 8], [1, 16])
+    >>> split_processes([50.0, 150.0], 16), split_processes([1.0, 999.0], 16)
+    ([4, 12], [1, 15])
+    >>> split_processes([0.0, 0.0], 16), split_processes([5.0, 5.0], 1)
+    ([1, 1], [1, 1])
+    """
+    busy = [i for i, w in enumerate(work) if w > 0]
+    shares = [1] * len(work)
+    if not busy:
+        return shares
+    total = sum(work[i] for i in busy)
+    exact = {i: processes * work[i] / total for i in busy}
+    for i in busy:
+        shares[i] = max(1, int(exact[i]))
+    left = processes - sum(shares[i] for i in busy)
+    for i in sorted(busy, key=lambda i: exact[i] - shares[i], reverse=True)[: max(0, left)]:
+        shares[i] += 1
+    return shares
+
+
+def pending_seconds(
+    jobs: Sequence[tuple[str, str]],
+    index: CompileIndex,
+    grid: Grid,
+    expected: Callable[[str, str], float],
+) -> float:
+    """The compile seconds ``jobs`` are expected to take, those the ``index`` knows left out.
+
+    No gt4py is imported: a check weighs its two pools before it starts them. A job the
+    ledger has no time for counts one second (it is work all the same).
+    """
+    return sum(max(1.0, expected(case, backend)) for case, backend in jobs
+               if backend != "embedded" and index.lookup(case, backend, grid) is None)  # fmt: skip
 
 
 def queue[Job](

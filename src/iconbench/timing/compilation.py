@@ -14,7 +14,7 @@ import dataclasses
 import pathlib
 import statistics
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from iconbench.files import decode
@@ -93,13 +93,14 @@ class CompileLedger:
                 return record.seconds
         return None
 
-    def expected_seconds(self) -> Callable[[str, str], float]:
+    def expected_seconds(self, *others: CompileLedger) -> Callable[[str, str], float]:
         """Seconds a (case, backend) compile is expected to take (to start long ones first).
 
         That is its longest known compile on any grid or stack, else the longest known of
         another static variant of the same program on that backend (variants of a fused
         program cost alike: 28 of 30 gtfn_gpu solver variants took 144-177 s on the H100 at
-        412cde3), else the median of all known.
+        412cde3), else the median of all known; from this ledger and ``others`` (a runner's,
+        where this one is a fresh result directory's: a check's side).
 
         >>> import tempfile
         >>> ledger = CompileLedger(pathlib.Path(tempfile.mkdtemp()) / "compile.jsonl")
@@ -113,7 +114,7 @@ class CompileLedger:
         """
         known: dict[tuple[str, str], float] = {}
         per_program: dict[tuple[str, str], float] = {}
-        for record in self.records():
+        for record in [r for ledger in (self, *others) for r in ledger.records()]:
             if record.error is None:
                 key = (record.case, record.backend)
                 known[key] = max(known.get(key, 0.0), record.seconds)
@@ -226,6 +227,59 @@ def makespan(seconds: Iterable[float], workers: int) -> float:
     for duration in sorted(seconds, reverse=True):
         heapq.heappush(free_at, heapq.heappop(free_at) + duration)
     return max(free_at)
+
+
+@dataclasses.dataclass(frozen=True)
+class PlannedCompile:
+    """A compile in a model of pools: its seconds and the code it builds (one build a code)."""
+
+    seconds: float
+    code: str
+
+
+def pools_makespan(
+    pools: Sequence[tuple[int, Sequence[PlannedCompile]]], *, defer: bool, load_s: float
+) -> float:
+    """Wall time of compile pools side by side, each of ``workers`` taking its queue from the front.
+
+    A compile whose code is built already is found in ``load_s``; one whose code another
+    worker is building waits for that build, or, with ``defer``, goes to the back of its
+    queue and waits only when nothing else is left (:mod:`iconbench.runner.busy_builds`).
+    The model of a check's precompile (``ci/precompile_levers.py``): two pools over the same
+    codes in one order wait on each other, in opposite orders or not waiting they do not.
+
+    >>> one = [PlannedCompile(s, c) for s, c in [(100.0, "a"), (60.0, "b"), (40.0, "c")]]
+    >>> pools_makespan([(1, one), (1, one)], defer=False, load_s=0.0)  # both wait on a, b, c
+    200.0
+    >>> pools_makespan([(1, one), (1, one[::-1])], defer=False, load_s=0.0)  # meet in the middle
+    100.0
+    >>> pools_makespan([(1, one), (1, one)], defer=True, load_s=0.0)
+    100.0
+    """
+    import heapq
+
+    built: dict[str, float] = {}  # code -> when its build ends
+    free = [(0.0, index, worker) for index, (workers, _) in enumerate(pools)
+            for worker in range(workers)]  # fmt: skip
+    heapq.heapify(free)
+    queues = [list(jobs) for _, jobs in pools]
+    later: list[list[PlannedCompile]] = [[] for _ in pools]
+    end = 0.0
+    while free:
+        now, index, worker = heapq.heappop(free)
+        queue = queues[index]
+        while defer and queue and built.get(queue[0].code, -1.0) > now:
+            later[index].append(queue.pop(0))  # being built elsewhere: not waited on yet
+        job = queue.pop(0) if queue else (later[index].pop(0) if later[index] else None)
+        if job is None:
+            end = max(end, now)
+            continue
+        if job.code in built:
+            finish = max(now, built[job.code]) + load_s
+        else:
+            finish = built[job.code] = now + job.seconds
+        heapq.heappush(free, (finish, index, worker))
+    return max([end, *built.values()])
 
 
 def time_compile(compile_call: Callable[[], Any]) -> float:

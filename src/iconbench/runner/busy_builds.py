@@ -1,0 +1,112 @@
+"""A build another process is making is not waited on: its compile is taken up again later.
+
+gt4py names a build folder by a fingerprint of the generated code and locks it while one
+process builds it (gtfn's and DaCe's compile steps); another process that needs the same
+build waits on that lock. In a check's precompile that happens between static variants that
+generate the same code (``apply_divergence_damping_and_update_vn``'s ``limited_area`` changes
+nothing without fourth-order damping: 4 of its 16 variants a backend share a build with
+another), and between base and head where a change leaves a program's code as it is (a
+comment). A pool worker waiting on the lock holds its share of the cores doing nothing: on the
+H100 the second of two variants of one code took 23-37 s, the first's build
+(``results/h100/work/compile.jsonl``). Before, the two pools of a check took their jobs in
+opposite orders so that they met in the middle instead of waiting on each other, which put
+head's longest compiles last.
+
+While :func:`deferring` is active in a pool worker, taking the lock of a build folder that
+another process holds raises :class:`BusyBuildError` at once; the precompile driver
+(:func:`iconbench.runner.precompile.compile_pairs`) gives the worker another job and takes
+this one up again when no other is left, now waiting for the lock: by then the build is
+usually done and found in the cache. Locks of gt4py's translation caches and of gtfn's
+compile-command prototype (made once, needed by every gtfn build) are waited on as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import pathlib
+from collections.abc import Iterator
+from typing import Any
+
+#: Folders of gt4py's build cache that are no program's build (translation caches, gtfn's
+#: compile-command prototypes): their locks are waited on.
+NOT_BUILDS = ("gtfn_cache", "translation_cache", "compile_commands_cache")
+
+
+class BusyBuildError(Exception):
+    """The build folder ``folder`` (its name) is locked by another process."""
+
+    def __init__(self, folder: str) -> None:
+        super().__init__(f"{folder} is being built by another process")
+        self.folder = folder
+
+
+@dataclasses.dataclass(frozen=True)
+class Deferred:
+    """A pool worker's answer instead of a compile record: the build was busy elsewhere."""
+
+    case: str
+    backend: str
+    folder: str
+
+
+def is_build_folder(folder: pathlib.Path, cache: pathlib.Path) -> bool:
+    """Whether ``folder`` is a program's build folder in gt4py's build cache ``cache``.
+
+    >>> cache = pathlib.Path("/c/.gt4py_cache")
+    >>> is_build_folder(cache / "apply_pyext_0123456789abcdef_1.2.1", cache)
+    True
+    >>> [is_build_folder(cache / name, cache) for name in ("gtfn_cache", "translation_cache",
+    ...  "compile_commands_cache_gridtools_cpu_Release__pyext_123bb3065fb08ee0_1.2.1")]
+    [False, False, False]
+    >>> is_build_folder(pathlib.Path("/elsewhere/apply_pyext_0123456789abcdef_1.2.1"), cache)
+    False
+    """
+    return folder.parent == cache and not folder.name.startswith(NOT_BUILDS)
+
+
+class _NotWaiting:
+    """A gt4py lock of a build folder that raises :class:`BusyBuildError` instead of waiting."""
+
+    def __init__(self, lock: Any, folder: pathlib.Path) -> None:
+        self._lock, self._folder = lock, folder
+
+    def __enter__(self) -> _NotWaiting:
+        import filelock
+
+        try:
+            self._lock.acquire(timeout=0)
+        except filelock.Timeout:
+            raise BusyBuildError(self._folder.name) from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+@contextlib.contextmanager
+def deferring(cache: pathlib.Path) -> Iterator[None]:
+    """While inside, taking a lock of a build folder of ``cache`` another process holds raises.
+
+    It raises :class:`BusyBuildError` instead of waiting.
+
+    gt4py builds its lock by ``locking._lock_constructor`` and names the lock file after that
+    constructor's module and name: the replacement keeps both, so it takes the same lock
+    files as every other process (the lock still excludes them while one builds).
+    """
+    from gt4py._core import locking
+
+    original = locking._lock_constructor
+
+    def constructor(path: Any) -> Any:
+        lock = original(path)
+        folder = pathlib.Path(path).parent
+        return _NotWaiting(lock, folder) if is_build_folder(folder, cache) else lock
+
+    constructor.__module__ = original.__module__
+    constructor.__name__ = original.__name__
+    locking._lock_constructor = constructor
+    try:
+        yield
+    finally:
+        locking._lock_constructor = original
