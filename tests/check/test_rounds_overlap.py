@@ -147,3 +147,19 @@ def test_later_blocks_start_up_together_and_the_gate_still_decides_after_each(
     turns = sorted(p.name for p in scratch.glob("*.turn") if p.read_text() == "go")
     assert len(turns) == 12  # block 4's workers ended without a turn
     assert not any(name.startswith(("r13", "r14", "r15", "r16")) for name in turns)
+
+
+def test_a_workers_sampling_stops_at_the_plans_precision(tmp_path):
+    """The check's workers get its ``--precision``; a plan without one samples as ever."""
+    side = Side("base", "base", "b" * 40, (), tmp_path / "base", "s")
+    ((_, device, _),) = ONE.shares([("p[default]", "gtfn_gpu")], {})
+    lane = rounds._Lane(device, "", (), 1, (), ())
+    plans = (PLAN, rounds.Plan(samples=50, max_s=0.5, warmup_s=0.1, precision=0.005))
+    commands = [
+        rounds._worker_command(
+            side, [], lane, "r", jobs_file=tmp_path / "j", turn=tmp_path / "t", plan=plan
+        )
+        for plan in plans
+    ]
+    assert "--precision" not in commands[0]
+    assert commands[1][commands[1].index("--precision") + 1] == "0.005"

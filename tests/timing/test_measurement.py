@@ -107,3 +107,32 @@ def test_warm_up_waits_for_the_device_so_no_backlog_reaches_the_samples():
     m = measurement.measure(device, clock, samples=5, warmup_s=0.05, gt4py_calls=0)
     assert m.warmup_calls > 3  # the 0.05 s were spent calling
     assert clock.backlog == [0] * 5
+
+
+class _DrawnClock:
+    """A device clock whose call takes the device seconds ``draw`` gives (a GPU's events)."""
+
+    device_source = "cuda-events-held"
+
+    def __init__(self, draw) -> None:
+        self.draw = draw
+
+    def time_call(self, call):
+        call()
+        device = self.draw()
+        return clocks.CallTiming(device + 2e-5, device)
+
+
+def test_sampling_stops_once_the_device_median_is_decided_and_not_before():
+    import random
+
+    steady = random.Random(1)
+    tight = _DrawnClock(lambda: 650e-6 * (1 + steady.gauss(0, 0.002)))  # an H100 kernel's spread
+    noisy_draw = random.Random(2)
+    noisy = _DrawnClock(lambda: 650e-6 * (1 + noisy_draw.gauss(0, 0.2)))
+    options = {"samples": 50, "max_s": 5.0, "warmup_s": 0.0, "gt4py_calls": 0}
+    decided = measurement.measure(lambda: None, tight, precision=0.005, **options)
+    assert len(decided.device_s) == measurement.DECIDE_AFTER  # decided at the first ask
+    assert len(measurement.measure(lambda: None, tight, **options).device_s) == 50  # no rule
+    undecided = measurement.measure(lambda: None, noisy, precision=0.005, **options)
+    assert len(undecided.device_s) == 50  # 20 % spread: never within 0.5 %

@@ -84,6 +84,9 @@ class Plan:
     #: processes a round's cases are split into (0: as the host's cores allow,
     #: :func:`parts_per_round`)
     parts: int = 0
+    #: a case's sampling stops once its device-time median is known this well (None: all
+    #: ``samples``; :func:`iconbench.timing.measurement.median_decided`)
+    precision: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -192,6 +195,8 @@ def _worker_command(side: Side, common: Sequence[str], lane: _Lane, name: str, *
                "--max-s", str(plan.max_s), "--warmup-s", str(plan.warmup_s), "--gt4py-calls", "0",
                "--worker-jobs", str(jobs_file), "--round-name", name, "--turn", str(turn),
                "--inflight", str(turn.with_name(turn.name + ".inflight"))]  # fmt: skip
+    if plan.precision is not None:
+        command += ["--precision", str(plan.precision)]
     if lane.cores:
         command += ["--measure-cores", ",".join(map(str, lane.cores)),
                     "--startup-cores", ",".join(map(str, lane.startup_cores))]  # fmt: skip

@@ -168,7 +168,7 @@ def add_rounds(parser: argparse.ArgumentParser, *, quick: bool = False) -> None:
     ``quick``: also ``--quick`` (:data:`QUICK`): ``iconbench continuous``, and the commands
     that measure again what two runs left in doubt (``iconbench confirm``, ``bisect``).
     """
-    options.add_sampling(parser, samples=50, max_s=0.5, warmup_s=0.1)
+    options.add_sampling(parser, samples=50, max_s=0.5, warmup_s=0.1, precision=0.005)
     parser.add_argument(
         "--min-blocks", type=int, default=2, help="blocks of 4 rounds at least (ABBA BAAB)"
     )
@@ -194,5 +194,5 @@ def rounds_plan(args: argparse.Namespace) -> Plan:
         raise IconbenchError("--min-blocks must be >= 1 and <= --max-blocks")
     plan = rounds.Plan(samples=args.samples, max_s=args.max_s, warmup_s=args.warmup_s,
                        min_blocks=args.min_blocks, max_blocks=args.max_blocks,
-                       budget_s=args.budget)  # fmt: skip
+                       budget_s=args.budget, precision=args.precision)  # fmt: skip
     return dataclasses.replace(plan, **QUICK) if getattr(args, "quick", False) else plan

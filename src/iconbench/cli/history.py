@@ -241,6 +241,8 @@ class History(Command):
         out = pathlib.Path(args.out)
         sampling = ("--samples", str(args.samples), "--max-s", str(args.max_s),
                     "--warmup-s", str(args.warmup_s))  # fmt: skip
+        if args.precision is not None:
+            sampling += ("--precision", str(args.precision))
         request = backfill.Request(
             repo=args.repo.resolve(),
             start=args.start,
@@ -280,7 +282,14 @@ class History(Command):
             out=out,
             store=store,
             # as a check: 4 + 4 processes at the least (its interval needs 3 a side), at most 8
-            plan=rounds.Plan(args.samples, args.max_s, args.warmup_s, min_blocks=2, max_blocks=4),
+            plan=rounds.Plan(
+                args.samples,
+                args.max_s,
+                args.warmup_s,
+                min_blocks=2,
+                max_blocks=4,
+                precision=args.precision,
+            ),
             commits=tuple(args.commit or ()),
             programs=args.programs,
             stacks=args.stacks.resolve() if args.stacks else None,

@@ -528,13 +528,30 @@ def add_devices(parser: argparse.ArgumentParser) -> None:
 
 
 def add_sampling(
-    parser: argparse.ArgumentParser, *, samples: int, max_s: float, warmup_s: float
+    parser: argparse.ArgumentParser,
+    *,
+    samples: int,
+    max_s: float,
+    warmup_s: float,
+    precision: float | None = None,
 ) -> None:
-    """``--samples``, ``--max-s``, ``--warmup-s``: how long each case is measured (per process)."""
+    """``--samples``, ``--max-s``, ``--warmup-s``, ``--precision``: how long each case is measured.
+
+    Per process; ``--precision`` stops a case's sampling once its median is known that well
+    (:func:`iconbench.timing.measurement.median_decided`).
+    """
     parser.add_argument("--samples", type=int, default=samples, help="timed calls per case")
     parser.add_argument("--max-s", type=float, default=max_s, help="max sampling s per case")
     parser.add_argument(
         "--warmup-s", type=float, default=warmup_s, help="synchronised warm-up seconds per case"
+    )
+    parser.add_argument(
+        "--precision",
+        type=float,
+        default=precision,
+        help="stop sampling a case once its device-time median is known to this relative "
+        "precision (95 %%), after 20 samples"
+        + (f" (default: {precision})" if precision is not None else " (default: all samples)"),
     )
 
 

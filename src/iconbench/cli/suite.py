@@ -248,6 +248,7 @@ class Suite(Command):
             samples=args.samples,
             max_s=args.max_s,
             warmup_s=args.warmup_s,
+            precision=args.precision,
             crosscheck=args.crosscheck,
             retry_failed=args.retry_failed,
             remeasure_cv_above=args.remeasure_cv_above,

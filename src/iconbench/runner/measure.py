@@ -200,6 +200,7 @@ def worker(options: RunOptions) -> None:
             "max_s": options.max_s,
             "warmup_s": options.warmup_s,
             "gt4py_calls": options.gt4py_calls,
+            "precision": options.precision,
         },
         stop_after_failure=True,
         fit_for_next=isolation.DeviceMemory() if on_gpu else lambda: None,

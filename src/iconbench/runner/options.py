@@ -38,6 +38,8 @@ class RunOptions:
     samples: int = 100
     max_s: float = 5.0
     warmup_s: float = 0.5
+    #: stop sampling a case once its median is known to this relative precision (None: never)
+    precision: float | None = None
     crosscheck: int = 3
     retry_failed: bool = False
     remeasure_cv_above: float | None = None
@@ -120,6 +122,7 @@ class RunOptions:
                              else ""),
                             ("--experiment", self.experiment.name if self.experiment else ""),
                             ("--remeasure-cv-above", self.remeasure_cv_above),
+                            ("--precision", self.precision),
                             ("--shard-ledgers", self.shard_ledgers)):  # fmt: skip
             if value:
                 argv += [flag, str(value)]

@@ -9,8 +9,9 @@ The protocol, chosen so that the numbers are comparable between backends and com
    ~1 200 calls in 0.2 s and the GPU then worked through them for up to 5.8 s per case
    (median 1.4 s, 28 % of the H100 measuring time up to 412cde3) before the first sample;
 2. *sampling*: ``samples`` calls (at least ``min_samples``, stopping early after ``max_s``
-   seconds), each timed on its own by the backend's :class:`~iconbench.timing.clocks.Clock`,
-   which gives paired host/device samples per call;
+   seconds, or with ``precision`` once the median is known to that precision:
+   :func:`median_decided`), each timed on its own by the backend's
+   :class:`~iconbench.timing.clocks.Clock`, which gives paired host/device samples per call;
 3. *cross-check*: ``gt4py_calls`` more calls with gt4py's own instrumentation on
    (``GT4PY_COLLECT_METRICS_LEVEL=PERFORMANCE``), keeping its ``compute`` and ``total``
    samples. They run separately because the instrumentation itself adds host work.
@@ -20,9 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import math
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from iconbench.timing.clocks import Call, Clock, drain_gt4py_samples, gt4py_metrics_level
@@ -114,6 +117,47 @@ def reference_work() -> int:
     return sum(len(text) for _, text in table.values())
 
 
+#: The spread of a median from its samples' median absolute deviation: the large-sample
+#: standard error of a median (1.2533 sigma / sqrt(n)) with sigma = 1.4826 MAD, as the gate's
+#: process-level floor (:mod:`iconbench.gate.processes`).
+MEDIAN_SE_PER_MAD = 1.2533 * 1.4826
+
+#: Check whether the median is decided every this many samples (a median of up to a hundred
+#: numbers between two samples is microseconds of host work; every sample would be more).
+DECIDE_EVERY = 5
+
+#: Samples taken before the median is asked whether it is decided. The host overhead of a
+#: process, sampled beside the device time, is far noisier: replayed on two H100 checks
+#: (``ci/turn_samples.py``), 20 samples kept every device-time interval and all but 3 of 72
+#: host-overhead verdicts as 50 gave them (those 3 went from unchanged to inconclusive).
+DECIDE_AFTER = 20
+
+
+def median_decided(samples: Sequence[float], precision: float) -> bool:
+    """Whether the median of ``samples`` is known to within ``precision`` (relative, 95 %).
+
+    The half-width of the interval of the log median, 1.96 * 1.2533 * 1.4826 * MAD / sqrt(n),
+    against ``log(1 + precision)``. An interleaved check compares processes by their medians
+    (:mod:`iconbench.gate.processes`), and on the H100 the spread between processes' device
+    time medians was 0.27 % with 50 samples a process and 0.31 % with the first 20: more
+    samples in one process only narrow what the spread between processes already bounds.
+
+    >>> median_decided([1e-3, 1.001e-3, 0.999e-3] * 4, 0.005)  # 0.1 % spread: decided
+    True
+    >>> median_decided([1e-3, 1.2e-3, 0.8e-3] * 4, 0.005)  # 20 %: not with 12 samples
+    False
+    >>> median_decided([], 0.005)
+    False
+    """
+    logs = [math.log(s) for s in samples if s > 0]
+    if not logs:
+        return False
+    centre = statistics.median(logs)
+    mad = statistics.median(abs(x - centre) for x in logs)
+    half = 1.96 * MEDIAN_SE_PER_MAD * mad / math.sqrt(len(logs))
+    return half <= math.log1p(precision)
+
+
 def measure(
     call: Call,
     clock: Clock,
@@ -124,8 +168,14 @@ def measure(
     warmup_calls: int = 3,
     warmup_s: float = 0.2,
     gt4py_calls: int = 10,
+    precision: float | None = None,
 ) -> Measurement:
-    """Warm up, then sample ``call`` with ``clock`` (see the module docstring for why)."""
+    """Warm up, then sample ``call`` with ``clock`` (see the module docstring for why).
+
+    ``precision``: stop sampling, after ``min_samples`` and :data:`DECIDE_AFTER` samples, once
+    the median of the device time (the host time without a device clock) is known to this
+    relative precision (:func:`median_decided`); ``None``: take ``samples`` (or ``max_s``).
+    """
     wants_compute_metric = clock.device_source == "gt4py-compute"
     level = GT4PY_PERFORMANCE_LEVEL if wants_compute_metric else 0
     synchronised = call.call_and_sync() if hasattr(call, "call_and_sync") else call
@@ -154,6 +204,13 @@ def measure(
                 before = time.perf_counter()
                 reference_work()
                 reference.append(time.perf_counter() - before)
+                if (
+                    precision is not None
+                    and len(host) >= max(min_samples, DECIDE_AFTER)
+                    and len(host) % DECIDE_EVERY == 0
+                    and median_decided(device or host, precision)
+                ):
+                    break
         finally:
             if was_enabled:
                 gc.enable()
