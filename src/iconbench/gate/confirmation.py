@@ -28,12 +28,12 @@ from iconbench.gate.summary import (
     CONFIRMED,
     NOT_COMPARABLE,
     NOT_CONFIRMED,
-    VERDICTS,
     BenchmarkResult,
     Confirmation,
     ConfirmationRun,
     Summary,
 )
+from iconbench.gate.verdict import counted, fails_run
 
 #: The verdicts a report names, a bisection starts from and the site marks.
 FLAGGED = ("regression", "improvement")
@@ -119,12 +119,7 @@ def recount(summary: Summary, results: Sequence[BenchmarkResult], **changes) -> 
     >>> again.verdict, again.exit_code, again.counts["regression"], again.counts["unchanged"]
     ('pass', 0, 0, 1)
     """
-    from iconbench.gate.verdict import fails_run
-
-    counts = dict.fromkeys(VERDICTS, 0)
-    for r in results:
-        if r.gated or r.verdict in ("failed", "not run", "new", "gone"):
-            counts[r.verdict] += 1
+    counts = counted(results)
     verdict, exit_code = summary.verdict, summary.exit_code
     if summary.verdict not in ("error", NOT_COMPARABLE):
         failing = any(fails_run(r) for r in results)

@@ -579,10 +579,7 @@ def assemble(
     The run itself failed (verdict ``error``, exit 2, ``error`` says why) when head has
     benchmarks and none of them has numbers: a crashed runner is no verdict on the change.
     """
-    counts = dict.fromkeys(VERDICTS, 0)
-    for r in results:
-        if r.gated or r.verdict in ("failed", "not run", "new", "gone"):
-            counts[r.verdict] += 1
+    counts = counted(results)
     failing = any(decides(r) for r in results)
     error = run_error(results)
     verdict, exit_code = ("error", 2) if error else ("regression", 1) if failing else ("pass", 0)
@@ -606,6 +603,15 @@ def assemble(
         generated_by=f"iconbench {__version__} compare",
         machine_shift=tuple(shifts),
     )
+
+
+def counted(results: Sequence[BenchmarkResult]) -> dict[str, int]:
+    """The summary's counts: every gated verdict, and what failed, was not run, came or went."""
+    counts = dict.fromkeys(VERDICTS, 0)
+    for r in results:
+        if r.gated or r.verdict in ("failed", "not run", "new", "gone"):
+            counts[r.verdict] += 1
+    return counts
 
 
 def run_error(results: Sequence[BenchmarkResult]) -> str | None:
