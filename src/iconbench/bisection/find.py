@@ -51,16 +51,29 @@ class Record:
         return dataclasses.asdict(self)
 
 
-def _git(repo: pathlib.Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=False
-    )
+def git(repo: pathlib.Path, *args: str) -> str:
+    """``git -C repo ARGS``'s output; one line naming the command when it fails."""
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                          check=False, timeout=120)  # fmt: skip
     if done.returncode != 0:
         raise IconbenchError(
             f"{repo}: git {' '.join(args)} failed ({done.stderr.strip()[-200:]}); fetch the "
             "commits of the range first"
         )
     return done.stdout.strip()
+
+
+def first_parents(repo: pathlib.Path, good: str, bad: str) -> tuple[str, str, list[str]]:
+    """``good``, ``bad`` and the first-parent commits of ``good..bad`` (``bad`` last).
+
+    The commits oldest first; one line when there are none.
+    """
+    good_sha = git(repo, "rev-parse", "--verify", f"{good}^{{commit}}")
+    bad_sha = git(repo, "rev-parse", "--verify", f"{bad}^{{commit}}")
+    commits = git(repo, "rev-list", "--first-parent", "--reverse", f"{good_sha}..{bad_sha}")
+    if not commits:
+        raise IconbenchError(f"no commits between {good} and {bad} in {repo}: nothing to bisect")
+    return good_sha, bad_sha, commits.split()
 
 
 def checkout_config(
@@ -135,11 +148,7 @@ def find(
     echo: bool = False,
 ) -> Record:
     """Bisect ``good..bad`` of ``repo`` on the one asv benchmark ``bench`` (a regex)."""
-    good_sha = _git(repo, "rev-parse", "--verify", f"{good}^{{commit}}")
-    bad_sha = _git(repo, "rev-parse", "--verify", f"{bad}^{{commit}}")
-    commits = _git(repo, "rev-list", "--first-parent", f"{good_sha}..{bad_sha}").split()
-    if not commits:
-        raise IconbenchError(f"no commits between {good} and {bad} in {repo}: nothing to bisect")
+    good_sha, bad_sha, commits = first_parents(repo, good, bad)
     conf = json.loads(config.read_text())
     results_dir = (config.parent / conf["results_dir"]).resolve()
     asv = [sys.executable, "-m", "asv"]
@@ -158,8 +167,8 @@ def find(
     if done.returncode != 0 or not found:
         tail = " | ".join(output.strip().splitlines()[-3:])
         raise IconbenchError(f"asv find {good}..{bad} on {bench!r} found nothing: {tail}")
-    first_bad = _git(repo, "rev-parse", found.group(2))
-    parent = _git(repo, "rev-parse", f"{first_bad}^") if first_bad != good_sha else first_bad
+    first_bad = git(repo, "rev-parse", found.group(2))
+    parent = git(repo, "rev-parse", f"{first_bad}^") if first_bad != good_sha else first_bad
     before = _values(results_dir, machine, parent, bench)
     after = _values(results_dir, machine, first_bad, bench)
     ratio = max((a / b for a, b in zip(after, before, strict=False) if b), default=None)
@@ -172,7 +181,7 @@ def find(
         bad=bad_sha,
         first_bad=first_bad,
         parent=parent,
-        subject=_git(repo, "log", "-1", "--format=%s", first_bad),
+        subject=git(repo, "log", "-1", "--format=%s", first_bad),
         url="" if url == "#" else f"{url}{first_bad}",
         ratio=ratio,
         before=min(before) if before else None,

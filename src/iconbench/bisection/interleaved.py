@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
-import subprocess
 
-from iconbench.bisection.find import Record
+from iconbench.bisection.find import Record, first_parents, git
 from iconbench.check import rounds
 from iconbench.errors import IconbenchError
 from iconbench.gate.summary import BenchmarkResult, BisectStep, Summary
@@ -75,17 +74,6 @@ class Request:
     known_bad: BisectStep | None = None
 
 
-def _git(repo: pathlib.Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
-                          check=False, timeout=120)  # fmt: skip
-    if done.returncode != 0:
-        raise IconbenchError(
-            f"{repo}: git {' '.join(args)} failed ({done.stderr.strip()[-200:]}); fetch the "
-            "commits of the range first"
-        )
-    return done.stdout.strip()
-
-
 def search(commits: list[str], is_bad) -> tuple[str, int]:
     """The first bad commit of ``commits`` (oldest first, the last known bad) and the tests.
 
@@ -113,13 +101,7 @@ def find(request: Request) -> Record:
     from iconbench.stacks.identity import stack_key
 
     repo, component, target = request.repo, request.component, request.target
-    good = _git(repo, "rev-parse", "--verify", f"{request.good}^{{commit}}")
-    bad = _git(repo, "rev-parse", "--verify", f"{request.bad}^{{commit}}")
-    commits = _git(repo, "rev-list", "--first-parent", "--reverse", f"{good}..{bad}").split()
-    if not commits:
-        raise IconbenchError(
-            f"no commits between {request.good} and {request.bad} in {repo}: nothing to bisect"
-        )
+    good, bad, commits = first_parents(repo, request.good, request.bad)
     case = target.case
     stack, repos = stack_key(), {component: repo}
     steps: list[BisectStep] = []
@@ -175,8 +157,8 @@ def find(request: Request) -> Record:
         good=good,
         bad=bad,
         first_bad=first_bad,
-        parent=_git(repo, "rev-parse", f"{first_bad}^"),
-        subject=_git(repo, "log", "-1", "--format=%s", first_bad),
+        parent=git(repo, "rev-parse", f"{first_bad}^"),
+        subject=git(repo, "log", "-1", "--format=%s", first_bad),
         url=_commit_url(component, request.repository, first_bad),
         ratio=found.ratio,
         before=result.base.median if result and result.base else None,
