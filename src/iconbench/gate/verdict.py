@@ -170,9 +170,10 @@ def compare(
     per benchmark, what cannot be judged (:func:`unjudged`: new, gone, not run, failed), the
     notes on the two sides (:func:`side_notes`), the samples that describe each side
     (:func:`typical_samples`: far-out samples set aside, modes), the threshold widened by the
-    benchmark's run-to-run noise band (:func:`widened_threshold`), then the comparison of the
-    road the sides were measured on (:func:`judge`: processes as the unit, or two separate
-    runs); last, the false discovery rate over everything judged (:func:`decide`).
+    benchmark's run-to-run noise band (:func:`iconbench.gate.stats.history_threshold` over
+    base's branch, base last), then the comparison of the road the sides were measured on
+    (:func:`judge`: processes as the unit, or two separate runs); last, the false discovery
+    rate over everything judged (:func:`decide`).
     """
     config = config or GateConfig.default()
     check_comparable(base, head)
@@ -180,7 +181,8 @@ def compare(
     shifts = common_shifts(base, head, keys, config)
     factor = {s.metric: s.ratio for s in shifts if s.corrected}
     built_with = (base.stack.get("gt4py"), head.stack.get("gt4py"))
-    ordered_history = _oldest_first(history)
+    # base's branch oldest first, base last: each benchmark's run-to-run band is learned from it
+    runs = [*_oldest_first(history), base]
     results: list[BenchmarkResult] = []
     pending: list[_Pending] = []
     for key in keys:
@@ -202,9 +204,7 @@ def compare(
             notes.append(f"relative to the runner's shift x{machine:.3f}")
         typical = typical_samples(b, h, machine, threshold)
         notes += typical.notes
-        widened, band = widened_threshold(
-            threshold, [*history_medians(ordered_history, key), *_median_of(b)]
-        )
+        widened, band = stats.history_threshold(threshold, history_medians(runs, key))
         if band is not None and widened > threshold:
             notes.append(f"history is noisy (run-to-run band {band:.1%}, Q3 + 3 IQR of changes)")
         judged = judge(common, b, h, typical, machine=machine, config=config, gated=gated,
@@ -339,18 +339,6 @@ def typical_samples(b: Entry, h: Entry, machine: float, threshold: float) -> Typ
         else:
             head_samples = stats.majority_mode(head_samples, modes_h)  # type: ignore[arg-type]
     return Typical(base_samples, head_samples, modes_b, modes_h, tuple(notes))
-
-
-def widened_threshold(threshold: float, medians: Sequence[float]) -> tuple[float, float | None]:
-    """The threshold widened by the benchmark's run-to-run noise band, and that band.
-
-    ``medians`` oldest first, base's last (:func:`iconbench.gate.stats.history_threshold`).
-    """
-    return stats.history_threshold(threshold, medians)
-
-
-def _median_of(entry: Entry) -> list[float]:
-    return [entry.median] if entry.median else []
 
 
 def _oldest_first(history: Sequence[ResultSet]) -> list[ResultSet]:
