@@ -19,6 +19,7 @@ from typing import Any
 
 from iconbench.files import decode
 from iconbench.files import ledger as lines
+from iconbench.programs import backends
 from iconbench.programs.catalog import split_case
 
 
@@ -99,8 +100,13 @@ class CompileLedger:
         That is its longest known compile on any grid or stack, else the longest known of
         another static variant of the same program on that backend (variants of a fused
         program cost alike: 28 of 30 gtfn_gpu solver variants took 144-177 s on the H100 at
-        412cde3), else the median of all known; from this ledger and ``others`` (a runner's,
-        where this one is a fresh result directory's: a check's side).
+        412cde3), else the program's longest on another backend of the same device (a fused
+        program is long on both: compute_rho_theta_pgrad_and_update_vn took 154-166 s on
+        gtfn_gpu and 182-230 s on dace_gpu on one H100 host; the runner's ledger knew only
+        failed dace_gpu compiles of it, so the median, 32 s, started its four dace_gpu builds
+        last and kept the check's precompile 100 s longer), else the median of all known; from
+        this ledger and ``others`` (a runner's, where this one is a fresh result directory's: a
+        check's side).
 
         >>> import tempfile
         >>> ledger = CompileLedger(pathlib.Path(tempfile.mkdtemp()) / "compile.jsonl")
@@ -109,23 +115,29 @@ class CompileLedger:
         >>> expect = ledger.expected_seconds()
         >>> expect("a", "gtfn_gpu"), expect("b[x=1]", "gtfn_gpu"), expect("new", "gtfn_gpu")
         (40.0, 190.0, 40.0)
-        >>> expect("b[x=2]", "gtfn_gpu"), expect("b[x=2]", "dace_gpu")
-        (190.0, 40.0)
+        >>> expect("b[x=2]", "gtfn_gpu"), expect("b[x=2]", "dace_gpu"), expect("b[x=2]", "dace_cpu")
+        (190.0, 190.0, 40.0)
         """
         known: dict[tuple[str, str], float] = {}
         per_program: dict[tuple[str, str], float] = {}
+        per_device: dict[tuple[str, str], float] = {}
         for record in [r for ledger in (self, *others) for r in ledger.records()]:
             if record.error is None:
                 key = (record.case, record.backend)
                 known[key] = max(known.get(key, 0.0), record.seconds)
                 program = (split_case(record.case)[0], record.backend)
                 per_program[program] = max(per_program.get(program, 0.0), record.seconds)
+                device = (program[0], backends.backend(record.backend).device)
+                per_device[device] = max(per_device.get(device, 0.0), record.seconds)
         fallback = statistics.median(known.values()) if known else 0.0
 
         def expect(case: str, backend: str) -> float:
             if (case, backend) in known:
                 return known[case, backend]
-            return per_program.get((split_case(case)[0], backend), fallback)
+            program = split_case(case)[0]
+            if (program, backend) in per_program:
+                return per_program[program, backend]
+            return per_device.get((program, backends.backend(backend).device), fallback)
 
         return expect
 
