@@ -90,3 +90,22 @@ def test_a_road_that_is_not_one_is_one_line(tmp_path):
         "ci/gpu/nightly-host: --road both: give shards or devices"
     ]
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow  # one night's four phases on one core: about 30 s on 2 shared cores
+def test_until_merge_measures_and_merges_but_finishes_nothing(tmp_path):
+    done = _night(tmp_path / "n", "--gpus", "1", "--until", "merge")
+    assert done.returncode == 0, done.stderr[-3000:]
+    phases = json.loads((tmp_path / "n" / "phases.json").read_text())
+    assert (phases["gpus"], phases["until"], phases["remote"]) == (1, "merge", None)
+    assert list(phases["phases_s"]) == PHASES[:-1]
+    assert _cases(tmp_path / "n" / "merged") == 2
+    assert not (tmp_path / "n" / "results.git").exists()
+    assert not (tmp_path / "n" / "site").exists()
+
+
+def test_until_takes_merge_only(tmp_path):
+    done = _night(tmp_path / "n", "--until", "measure")
+    assert done.returncode == 2
+    assert "--until measure: give merge" in done.stderr
+    assert not (tmp_path / "n").exists()
