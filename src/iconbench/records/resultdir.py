@@ -201,8 +201,8 @@ def write(options: RunOptions) -> Written:
     """Write ``OUT/asv`` and ``OUT/summary.json`` from the ledgers (``iconbench suite asv``)."""
     from iconbench import provenance, suite
     from iconbench.programs.inputs import MINIMUM_BYTES_MODEL
+    from iconbench.sample_stats import summarize
     from iconbench.timing import session
-    from iconbench.timing.statistics import summarize
 
     # bytes from today's model (a ledger line keeps the count of the code that measured it;
     # the domain-aware count replaced whole fields, which gave programs writing one level
@@ -346,7 +346,7 @@ def write(options: RunOptions) -> Written:
 
 def _median(samples) -> float | None:
     """The median of ``samples`` (``None`` without any)."""
-    from iconbench.timing.statistics import summarize
+    from iconbench.sample_stats import summarize
 
     return summarize(samples).median if samples else None
 

@@ -2,7 +2,6 @@
 
 One concern per module:
 
-- :mod:`.statistics`: sample statistics (median, coefficient of variation, IQR).
 - :mod:`.clocks`: host clock (``perf_counter`` + device synchronisation), CUDA-event device
   clock (cupy), and capture of gt4py's own ``compute``/``total`` instrumentation samples.
 - :mod:`.measurement`: warm-up + sampling of one prepared call into a :class:`Measurement`.
@@ -16,6 +15,5 @@ One concern per module:
 """
 
 from iconbench.timing.measurement import Measurement, measure
-from iconbench.timing.statistics import SampleStats, summarize
 
-__all__ = ["Measurement", "SampleStats", "measure", "summarize"]
+__all__ = ["Measurement", "measure"]

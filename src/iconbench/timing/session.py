@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 from iconbench.files import decode
 from iconbench.files import ledger as lines
 from iconbench.programs import backends as registry
+from iconbench.sample_stats import CV_THRESHOLD_S, summarize
 from iconbench.timing.bandwidth import achieved_bandwidth
 from iconbench.timing.clocks import clock_for, clock_type_for
 from iconbench.timing.measurement import Measurement, measure
-from iconbench.timing.statistics import CV_THRESHOLD_S, summarize
 
 if TYPE_CHECKING:
     from iconbench.grids import Grid
