@@ -26,7 +26,7 @@ import dataclasses
 import json
 import os
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from iconbench.buildcache import REPO_ROOT
@@ -36,6 +36,7 @@ from iconbench.records import asv as results
 from iconbench.records.asv import refuse_other_iconbench_file
 
 if TYPE_CHECKING:  # the run's options, resolved at its command line (runner, a layer above)
+    from iconbench.grids import Grid
     from iconbench.runner.options import RunOptions
 
 
@@ -197,9 +198,16 @@ class Written:
     cases: int
 
 
-def write(options: RunOptions) -> Written:
-    """Write ``OUT/asv`` and ``OUT/summary.json`` from the ledgers (``iconbench suite asv``)."""
-    from iconbench import provenance, suite
+def write(
+    options: RunOptions, *, cases: Sequence[str], minimum_bytes: Callable[[str, Grid], int]
+) -> Written:
+    """Write ``OUT/asv`` and ``OUT/summary.json`` from the ledgers (``iconbench suite asv``).
+
+    The benchmark space gives ``cases`` (every case of the catalog: asv's parameters) and
+    ``minimum_bytes`` (today's count of what a case moves on a grid); it is a layer above
+    (:mod:`iconbench.suite`), so the runner's step passes them.
+    """
+    from iconbench import provenance
     from iconbench.programs.inputs import MINIMUM_BYTES_MODEL
     from iconbench.sample_stats import summarize
     from iconbench.timing import session
@@ -208,7 +216,7 @@ def write(options: RunOptions) -> Written:
     # the domain-aware count replaced whole fields, which gave programs writing one level
     # 40 times the copy peak); lines counted by today's model keep theirs
     records = [
-        dataclasses.replace(r, bytes_moved=suite.minimum_bytes(r.case, options.grid))
+        dataclasses.replace(r, bytes_moved=minimum_bytes(r.case, options.grid))
         if r.measurement is not None and r.bytes_model != MINIMUM_BYTES_MODEL
         else r
         for r in session.SessionLedger(options.work / "session.jsonl").results()
@@ -237,7 +245,7 @@ def write(options: RunOptions) -> Written:
     others = sorted({r.backend for r in records} - set(options.backend_names))
     benchmarks = results.program_benchmarks(
         REPO_ROOT / "benchmarks",
-        cases=suite.all_case_ids(),
+        cases=cases,
         backends=(*options.backend_names, *others),
         grids=(options.grid.name,),
     )
