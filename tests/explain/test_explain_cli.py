@@ -38,7 +38,7 @@ from iconbench.cli import main
 from iconbench.gate.summary import Summary
 from iconbench.gate.why import FileChange
 from iconbench.records import asv as results
-from iconbench.timing.compilation import CompileLedger, CompileRecord
+from iconbench.records.compilation import CompileLedger, CompileRecord
 
 DATA = pathlib.Path(__file__).resolve().parent / "data"
 GRID = "tiny"

@@ -538,8 +538,8 @@ def _compile_seconds_left(
     """
     if not pairs or grid is None:
         return 1.0
+    from iconbench.records.compilation import CompileLedger
     from iconbench.runner.precompile import pending_seconds
-    from iconbench.timing.compilation import CompileLedger
     from iconbench.timing.compile_index import CompileIndex, Sources
 
     cache = sides.build_cache(side.stack)
@@ -568,7 +568,7 @@ def _wait(started: list) -> None:
     the runner's: either way there is nothing to compare, and measuring would fail later
     with a less telling message.
     """
-    from iconbench.timing.compilation import CompileLedger
+    from iconbench.records.compilation import CompileLedger
 
     for side, process, log_path in started:
         if process.wait() != 0:

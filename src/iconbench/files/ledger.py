@@ -11,7 +11,7 @@ time limit). The rule, the same for every ledger and every reader:
   record starts a line of its own and the torn record stays the only loss;
 - any other line that is not JSON is an error naming the file and the line.
 
-The ledgers' records (:mod:`iconbench.timing.session`, :mod:`iconbench.timing.compilation`)
+The ledgers' records (:mod:`iconbench.records.session`, :mod:`iconbench.records.compilation`)
 are a layer above; they say what a line holds, this module how lines are kept.
 """
 

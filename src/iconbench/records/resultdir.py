@@ -34,6 +34,9 @@ from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
 from iconbench.records import asv as results
 from iconbench.records.asv import refuse_other_iconbench_file
+from iconbench.records.compilation import CompileLedger
+from iconbench.records.session import SessionLedger
+from iconbench.sample_stats import summarize
 
 if TYPE_CHECKING:  # the run's options, resolved at its command line (runner, a layer above)
     from iconbench.grids import Grid
@@ -114,7 +117,7 @@ def recorded_stack(out: pathlib.Path) -> str | None:
     >>> _ = write_new_or_suffixed(root / "summary.json", '{"stack": "stack-a", "cases": []}')
     >>> recorded_stack(root)
     'stack-a'
-    >>> from iconbench.timing.compilation import CompileLedger, CompileRecord
+    >>> from iconbench.records.compilation import CompileRecord
     >>> fresh = pathlib.Path(tempfile.mkdtemp())
     >>> (fresh / "work").mkdir()
     >>> CompileLedger(fresh / "work" / "compile.jsonl").append(
@@ -125,8 +128,6 @@ def recorded_stack(out: pathlib.Path) -> str | None:
     summary = newest_summary(out)
     if summary is not None:
         return read_summary(summary).get("stack")
-    from iconbench.timing.compilation import CompileLedger
-
     records = CompileLedger(out / "work" / "compile.jsonl").records()
     return records[0].stack if records else None
 
@@ -209,8 +210,6 @@ def write(
     """
     from iconbench import provenance
     from iconbench.programs.inputs import MINIMUM_BYTES_MODEL
-    from iconbench.sample_stats import summarize
-    from iconbench.timing import session
 
     # bytes from today's model (a ledger line keeps the count of the code that measured it;
     # the domain-aware count replaced whole fields, which gave programs writing one level
@@ -219,7 +218,7 @@ def write(
         dataclasses.replace(r, bytes_moved=minimum_bytes(r.case, options.grid))
         if r.measurement is not None and r.bytes_model != MINIMUM_BYTES_MODEL
         else r
-        for r in session.SessionLedger(options.work / "session.jsonl").results()
+        for r in SessionLedger(options.work / "session.jsonl").results()
         if r.grid == options.grid.name
     ]
     values: dict[str, dict] = {k: {} for k in (*results.TIME_KINDS, *results.TRACK_KINDS)}
@@ -354,8 +353,6 @@ def write(
 
 def _median(samples) -> float | None:
     """The median of ``samples`` (``None`` without any)."""
-    from iconbench.sample_stats import summarize
-
     return summarize(samples).median if samples else None
 
 

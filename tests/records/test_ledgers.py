@@ -8,9 +8,8 @@ from iconbench import grids
 from iconbench.errors import IconbenchError
 from iconbench.files import ledger as lines
 from iconbench.records import resultset
-from iconbench.timing.compilation import CompileLedger, CompileRecord
-from iconbench.timing.measurement import Measurement
-from iconbench.timing.session import CaseResult, SessionLedger
+from iconbench.records.compilation import CompileLedger, CompileRecord
+from iconbench.records.session import CaseResult, Measurement, SessionLedger
 
 
 def _measured(case: str, device: list[float]) -> CaseResult:
@@ -63,3 +62,18 @@ def test_a_bad_line_elsewhere_is_one_error_naming_file_and_line(tmp_path):
     compile_ledger.path.write_text(f'{kept}\n{{"seconds": 3.0}}\n')  # JSON, but no compile
     with pytest.raises(IconbenchError, match=f"^{compile_ledger.path}: line 2: not a compile"):
         compile_ledger.records()
+
+
+def test_ledger_is_append_only_and_first_compile_is_cold(tmp_path: pathlib.Path):
+    ledger = CompileLedger(tmp_path / "compile.jsonl")
+    ledger.append(CompileRecord("p[a]", "gtfn_cpu", "tiny", "s1", 0.0, error="boom"))
+    ledger.append(CompileRecord("p[a]", "gtfn_cpu", "tiny", "s1", 42.5, "abc"))
+    ledger.append(CompileRecord("p[a]", "gtfn_cpu", "tiny", "s1", 0.4, "abc"))
+    ledger.append(CompileRecord("p[a]", "gtfn_cpu", "tiny", "s2", 39.0, "def"))
+    with ledger.path.open("a") as handle:  # a writer killed mid-line
+        handle.write('{"case": "p[b]", "back')
+    assert len(ledger.records()) == 4
+    assert ledger.cold_seconds("p[a]", "gtfn_cpu", "s1") == 42.5
+    assert ledger.cold_seconds("p[a]", "gtfn_cpu", "s2") == 39.0
+    assert ledger.cold_seconds("p[a]", "dace_cpu", "s1") is None
+    assert ledger.compiled("s1") == {("p[a]", "gtfn_cpu")}
