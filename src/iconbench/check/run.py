@@ -22,7 +22,7 @@ from iconbench.runner.progress import log
 from iconbench.stacks import sides
 
 if TYPE_CHECKING:
-    from iconbench.gate.summary import Summary
+    from iconbench.records.summary import Summary
 
 
 @dataclasses.dataclass(frozen=True)
