@@ -195,9 +195,7 @@ def run(request: Request) -> int:
     timeline.facts["exit"] = status
     timeline.write()
     if request.record is not None:
-        request.record.parent.mkdir(parents=True, exist_ok=True)
-        with request.record.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(timeline.as_dict(), sort_keys=True) + "\n")
+        timeline.record().append_to(request.record)
     return status
 
 
