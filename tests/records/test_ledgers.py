@@ -7,7 +7,7 @@ import pytest
 from iconbench import grids
 from iconbench.errors import IconbenchError
 from iconbench.files import ledger as lines
-from iconbench.records import resultset
+from iconbench.records import resultdir, resultset
 from iconbench.records.compilation import CompileLedger, CompileRecord
 from iconbench.records.session import CaseResult, Measurement, SessionLedger
 
@@ -40,6 +40,22 @@ def test_a_torn_last_line_is_skipped_and_counted_by_every_reader(tmp_path):
     assert lines.read(ledger.path).torn == 0
     assert ledger.path.read_text() == whole + ledger.path.read_text()[len(whole) :]
     assert [r.case for r in ledger.results()] == ["a[default]", "b[default]", "c[default]"]
+
+
+def test_merged_shards_keep_whole_lines_of_a_shard_killed_while_appending(tmp_path):
+    """A shard's torn last line is left out of the union, not put between whole lines."""
+    first, second = _session(tmp_path / "s1").path, _session(tmp_path / "s2").path
+    second.write_text(second.read_text().replace("a[default]", "c[default]"))
+    with first.open("a") as out:  # the first shard was killed writing a third case
+        out.write(first.read_text().splitlines()[0][:70])
+    resultdir.merge_ledgers([tmp_path / "s1", tmp_path / "s2"], tmp_path / "out")
+    merged = SessionLedger(tmp_path / "out" / "session.jsonl")
+    assert lines.read(merged.path).torn == 0
+    assert [r.case for r in merged.results()] == ["a[default]", "b[default]", "c[default]"]
+    assert merged.path.read_text().splitlines() == [
+        *lines.whole_lines(first),
+        second.read_text().splitlines()[0],
+    ]
 
 
 def test_a_bad_line_elsewhere_is_one_error_naming_file_and_line(tmp_path):

@@ -82,6 +82,25 @@ def read(path: str | os.PathLike[str], *, offset: int = 0, hint: str = HINT) -> 
     return Lines(tuple(rows), torn)
 
 
+def whole_lines(path: str | os.PathLike[str], *, hint: str = HINT) -> list[str]:
+    r"""The lines of ``path`` as written, under the module's rule (what a copy of it keeps).
+
+    Blank lines and a torn last line are left out; any other line that is not JSON is an
+    error naming the file and the line, as for :func:`read`.
+
+    >>> import tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "session.jsonl"
+    >>> _ = path.write_text('{"a": 1}\n\n{"b":  2}\n{"a": 3, "sam')
+    >>> whole_lines(path), whole_lines(path.with_name("none.jsonl"))
+    (['{"a": 1}', '{"b":  2}'], [])
+    """
+    found = read(path, hint=hint)
+    if not found.rows and not found.torn:
+        return []
+    chunks = [c for c in pathlib.Path(path).read_bytes().split(b"\n") if c.strip()]
+    return [c.decode("utf-8") for c in chunks[: len(chunks) - found.torn]]
+
+
 def append(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
     r"""Append ``record`` as one line, whole, in one ``write``; a torn last line cut off first.
 

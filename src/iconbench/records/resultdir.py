@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from iconbench.buildcache import REPO_ROOT
 from iconbench.errors import IconbenchError
+from iconbench.files import ledger
 from iconbench.files.atomic import write_atomic
 from iconbench.records import asv as results
 from iconbench.records.asv import refuse_other_iconbench_file
@@ -162,8 +163,8 @@ def new_directory(root: pathlib.Path, prefix: str, stack: str) -> pathlib.Path:
     while out.exists():  # a second call within the same second
         out, number = root / f"{prefix}-{stamp}.{number}", number + 1
 
-    def made(ledger: pathlib.Path) -> tuple[str, int]:  # stamp, then the same second's number
-        stamp, _, number = ledger.parents[1].name.partition(".")
+    def made(path: pathlib.Path) -> tuple[str, int]:  # stamp, then the same second's number
+        stamp, _, number = path.parents[1].name.partition(".")
         return stamp, int(number) if number.isdigit() else 0
 
     for earlier in sorted(root.glob(f"{prefix}-*/work/compile.jsonl"), key=made, reverse=True):
@@ -296,11 +297,7 @@ def write(
         "machine": machine,
         "provenance": info.as_dict(),
         "environment": recorded["environment"] if recorded else provenance.environment_flags(),
-        "phases": [
-            json.loads(line) for line in (options.work / "phases.jsonl").read_text().splitlines()
-        ]
-        if (options.work / "phases.jsonl").exists()
-        else [],
+        "phases": [data for _, data in ledger.read(options.work / "phases.jsonl").rows],
         "cases": [],
     }
     for r in sorted(records, key=lambda r: (r.backend, r.case)):
@@ -342,9 +339,7 @@ def write(
         summary["cases"].append(entry)
     compile_path = options.work / "compile.jsonl"
     if compile_path.exists():
-        summary["compile"] = [
-            json.loads(line) for line in compile_path.read_text().splitlines() if line.strip()
-        ]
+        summary["compile"] = [data for _, data in ledger.read(compile_path).rows]
         for entry in summary["compile"]:
             entry.pop("error", None) if entry.get("error") is None else None
     target = write_new_or_suffixed(options.out / "summary.json", json.dumps(summary, indent=1))
@@ -380,16 +375,19 @@ def _same(summaries: Sequence[tuple[pathlib.Path, dict]], what: str, value) -> N
 
 
 def merge_ledgers(sources: Sequence[pathlib.Path], target: pathlib.Path) -> None:
-    """Union of the lines of each ledger, first appearance first (existing lines kept)."""
+    """Union of the lines of each ledger, first appearance first (existing lines kept).
+
+    Each ledger's lines by the ledgers' one rule (:func:`iconbench.files.ledger.whole_lines`):
+    a shard killed while appending leaves a torn last line, which the union would put
+    between whole ones.
+    """
     for name in LEDGERS:
-        lines: dict[str, None] = {}
+        kept: dict[str, None] = {}
         for path in [target / name, *(s / "work" / name for s in sources)]:
-            if path.exists():
-                for line in path.read_text(encoding="utf-8").splitlines():
-                    if line.strip():
-                        lines.setdefault(line, None)
-        if lines:
-            write_atomic(target / name, "".join(f"{line}\n" for line in lines))
+            for line in ledger.whole_lines(path):
+                kept.setdefault(line, None)
+        if kept:
+            write_atomic(target / name, "".join(f"{line}\n" for line in kept))
 
 
 def merge_runs(sources: Sequence[pathlib.Path], out: pathlib.Path) -> Merged:
