@@ -30,7 +30,7 @@ from iconbench.errors import IconbenchError
 from iconbench.files import ledger as lines
 from iconbench.files.atomic import write_atomic
 
-#: What a check spends besides measuring (:func:`overhead`), in the order tables show it.
+#: What a check spends besides measuring (:meth:`CheckRecord.overhead`), in the order shown.
 OVERHEAD = ("precompile", "startup", "precompile + startup", "whole")
 #: The phases of a check, in order (a phase not run is absent).
 PHASES = (
