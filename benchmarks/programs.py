@@ -49,6 +49,7 @@ buildcache.configure(STACK)
 
 from iconbench import suite  # noqa: E402
 from iconbench.programs import backends  # noqa: E402
+from iconbench.records.session import Measurement  # noqa: E402
 from iconbench.timing import bandwidth, clocks, measurement  # noqa: E402
 
 warnings.filterwarnings("ignore", message="Field View Program")
@@ -73,8 +74,8 @@ def precompile(cases, backend_names, grids) -> dict[str, float]:
     """
     import pathlib
 
+    from iconbench.records.compilation import CompileLedger
     from iconbench.runner.precompile import compile_pairs
-    from iconbench.timing.compilation import CompileLedger
 
     jobs = [(case, backend) for backend in backend_names for case in cases]
     compiled = sum(1 for _, backend in jobs if backend != "embedded")
@@ -88,7 +89,7 @@ def precompile(cases, backend_names, grids) -> dict[str, float]:
     return {f"{r.case}|{r.backend}": r.seconds for r in records if r.error is None}
 
 
-def _quick_measurement(case: suite.PreparedCase) -> measurement.Measurement:
+def _quick_measurement(case: suite.PreparedCase) -> Measurement:
     call = case.call_and_sync() if case.backend.is_embedded else case
     return measurement.measure(
         call, _CLOCKS[case.backend.name], samples=50, max_s=2.0, warmup_s=0.05, gt4py_calls=0

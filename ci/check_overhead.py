@@ -16,7 +16,6 @@ a few minutes.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pathlib
 import shutil
@@ -54,7 +53,7 @@ def environment(src: pathlib.Path) -> dict[str, str]:
 
 def check(src: pathlib.Path, repo: pathlib.Path, out: pathlib.Path, args) -> dict[str, float]:
     """One ``iconbench continuous main same --quick`` with iconbench's ``src``: its overhead."""
-    from iconbench.check import phases
+    from iconbench.records.check import CheckRecord
 
     shutil.rmtree(out, ignore_errors=True)
     command = [sys.executable, "-m", "iconbench", "continuous", "main", "same", "--repo",
@@ -65,7 +64,7 @@ def check(src: pathlib.Path, repo: pathlib.Path, out: pathlib.Path, args) -> dic
     )
     if done.returncode not in (0, 1):
         sys.exit(f"check_overhead: the check failed:\n{done.stderr[-2000:]}")
-    return phases.overhead(json.loads((out / "check.json").read_text()))
+    return CheckRecord.read(out).overhead()
 
 
 def precompile(repo: pathlib.Path, out: pathlib.Path, index: bool, args) -> float:
@@ -87,7 +86,7 @@ def precompile(repo: pathlib.Path, out: pathlib.Path, index: bool, args) -> floa
 
 def main() -> int:
     """Fill the caches, time the runs, print the figures."""
-    from iconbench.check import phases
+    from iconbench.records.check import overhead_table
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", required=True, help="iconbench ref to compare with")
@@ -115,7 +114,7 @@ def main() -> int:
     off, on = (statistics.median(alone[k]) for k in ("index off", "index on"))
     print(f"precompile of one all-hit side alone: index off {off:.1f}, on {on:.1f} "
           f"({on / off:.2f}x)")  # fmt: skip
-    print(phases.overhead_table(runs["before"], runs["after"]), end="")
+    print(overhead_table(runs["before"], runs["after"]), end="")
     return 0
 
 

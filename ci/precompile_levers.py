@@ -162,7 +162,7 @@ def pool_seconds(out: pathlib.Path, cache: pathlib.Path, since: float) -> dict:
 
 def _stack(side_out: pathlib.Path) -> str:
     """The stack key a side's ledger records (the same for both sides of an icon4py change)."""
-    from iconbench.timing.compilation import CompileLedger
+    from iconbench.records.compilation import CompileLedger
 
     records = CompileLedger(side_out / "work" / "compile.jsonl").records()
     return records[-1].stack if records else ""
@@ -187,8 +187,9 @@ def heavy_jobs(side: str, backends: tuple[str, ...], *, shared: bool = False) ->
     """
     from iconbench import results_archive
     from iconbench.programs.catalog import split_case
+    from iconbench.records.compilation import CompileLedger
     from iconbench.runner.cases import jobs
-    from iconbench.timing.compilation import CompileLedger, PlannedCompile
+    from iconbench.timing.compilation import PlannedCompile
 
     times: dict[tuple[str, str], list[float]] = {}
     for path in H100_LEDGERS:

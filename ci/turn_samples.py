@@ -94,9 +94,10 @@ def verdicts(base: pathlib.Path, head: pathlib.Path, grid: str) -> dict:
 def recorded(check: str, precision: float, work: pathlib.Path) -> None:
     """Part 1 for one committed check (module docstring)."""
     from iconbench import results_archive
+    from iconbench.records.check import CheckRecord
 
     name = f"results/pr-check-h100/{check}"
-    grid = json.loads((ROOT / name / "check.json").read_text())["grid"]
+    grid = CheckRecord.read(ROOT / name).facts["grid"]
     sides, turns = {}, []
     for side in ("base", "head"):
         ledger = results_archive.cached(ROOT, f"{name}/{side}/work/session.jsonl")

@@ -65,7 +65,7 @@ def test_measure_asv_and_report_on_the_cpu(tmp_path):
     assert all(c["bytes_moved"] > 0 and c["host_median_s"] > 0 for c in summary["cases"])
 
     # two variants of one program that never compiled: one row for the program, counted
-    from iconbench.timing import compilation
+    from iconbench.records import compilation
 
     ledger = compilation.CompileLedger(tmp_path / "work" / "compile.jsonl")
     solver = "vertically_implicit_solver_at_corrector_step"
@@ -115,8 +115,8 @@ def test_the_one_variant_report_counts_first_variants_only(tmp_path):
 def test_plan_and_compiled_only_follow_the_compile_ledger(tmp_path):
     """``plan`` skips known compile failures and estimates from the ledger; ``measure
     --compiled-only`` measures nothing that precompile has not left in the cache."""
-    from iconbench.timing import compilation, session
-    from iconbench.timing.measurement import Measurement
+    from iconbench.records import compilation, session
+    from iconbench.records.session import Measurement
 
     ledger = compilation.CompileLedger(tmp_path / "work" / "compile.jsonl")
     stack = "stack-test"
@@ -154,7 +154,7 @@ def test_plan_and_compiled_only_follow_the_compile_ledger(tmp_path):
 
 def test_measure_skips_compile_failures_of_its_own_stack_only(tmp_path):
     """A pair that failed to compile for another stack is still to measure on this one."""
-    from iconbench.timing import compilation
+    from iconbench.records import compilation
 
     ledger = compilation.CompileLedger(tmp_path / "work" / "compile.jsonl")
     for case, stack in [

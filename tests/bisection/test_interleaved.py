@@ -20,7 +20,7 @@ import pytest
 from tests.history import fake_backfill as fake
 
 from iconbench.buildcache import REPO_ROOT
-from iconbench.gate.summary import Summary
+from iconbench.records.summary import Summary
 
 ENV = dict(
     os.environ,

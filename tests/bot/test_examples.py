@@ -19,7 +19,7 @@ from tests.archived_results import restored
 
 from iconbench.bot import links, publish, target
 from iconbench.explain.codediff import normalise
-from iconbench.gate.summary import Summary
+from iconbench.records.summary import Summary
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "docs" / "examples"
 SITE = "https://c2sm.github.io/iconbench"

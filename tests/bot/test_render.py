@@ -14,7 +14,7 @@ import pytest
 
 from iconbench.bot import links, publish, render, status, target
 from iconbench.errors import IconbenchError
-from iconbench.gate.summary import Summary
+from iconbench.records.summary import Summary
 
 H100 = pathlib.Path(__file__).parents[2] / "docs/examples/summary-h100-7212540-fd920c0.json"
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "docs" / "examples"
@@ -217,7 +217,7 @@ def test_a_check_with_kernels_explained_lists_gated_changes_and_the_block_size()
 
 
 def test_a_renumbering_alone_is_said_as_identical_code():
-    from iconbench.gate.why import CodeDiff, Why
+    from iconbench.records.summary import CodeDiff, Why
 
     gate = Summary.example()
     code = CodeDiff("a1a1a1a1", "b2b2b2b2", (), "", 0, 0, renamed_lines=3)
@@ -232,7 +232,7 @@ def test_a_renumbering_alone_is_said_as_identical_code():
 def test_a_confirmed_summary_reports_only_what_its_ab_confirmed():
     """The H100 comparison held to an A/B that confirms one of its 111 flags (numbers given)."""
     from iconbench.gate import confirmation
-    from iconbench.gate.summary import ConfirmationRun
+    from iconbench.records.summary import ConfirmationRun
 
     gate = Summary.read(H100)
     flagged = confirmation.flagged(gate)

@@ -23,7 +23,7 @@ from iconbench.bot.client import GitHubClient
 from iconbench.bot.retry import RetryPolicy
 from iconbench.cli import main
 from iconbench.errors import IconbenchError
-from iconbench.gate.summary import Summary
+from iconbench.records.summary import Summary
 
 DATA = pathlib.Path(__file__).parent / "data"
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "docs" / "examples"

@@ -9,10 +9,9 @@ import time
 import pytest
 
 from iconbench.check import cache_state
+from iconbench.records.compilation import CompileLedger, CompileRecord
+from iconbench.records.session import CaseResult, Measurement, SessionLedger
 from iconbench.stacks.sides import Side, build_cache
-from iconbench.timing.compilation import CompileLedger, CompileRecord
-from iconbench.timing.measurement import Measurement
-from iconbench.timing.session import CaseResult, SessionLedger
 
 
 @pytest.fixture

@@ -6,11 +6,12 @@ be traceable to the result files, so a row copied wrong (or a result file replac
 
 from __future__ import annotations
 
-import json
 import pathlib
 import re
 
 import pytest
+
+from iconbench.records.check import CheckRecord
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "pr-check-h100.md"
@@ -50,15 +51,15 @@ def test_the_table_has_the_checks_rows():
 
 @pytest.mark.parametrize("row", ROWS, ids=[_name(r) for r in ROWS])
 def test_row_matches_its_check_json(row):
-    check = json.loads((RESULTS / _name(row) / "check.json").read_text())
-    phases = check["phases"]
+    record = CheckRecord.read(RESULTS / _name(row))
+    check, phases = record.facts, record.phases
     _, _, _, select, environments, precompile, measure, gate, why, whole, verdict = row
     assert _seconds(select) == phases["select"]
     assert _seconds(environments) == phases["environments"]
     assert _seconds(precompile) == phases["precompile"]
     assert _seconds(gate) == phases["gate"]
     assert _seconds(why) == phases.get("why")
-    assert _seconds(whole) == check["total_s"]
+    assert _seconds(whole) == record.total_s
     split = check["measure_split"]
     shown = re.match(r"([0-9.]+) s \(([0-9.]+) / ([0-9.]+) / ([0-9.]+)\)", measure)
     assert shown, measure

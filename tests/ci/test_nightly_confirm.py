@@ -29,9 +29,9 @@ import pytest
 from tests.history import fake_backfill as fake
 
 from iconbench.buildcache import REPO_ROOT
-from iconbench.gate.summary import Summary
 from iconbench.history.store import HistoryStore
 from iconbench.records import asv as results
+from iconbench.records.summary import Summary
 
 BACKEND = "embedded"
 ENV = dict(

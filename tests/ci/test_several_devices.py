@@ -18,10 +18,10 @@ import sys
 import pytest
 
 from iconbench.check import rounds
+from iconbench.records import session
+from iconbench.records.session import Measurement
 from iconbench.runner import devices
 from iconbench.stacks.sides import Side
-from iconbench.timing import session
-from iconbench.timing.measurement import Measurement
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 

@@ -35,10 +35,9 @@ import pytest
 
 from iconbench.bot import render, target
 from iconbench.cli import main
-from iconbench.gate.summary import Summary
-from iconbench.gate.why import FileChange
 from iconbench.records import asv as results
-from iconbench.timing.compilation import CompileLedger, CompileRecord
+from iconbench.records.compilation import CompileLedger, CompileRecord
+from iconbench.records.summary import FileChange, Summary
 
 DATA = pathlib.Path(__file__).resolve().parent / "data"
 GRID = "tiny"
@@ -365,7 +364,7 @@ def test_variants_profiled_each_with_the_same_kernels_show_one_table(explained, 
     change and kernel time; SPLIT, a kernel more, keeps its table."""
     from iconbench.explain import profile
     from iconbench.gate import kernels, table
-    from iconbench.gate.why import Why
+    from iconbench.records.summary import Why
     from iconbench.timing import nsight
 
     tmp_path, summary, _, _ = explained

@@ -17,12 +17,13 @@ import pytest
 from iconbench.errors import IconbenchError
 from iconbench.explain.profile import kernel_records
 from iconbench.gate import kernels
+from iconbench.records.kernels import KernelRecord
 from iconbench.timing import nsight
 
 DATA = pathlib.Path(__file__).resolve().parent / "data"
 
 
-def _records(name: str) -> list[kernels.KernelRecord]:
+def _records(name: str) -> list[KernelRecord]:
     return kernel_records(nsight.launches((DATA / name).read_text()), calls=3)
 
 

@@ -68,6 +68,7 @@ def main(out: pathlib.Path) -> None:
     buildcache.configure("default", jobs=1)
     from iconbench import suite
     from iconbench.records import asv as results
+    from iconbench.records.session import SessionLedger
     from iconbench.timing import session
 
     rng = random.Random(7)
@@ -110,9 +111,7 @@ def main(out: pathlib.Path) -> None:
                "os": "Linux", "ram": "", "gpu": "none"}  # fmt: skip
     # each case on both sides back to back (alternating which goes first), so that the load
     # of a shared machine drifts as little as possible between the two measurements
-    ledgers = {
-        side: session.SessionLedger(out / side / "session.jsonl") for side in ("base", "head")
-    }
+    ledgers = {side: SessionLedger(out / side / "session.jsonl") for side in ("base", "head")}
     for number, (case, role) in enumerate(ROLES.items()):
         sides = ["base", "head"] if number % 2 else ["head", "base"]
         # the bimodal case is compared on its fast mode, about half its samples: with 40 a

@@ -11,8 +11,8 @@ import pytest
 from iconbench.cli import main
 from iconbench.gate import verdict
 from iconbench.gate.config import GateConfig
-from iconbench.gate.summary import Summary
 from iconbench.records import resultset
+from iconbench.records.summary import Summary
 
 from .make_cpu_results import BASE, HEAD, ROLES
 

@@ -3,7 +3,7 @@
 from tests.archived_results import restored
 
 from iconbench.cli import main
-from iconbench.gate.summary import Summary
+from iconbench.records.summary import Summary
 
 H100 = restored("results/h100")  # raw files from git history (tests/archived_results.py)
 

@@ -16,7 +16,8 @@ from tests.archived_results import restored
 from iconbench.cli import main
 from iconbench.errors import IconbenchError
 from iconbench.gate import kernels
-from iconbench.gate.summary import Summary
+from iconbench.records.kernels import KernelRecord, read
+from iconbench.records.summary import Summary
 
 DATA = pathlib.Path(__file__).resolve().parent / "data"
 BASE = DATA / "kernels_base.TEST_INPUT.json"
@@ -26,7 +27,7 @@ ID = "apply_nabla2_to_w[default]|dace_gpu|device_time"
 
 
 def test_the_kernel_that_explains_the_change_comes_first():
-    d = kernels.diff(ID, kernels.read(BASE), kernels.read(HEAD))
+    d = kernels.diff(ID, read(BASE), read(HEAD))
     first = d.changes[0]
     assert first.kernel == "map_113_fieldop_1_0_0"
     assert round(first.ratio, 3) == 1.185
@@ -39,8 +40,8 @@ def test_the_kernel_that_explains_the_change_comes_first():
 
 
 def test_split_kernels_show_as_gone_and_new():
-    base = [kernels.KernelRecord("fused", 1, 2e-4)]
-    head = [kernels.KernelRecord("part_a", 1, 1.2e-4), kernels.KernelRecord("part_b", 1, 1e-4)]
+    base = [KernelRecord("fused", 1, 2e-4)]
+    head = [KernelRecord("part_a", 1, 1.2e-4), KernelRecord("part_b", 1, 1e-4)]
     d = kernels.diff(ID, base, head)
     assert {c.kernel: (c.base is None, c.head is None) for c in d.changes} == {
         "fused": (False, True),
@@ -55,10 +56,10 @@ def test_bad_records_are_one_line(tmp_path):
     bad = tmp_path / "k.json"
     bad.write_text(json.dumps([{"kernel": "k", "count": 1, "device_s": -1.0}]))
     with pytest.raises(IconbenchError, match=r"record 1: 'device_s' must be seconds > 0"):
-        kernels.read(bad)
+        read(bad)
     bad.write_text(json.dumps([{"kernel": "k", "count": 1, "device_s": 1e-5, "sm": 3}]))
     with pytest.raises(IconbenchError, match=r"unknown key\(s\) \['sm'\]"):
-        kernels.read(bad)
+        read(bad)
 
 
 def test_compare_puts_the_diff_in_summary_and_table(tmp_path, capsys):

@@ -14,8 +14,8 @@ from tests.archived_results import restored
 
 from iconbench.gate import simulation, table, verdict
 from iconbench.gate.config import GateConfig
-from iconbench.gate.summary import Summary
 from iconbench.records import resultset
+from iconbench.records.summary import Summary
 
 RUN = restored("results/h100-mch_icon-ch1_medium")  # raw files from git history
 

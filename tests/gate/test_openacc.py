@@ -9,7 +9,7 @@ import pytest
 from tests.archived_results import restored
 
 from iconbench.cli import main
-from iconbench.gate.summary import Summary
+from iconbench.records.summary import Summary
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 MCH = restored("results/h100-mch_icon-ch1_medium")  # raw files from git history

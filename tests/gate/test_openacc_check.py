@@ -18,8 +18,9 @@ from tests.archived_results import restored
 
 from iconbench.cli import main
 from iconbench.gate import openacc
-from iconbench.gate.summary import Grid, Summary
 from iconbench.records import resultset
+from iconbench.records.resultset import Grid
+from iconbench.records.summary import Summary
 
 #: whole, its raw files restored from git history (tests/archived_results.py)
 CHECK = restored("results/pr-check-h100/gt4py-blocks-2026-11-26a")

@@ -8,9 +8,8 @@ from tests.archived_results import restored
 
 from iconbench import grids
 from iconbench.gate import processes, stats, verdict
-from iconbench.records import resultset
-from iconbench.timing import session
-from iconbench.timing.measurement import Measurement
+from iconbench.records import resultset, session
+from iconbench.records.session import Measurement
 
 
 def _side(rng, scale, *, processes_per_side=8, spread=0.10, noise=0.02, samples=50):
@@ -126,7 +125,7 @@ def test_embedded_is_judged_by_its_host_time_per_process(tmp_path):
 
 def test_a_committed_check_is_judged_again_as_it_was(tmp_path):
     """Its sides read from the session ledgers (4 processes a side, rounds joined by
-    ``timing.session.rounds``) give the gate summary the H100 check wrote, number for number."""
+    ``records.session.rounds``) give the gate summary the H100 check wrote, number for number."""
     check = restored("results/pr-check-h100/icon4py-comment-2026-11-26i")
     base, head = (resultset.resolve(str(check / side)) for side in ("base", "head"))
     entry = head.entries["compute_tangential_wind[default]|gtfn_gpu|host_overhead"]

@@ -13,17 +13,16 @@ import pytest
 
 from iconbench.errors import IconbenchError
 from iconbench.grids import resolve
+from iconbench.records.session import CaseResult, Measurement, SessionLedger
 from iconbench.runner import devices
 from iconbench.timing import isolation, session
 
 TINY = resolve("tiny")
 
 
-def _record(case: str, backend: str, duration_s: float) -> session.CaseResult:
-    from iconbench.timing.measurement import Measurement
-
+def _record(case: str, backend: str, duration_s: float) -> CaseResult:
     measured = Measurement(host_s=[1e-3], device_s=[9e-4], device_source="cuda-events-held")
-    return session.CaseResult(
+    return CaseResult(
         case, backend, "ch1_medium", measured, 8, 0.5, None, None, None, None, 0.0, duration_s
     )
 
@@ -37,10 +36,10 @@ def test_the_shares_are_balanced_by_the_ledgers_measuring_time(tmp_path):
     stencils = [f"stencil_{i}[default]" for i in range(1, 7)]
     order = ["solver[a]", stencils[0], "solver[b]", *stencils[1:], "new[default]"]
     seconds = {"solver[a]": 60.0, "solver[b]": 55.0} | dict.fromkeys(stencils, 5.0)
-    ledger = session.SessionLedger(tmp_path / "work" / "session.jsonl")
+    ledger = SessionLedger(tmp_path / "work" / "session.jsonl")
     for case, duration in seconds.items():
         ledger.append(_record(case, "gtfn_gpu", duration))
-    ledger.append(session.CaseResult.failure("broken[x]", "gtfn_gpu", "ch1_medium", "boom"))
+    ledger.append(CaseResult.failure("broken[x]", "gtfn_gpu", "ch1_medium", "boom"))
     jobs = [(case, "gtfn_gpu") for case in order]
 
     known = devices.measuring_seconds(None, tmp_path / "work")
@@ -141,16 +140,15 @@ def test_lanes_run_side_by_side_and_a_failure_stops_the_others():
 RECORDING_WORKER = textwrap.dedent(
     """
     import json, pathlib, sys, time
-    from iconbench.timing import session
-    from iconbench.timing.measurement import Measurement
+    from iconbench.records.session import CaseResult, Measurement, SessionLedger
 
     jobs_file, ledger_path, device = sys.argv[1:4]
-    ledger = session.SessionLedger(pathlib.Path(ledger_path))
+    ledger = SessionLedger(pathlib.Path(ledger_path))
     for case, backend in json.loads(pathlib.Path(jobs_file).read_text()):
         m = Measurement(host_s=[1e-3 + i * 1e-9 for i in range(200)], device_s=[9e-4] * 200,
                         device_source="none")
-        ledger.append(session.CaseResult(case, backend, "tiny", m, 8, 0.0, None, None, None,
-                                         None, time.time(), 0.1, device=device))
+        ledger.append(CaseResult(case, backend, "tiny", m, 8, 0.0, None, None, None,
+                                 None, time.time(), 0.1, device=device))
         time.sleep(0.25)
     """
 )
@@ -164,7 +162,7 @@ def test_each_devices_workers_take_its_share_from_a_shared_ledger(tmp_path):
     """
     script = tmp_path / "worker.py"
     script.write_text(RECORDING_WORKER)
-    ledger = session.SessionLedger(tmp_path / "session.jsonl")
+    ledger = SessionLedger(tmp_path / "session.jsonl")
     jobs = [(f"case_{i}[default]", "embedded") for i in range(12)]
     shares = devices.parse("a,b").shares(jobs, {})
 
@@ -185,7 +183,7 @@ def test_each_devices_workers_take_its_share_from_a_shared_ledger(tmp_path):
     assert (first.workers, second.workers) == (1, 1)
     assert [(r.case, r.device) for r in first.results] == [(c, "a") for c, _ in jobs[::2]]
     assert [(r.case, r.device) for r in second.results] == [(c, "b") for c, _ in jobs[1::2]]
-    assert ledger.todo(jobs, "tiny") == []
+    assert session.to_measure(ledger, jobs, "tiny") == []
     lines = [json.loads(line) for line in pathlib.Path(ledger.path).read_text().splitlines()]
     assert len(lines) == 12
     spans = [[line["started_at"] for line in lines if line["device"] == d] for d in "ab"]

@@ -10,9 +10,9 @@ import time
 from iconbench import suite
 from iconbench.grids import resolve
 from iconbench.programs.backends import backend
+from iconbench.records.compilation import CompileRecord
 from iconbench.runner import measure
 from iconbench.runner.options import RunOptions
-from iconbench.timing.compilation import CompileRecord
 from iconbench.timing.compile_index import CompileIndex, Sources
 
 TINY = resolve("tiny")

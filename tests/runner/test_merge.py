@@ -6,10 +6,9 @@ import pytest
 from tests.asv_results import write_asv_results
 
 from iconbench.errors import IconbenchError
-from iconbench.records import resultset
+from iconbench.records import resultset, session
 from iconbench.records.resultdir import merge_runs
-from iconbench.timing import session
-from iconbench.timing.measurement import Measurement
+from iconbench.records.session import Measurement
 
 
 def _shard(root, values, cases, gpu="NVIDIA H100 80GB HBM3", at=0.0):

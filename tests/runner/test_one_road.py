@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from iconbench.records import resultdir
-from iconbench.timing.compilation import CompileLedger, CompileRecord
+from iconbench.records.compilation import CompileLedger, CompileRecord
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 

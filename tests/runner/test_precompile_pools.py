@@ -11,8 +11,8 @@ import pytest
 from tests.timing.test_compile_index import InlinePool
 
 from iconbench.grids import resolve
+from iconbench.records.compilation import CompileLedger, CompileRecord
 from iconbench.runner import busy_builds, precompile
-from iconbench.timing.compilation import CompileLedger, CompileRecord
 
 TINY = resolve("tiny")
 

@@ -9,8 +9,10 @@ from tests.archived_results import restored
 from iconbench.errors import IconbenchError
 from iconbench.programs.catalog import PACKAGES
 from iconbench.programs.imports import ProgramIndex
+from iconbench.records import session
+from iconbench.records.compilation import CompileLedger
 from iconbench.selection import cost, plan, scenarios, subset
-from iconbench.timing import compilation, session
+from iconbench.timing import compilation
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 WORK = restored("results/h100") / "work"  # the ledgers, from git history
@@ -39,7 +41,7 @@ def _select(component, files, index, catalog, shares, **kw):
 
 def test_the_source_index_finds_the_catalogs_programs(catalog):
     # the programs the H100 runner compiled (from the catalog, which imports icon4py)
-    ledger = compilation.CompileLedger(WORK / "compile.jsonl").records()
+    ledger = CompileLedger(WORK / "compile.jsonl").records()
     assert set(catalog) == {r.case.split("[")[0] for r in ledger}
     assert len(catalog) == 112
 
@@ -100,7 +102,7 @@ def test_changed_files_come_from_the_merge_base(tmp_path):
 
 
 def test_cost_table_follows_the_ledgers(index, catalog, shares):
-    ledger = compilation.CompileLedger(WORK / "compile.jsonl")
+    ledger = CompileLedger(WORK / "compile.jsonl")
     records = ledger.records()
     all_cases = sorted({r.case for r in records})
     failing = ledger.failed(records[0].stack)

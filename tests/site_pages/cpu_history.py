@@ -91,6 +91,7 @@ def build(target: pathlib.Path, commit_list: list[str]) -> pathlib.Path:
     from iconbench import suite
     from iconbench.grids import resolve
     from iconbench.records import asv as results
+    from iconbench.records.session import SessionLedger
     from iconbench.timing import session
 
     benchmarks = results.discover_benchmarks(REPO / "benchmarks")
@@ -104,7 +105,7 @@ def build(target: pathlib.Path, commit_list: list[str]) -> pathlib.Path:
     }
     with tempfile.TemporaryDirectory() as work:
         for index, commit in enumerate(commit_list):
-            ledger = session.SessionLedger(pathlib.Path(work) / f"{index}.jsonl")
+            ledger = SessionLedger(pathlib.Path(work) / f"{index}.jsonl")
             measured = session.run_cases(
                 [(case, BACKEND) for case in PROGRAMS],
                 grid=resolve(GRID),

@@ -1,27 +1,12 @@
 import pathlib
 
 from iconbench.grids import resolve
+from iconbench.records import compilation
 from iconbench.runner import precompile
-from iconbench.timing import compilation
 
 TINY = resolve("tiny")
 
 REFERENCE = "compute_tangential_wind[default]"
-
-
-def test_ledger_is_append_only_and_first_compile_is_cold(tmp_path: pathlib.Path):
-    ledger = compilation.CompileLedger(tmp_path / "compile.jsonl")
-    ledger.append(compilation.CompileRecord("p[a]", "gtfn_cpu", "tiny", "s1", 0.0, error="boom"))
-    ledger.append(compilation.CompileRecord("p[a]", "gtfn_cpu", "tiny", "s1", 42.5, "abc"))
-    ledger.append(compilation.CompileRecord("p[a]", "gtfn_cpu", "tiny", "s1", 0.4, "abc"))
-    ledger.append(compilation.CompileRecord("p[a]", "gtfn_cpu", "tiny", "s2", 39.0, "def"))
-    with ledger.path.open("a") as handle:  # a writer killed mid-line
-        handle.write('{"case": "p[b]", "back')
-    assert len(ledger.records()) == 4
-    assert ledger.cold_seconds("p[a]", "gtfn_cpu", "s1") == 42.5
-    assert ledger.cold_seconds("p[a]", "gtfn_cpu", "s2") == 39.0
-    assert ledger.cold_seconds("p[a]", "dace_cpu", "s1") is None
-    assert ledger.compiled("s1") == {("p[a]", "gtfn_cpu")}
 
 
 def test_precompile_in_a_process_pool_and_resume(tmp_path: pathlib.Path, gtfn_cpu_case):

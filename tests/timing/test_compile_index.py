@@ -8,8 +8,8 @@ import pathlib
 import pytest
 
 from iconbench.grids import resolve
+from iconbench.records.compilation import CompileLedger, CompileRecord
 from iconbench.runner import precompile
-from iconbench.timing.compilation import CompileLedger, CompileRecord
 from iconbench.timing.compile_index import CompileIndex, Sources
 
 TINY = resolve("tiny")

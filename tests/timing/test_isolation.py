@@ -10,6 +10,7 @@ import pytest
 
 from iconbench.errors import IconbenchError
 from iconbench.grids import resolve
+from iconbench.records.session import SessionLedger
 from iconbench.timing import isolation, session
 
 TINY = resolve("tiny")
@@ -25,6 +26,7 @@ WORKER = textwrap.dedent(
     import json, os, pathlib, sys
     from iconbench.grids import resolve
     from iconbench.timing import isolation, session
+    from iconbench.records.session import SessionLedger
 
     jobs_file, inflight, ledger_path, behaviour_file = map(pathlib.Path, sys.argv[1:5])
     behaviour = json.loads(behaviour_file.read_text())
@@ -50,7 +52,7 @@ WORKER = textwrap.dedent(
     session.run_cases(
         [tuple(job) for job in json.loads(jobs_file.read_text())],
         grid=resolve("tiny"),
-        ledger=session.SessionLedger(ledger_path),
+        ledger=SessionLedger(ledger_path),
         prepare=prepare,
         retry_failed=True,
         measure_options=behaviour["quick"],
@@ -67,7 +69,7 @@ def _driver(tmp_path: pathlib.Path, behaviour: dict[str, str]):
     script.write_text(WORKER)
     behaviour_file = tmp_path / "behaviour.json"
     behaviour_file.write_text(json.dumps({**behaviour, "quick": QUICK}))
-    ledger = session.SessionLedger(tmp_path / "session.jsonl")
+    ledger = SessionLedger(tmp_path / "session.jsonl")
     given: list[list[str]] = []
 
     def start_worker(cases, _budget, inflight):
@@ -108,7 +110,7 @@ def test_a_spoilt_case_is_retried_first_in_a_fresh_worker_and_a_broken_one_fails
     assert ("d", "measure worker killed by SIGABRT during this case") in history
     assert [case for case, error in history if error is None] == list("abcdf")
     # nothing left: the next run starts no worker
-    assert ledger.todo(jobs, "tiny") == []
+    assert session.to_measure(ledger, jobs, "tiny") == []
 
 
 def test_a_worker_that_dies_before_its_first_case_stops_the_run_in_one_line(tmp_path):
@@ -121,7 +123,7 @@ def test_a_worker_that_dies_before_its_first_case_stops_the_run_in_one_line(tmp_
 
 def test_run_cases_stops_when_the_process_is_no_longer_fit(tmp_path):
     """``fit_for_next`` (on a GPU: device memory not given back) ends a worker's run early."""
-    ledger = session.SessionLedger(tmp_path / "session.jsonl")
+    ledger = SessionLedger(tmp_path / "session.jsonl")
     answers = iter([None, "12.0 GB of device memory not given back"])
     measured = session.run_cases(
         [(case, "embedded") for case in "abcd"],
@@ -135,7 +137,7 @@ def test_run_cases_stops_when_the_process_is_no_longer_fit(tmp_path):
         fit_for_next=lambda: next(answers),
     )
     assert [r.case for r in measured] == ["a", "b"]
-    assert ledger.todo([(case, "embedded") for case in "abcd"], "tiny") == [
+    assert session.to_measure(ledger, [(case, "embedded") for case in "abcd"], "tiny") == [
         ("c", "embedded"),
         ("d", "embedded"),
     ]

@@ -8,6 +8,7 @@ import sys
 from iconbench import suite
 from iconbench.grids import resolve
 from iconbench.records import asv as results
+from iconbench.records.session import SessionLedger
 from iconbench.timing import session
 
 TINY = resolve("tiny")
@@ -33,7 +34,7 @@ def _values(records):
 def test_session_to_asv_to_records_and_publish(tmp_path, monkeypatch, gtfn_cpu_case, embedded_case):
     monkeypatch.setenv("ICONBENCH_BACKENDS", "embedded,gtfn_cpu")
     monkeypatch.setenv("ICONBENCH_GRID", "tiny")
-    ledger = session.SessionLedger(tmp_path / "session.jsonl")
+    ledger = SessionLedger(tmp_path / "session.jsonl")
     jobs = [(REFERENCE, "embedded"), (REFERENCE, "gtfn_cpu")]
     measured = session.run_cases(
         jobs,

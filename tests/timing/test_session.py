@@ -5,8 +5,8 @@ import json
 import weakref
 
 from iconbench.grids import resolve
+from iconbench.records.session import CaseResult, Measurement, SessionLedger
 from iconbench.timing import session
-from iconbench.timing.measurement import Measurement
 
 TINY = resolve("tiny")
 
@@ -29,9 +29,9 @@ class _Prepared:
 
 def _record(
     case: str, *, source: str | None, error: str | None = None, device=(9e-4,)
-) -> session.CaseResult:
+) -> CaseResult:
     measurement = None if source is None else Measurement(list(device), list(device), source)
-    return session.CaseResult(
+    return CaseResult(
         case, "embedded", "tiny", measurement, 8, 0.0, None, None, None, None, 0.0, 1.0, error
     )
 
@@ -50,11 +50,11 @@ def _run(jobs, ledger, calls, **options):
 
 
 def test_stale_clock_and_failed_records(tmp_path):
-    ledger = session.SessionLedger(tmp_path / "session.jsonl")
+    ledger = SessionLedger(tmp_path / "session.jsonl")
     ledger.append(_record("current", source="none"))
     ledger.append(_record("old_clock", source="cuda-events"))
     ledger.append(_record("broken", source=None, error="RuntimeError: boom"))
-    assert ledger.done() == {("current", "embedded", "tiny")}
+    assert session.measured(ledger) == {("current", "embedded", "tiny")}
     assert ledger.failed() == {("broken", "embedded", "tiny")}
 
     calls: list[str] = []
@@ -63,7 +63,9 @@ def test_stale_clock_and_failed_records(tmp_path):
     assert [r.case for r in _run(jobs, ledger, calls)] == ["old_clock"]
     assert set(calls) == {"old_clock"}
     assert [r.case for r in _run(jobs, ledger, calls, retry_failed=True)] == ["broken"]
-    assert ledger.done() == {(c, "embedded", "tiny") for c in ("current", "old_clock", "broken")}
+    assert session.measured(ledger) == {
+        (c, "embedded", "tiny") for c in ("current", "old_clock", "broken")
+    }
     # append-only: the stale line is still in the file, the newer one wins
     lines = (tmp_path / "session.jsonl").read_text().splitlines()
     assert len(lines) == 5
@@ -73,12 +75,15 @@ def test_stale_clock_and_failed_records(tmp_path):
 
 
 def test_noisy_device_times_are_measured_again_on_request(tmp_path):
-    ledger = session.SessionLedger(tmp_path / "session.jsonl")
+    ledger = SessionLedger(tmp_path / "session.jsonl")
     steady = [846e-6, 847e-6, 846e-6, 848e-6]
     ledger.append(_record("steady", source="none", device=steady))
     ledger.append(_record("disturbed", source="none", device=[*steady, 1243e-6]))
-    assert ledger.done() == {("steady", "embedded", "tiny"), ("disturbed", "embedded", "tiny")}
-    assert ledger.done(max_cv=0.01) == {("steady", "embedded", "tiny")}
+    assert session.measured(ledger) == {
+        ("steady", "embedded", "tiny"),
+        ("disturbed", "embedded", "tiny"),
+    }
+    assert session.measured(ledger, max_cv=0.01) == {("steady", "embedded", "tiny")}
     calls: list[str] = []
     jobs = [("steady", "embedded"), ("disturbed", "embedded")]
     assert _run(jobs, ledger, calls) == []
@@ -103,7 +108,7 @@ def test_each_case_is_freed_before_the_next_is_prepared(tmp_path):
     measured = session.run_cases(
         [(case, "embedded") for case in "abc"],
         grid=TINY,
-        ledger=session.SessionLedger(tmp_path / "session.jsonl"),
+        ledger=SessionLedger(tmp_path / "session.jsonl"),
         prepare=prepare,
         release=lambda case, _backend, _grid: held.pop(case),
         measure_options=QUICK,

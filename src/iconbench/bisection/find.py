@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 from iconbench.errors import IconbenchError
-from iconbench.gate.summary import BisectStep
+from iconbench.records.summary import BisectStep
 from iconbench.stacks import asvconf
 
 _FOUND = re.compile(r"Greatest (regression|improvement) found: ([0-9a-f]{6,40})")

@@ -7,7 +7,7 @@ last nightly's), both in one job in alternating fresh processes, exactly as a pu
 check measures a change (:func:`iconbench.check.run.measure_again`), and calls it **bad** when
 the A/B's own verdict of the benchmark is the regression's (beyond the gate's threshold at its
 false discovery rate), **good** otherwise. About ``log2(commits)`` A/Bs, each kept in its own
-directory and recorded (:class:`~iconbench.gate.summary.BisectStep`: commit, verdict, ratio,
+directory and recorded (:class:`~iconbench.records.summary.BisectStep`: commit, verdict, ratio,
 interval, processes). The other components stay as the running environment has them; the
 good side's tree and builds are the same at every step (exported and built once).
 
@@ -25,8 +25,8 @@ import pathlib
 from iconbench.bisection.find import Record, first_parents, git
 from iconbench.check import rounds
 from iconbench.errors import IconbenchError
-from iconbench.gate.summary import BenchmarkResult, BisectStep, Summary
 from iconbench.grids.grid import Grid
+from iconbench.records.summary import BenchmarkResult, BisectStep, Summary
 from iconbench.runner.progress import log
 
 METHOD = "interleaved A/B"

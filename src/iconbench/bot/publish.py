@@ -37,7 +37,7 @@ from iconbench.bot.status import CommitStatus, commit_status
 from iconbench.bot.target import PullRequest
 from iconbench.bot.upsert import Outcome, newest, reports, upsert
 from iconbench.errors import IconbenchError
-from iconbench.gate.summary import Summary
+from iconbench.records.summary import Summary
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")

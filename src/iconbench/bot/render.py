@@ -27,10 +27,10 @@ from typing import Any
 
 from iconbench.bot.links import Site
 from iconbench.bot.target import PullRequest
-from iconbench.gate.kernels import KernelDiff
-from iconbench.gate.summary import BenchmarkResult as Benchmark
-from iconbench.gate.summary import Side, Summary
-from iconbench.gate.summary import SideNumbers as Sample
+from iconbench.records.kernels import KernelDiff
+from iconbench.records.summary import BenchmarkResult as Benchmark
+from iconbench.records.summary import Side, Summary
+from iconbench.records.summary import SideNumbers as Sample
 
 #: GitHub's maximum comment length (characters).
 LIMIT = 65536
@@ -231,7 +231,7 @@ def _fenced(text: str) -> str:
 
 
 def _kernel_row(change: Any) -> dict[str, str]:
-    """One kernel of the why section (a :class:`iconbench.gate.kernels.KernelChange`)."""
+    """One kernel of the why section (a :class:`iconbench.records.kernels.KernelChange`)."""
     from iconbench.gate.kernels import counters
 
     base, head = change.base, change.head

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 
 from iconbench.bot.render import format_change
-from iconbench.gate.summary import Summary
+from iconbench.records.summary import Summary
 
 #: GitHub truncates longer descriptions (and older servers refuse them).
 MAX_DESCRIPTION = 140

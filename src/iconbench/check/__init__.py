@@ -16,6 +16,7 @@ a workstation) takes both commits through the runner's own steps (:mod:`iconbenc
 
 Phases 2-5 are :func:`iconbench.check.run.compare`, which ``iconbench continuous`` (a branch
 of gt4py, dace or icon4py against its base) runs alone. Each phase's wall time goes to
-``OUT/check.json`` and ``OUT/check.md`` (:mod:`iconbench.check.phases`), with what each side
+``OUT/check.json`` and ``OUT/check.md`` (:mod:`iconbench.records.check`, timed by
+:mod:`iconbench.check.phases`), with what each side
 met in the build cache (:mod:`iconbench.check.cache_state`).
 """

@@ -27,8 +27,8 @@ import pathlib
 from collections.abc import Sequence
 from typing import Any
 
+from iconbench.records.compilation import CompileLedger, CompileRecord
 from iconbench.stacks.sides import Side, build_cache
-from iconbench.timing.compilation import CompileLedger, CompileRecord
 
 #: Slack for the library's modification time against the precompile's start (file systems
 #: keep coarser times than ``time.time``).
@@ -62,7 +62,7 @@ def side_builds(side: Side, since: float, *, linked: int = 0) -> SideBuilds:
     """``side``'s build-cache state for a precompile that started at ``since`` (``time.time``).
 
     >>> import os, tempfile, time
-    >>> from iconbench.timing.compilation import CompileRecord
+    >>> from iconbench.records.compilation import CompileRecord
     >>> os.environ["ICONBENCH_CACHE_DIR"] = tempfile.mkdtemp()
     >>> side = Side("head", "pr", "c" * 40, (), pathlib.Path(tempfile.mkdtemp()), "s")
     >>> for folder in ("old", "new"):
@@ -121,6 +121,6 @@ def _made_since(library: pathlib.Path, since: float) -> bool:
 
 def _measured_pairs(path: pathlib.Path) -> set[tuple[str, str]]:
     """The (case, backend) pairs a side's session ledger holds measured."""
-    from iconbench.timing.session import SessionLedger
+    from iconbench.records.session import SessionLedger
 
     return {(r.case, r.backend) for r in SessionLedger(path).results() if r.measurement}

@@ -29,7 +29,7 @@ import pathlib
 from iconbench.check import rounds
 from iconbench.errors import IconbenchError
 from iconbench.gate import confirmation
-from iconbench.gate.summary import ConfirmationRun, Summary
+from iconbench.records.summary import ConfirmationRun, Summary
 from iconbench.runner.progress import log
 from iconbench.stacks import sides
 from iconbench.stacks.spec import COMPONENTS

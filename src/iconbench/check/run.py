@@ -22,7 +22,7 @@ from iconbench.runner.progress import log
 from iconbench.stacks import sides
 
 if TYPE_CHECKING:
-    from iconbench.gate.summary import Summary
+    from iconbench.records.summary import Summary
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,9 +195,7 @@ def run(request: Request) -> int:
     timeline.facts["exit"] = status
     timeline.write()
     if request.record is not None:
-        request.record.parent.mkdir(parents=True, exist_ok=True)
-        with request.record.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(timeline.as_dict(), sort_keys=True) + "\n")
+        timeline.record().append_to(request.record)
     return status
 
 
@@ -538,8 +536,8 @@ def _compile_seconds_left(
     """
     if not pairs or grid is None:
         return 1.0
+    from iconbench.records.compilation import CompileLedger
     from iconbench.runner.precompile import pending_seconds
-    from iconbench.timing.compilation import CompileLedger
     from iconbench.timing.compile_index import CompileIndex, Sources
 
     cache = sides.build_cache(side.stack)
@@ -568,7 +566,7 @@ def _wait(started: list) -> None:
     the runner's: either way there is nothing to compare, and measuring would fail later
     with a less telling message.
     """
-    from iconbench.timing.compilation import CompileLedger
+    from iconbench.records.compilation import CompileLedger
 
     for side, process, log_path in started:
         if process.wait() != 0:

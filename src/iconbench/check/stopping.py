@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from iconbench.gate.summary import BenchmarkResult
+from iconbench.records.summary import BenchmarkResult
 
 
 def could_regress(result: BenchmarkResult, processes: int, most: int) -> bool:

@@ -219,7 +219,7 @@ class Bisect(Command):
 def _worst_regression(path: str):
     """The summary at ``path`` and its worst reported regression (confirmed, where held)."""
     from iconbench.gate import confirmation
-    from iconbench.gate.summary import Summary
+    from iconbench.records.summary import Summary
 
     summary = Summary.read(path)
     regressions = [b for b in confirmation.reported(summary) if b.verdict == "regression"]

@@ -135,7 +135,7 @@ class CommentCommand(Command):
         from iconbench.bot.client import GitHubClient
         from iconbench.bot.retry import RetryPolicy
         from iconbench.bot.state import CommentIds
-        from iconbench.gate.summary import Summary
+        from iconbench.records.summary import Summary
 
         github_url = args.github_url
         if github_url and github_url.rstrip("/") == target.GITHUB_COM:

@@ -162,6 +162,7 @@ class Compare(Command):
         summary = cls._decide(args, base, head, config, history, select, want)
         if args.kernels:
             from iconbench.gate import kernels
+            from iconbench.records.kernels import read
 
             known = {r.id for r in summary.benchmarks}
             diffs = []
@@ -171,9 +172,7 @@ class Compare(Command):
                         f"--kernels {benchmark}: no such benchmark in the comparison "
                         "(case|backend|metric, as the table's ids)"
                     )
-                diffs.append(
-                    kernels.diff(benchmark, kernels.read(base_json), kernels.read(head_json))
-                )
+                diffs.append(kernels.diff(benchmark, read(base_json), read(head_json)))
             summary = dataclasses.replace(summary, kernels=tuple(diffs))
         if args.out:
             summary.write(args.out)

@@ -68,7 +68,7 @@ class Confirm(Command):
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench.check import confirm
         from iconbench.gate import confirmation, table
-        from iconbench.gate.summary import Summary
+        from iconbench.records.summary import Summary
         from iconbench.stacks import commits
 
         summary = Summary.read(args.summary)

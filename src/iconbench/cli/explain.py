@@ -73,7 +73,7 @@ class Explain(Command):
 
         from iconbench.explain import run as explain
         from iconbench.gate import why
-        from iconbench.gate.summary import Summary
+        from iconbench.records.summary import Summary
 
         if args.max_benchmarks < 1 or args.ncu_calls < 1:
             raise IconbenchError("--max-benchmarks and --ncu-calls must be at least 1")

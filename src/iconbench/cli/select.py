@@ -84,8 +84,8 @@ class Select(Command):
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench.programs.catalog import PACKAGES
         from iconbench.programs.imports import ProgramIndex
+        from iconbench.records import compilation, session
         from iconbench.selection import cost, plan, scenarios, subset
-        from iconbench.timing import compilation, session
 
         if args.component not in plan.COMPONENTS:
             raise IconbenchError(

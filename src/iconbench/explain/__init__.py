@@ -11,6 +11,6 @@ in that side's own environment (its commit's sources first on the path, its buil
   number normalised (a renumbering is no change);
 - :mod:`.shapes`: the kernels a variant's code launches, so that variants flagged together
   with the same kernels are profiled once;
-- :mod:`.run`: which benchmarks, in what order, and the :class:`iconbench.gate.why.Why`
+- :mod:`.run`: which benchmarks, in what order, and the :class:`iconbench.records.summary.Why`
   entries added to the gate summary.
 """

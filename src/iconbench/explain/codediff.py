@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from iconbench.explain.sources import Sources
-from iconbench.gate.why import CodeDiff, FileChange
+from iconbench.records.summary import CodeDiff, FileChange
 
 MAX_LINES = 60
 MAX_CHARS = 6000

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 from iconbench.errors import IconbenchError
 from iconbench.explain import side_process
-from iconbench.gate.kernels import KernelRecord
 from iconbench.grids.grid import Grid
+from iconbench.records.kernels import KernelRecord
 from iconbench.stacks.sides import Side
 from iconbench.timing import nsight
 

@@ -22,10 +22,9 @@ from iconbench.errors import IconbenchError
 from iconbench.explain import codediff, profile, shapes, sources
 from iconbench.files.atomic import write_atomic
 from iconbench.gate import kernels
-from iconbench.gate.summary import BenchmarkResult, Summary
-from iconbench.gate.why import CodeDiff, Why
 from iconbench.grids.grid import Grid, resolve
 from iconbench.programs.backends import on_gpu
+from iconbench.records.summary import BenchmarkResult, CodeDiff, Summary, Why
 from iconbench.runner.progress import log
 from iconbench.stacks.sides import Side
 from iconbench.timing import nsight

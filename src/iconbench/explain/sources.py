@@ -18,9 +18,9 @@ import sys
 from iconbench.errors import IconbenchError
 from iconbench.explain import side_process
 from iconbench.grids.grid import Grid
+from iconbench.records.compilation import CompileLedger
 from iconbench.stacks.sides import Side, build_cache
 from iconbench.timing import codegen
-from iconbench.timing.compilation import CompileLedger
 
 #: Files larger than this are compared by content only, not line by line.
 MAX_FILE_BYTES = 4_000_000

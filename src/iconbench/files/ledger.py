@@ -11,7 +11,7 @@ time limit). The rule, the same for every ledger and every reader:
   record starts a line of its own and the torn record stays the only loss;
 - any other line that is not JSON is an error naming the file and the line.
 
-The ledgers' records (:mod:`iconbench.timing.session`, :mod:`iconbench.timing.compilation`)
+The ledgers' records (:mod:`iconbench.records.session`, :mod:`iconbench.records.compilation`)
 are a layer above; they say what a line holds, this module how lines are kept.
 """
 
@@ -80,6 +80,25 @@ def read(path: str | os.PathLike[str], *, offset: int = 0, hint: str = HINT) -> 
                 "not a JSON line (binary or not UTF-8)")  # fmt: skip
             raise fail(path, what, hint, number) from None
     return Lines(tuple(rows), torn)
+
+
+def whole_lines(path: str | os.PathLike[str], *, hint: str = HINT) -> list[str]:
+    r"""The lines of ``path`` as written, under the module's rule (what a copy of it keeps).
+
+    Blank lines and a torn last line are left out; any other line that is not JSON is an
+    error naming the file and the line, as for :func:`read`.
+
+    >>> import tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "session.jsonl"
+    >>> _ = path.write_text('{"a": 1}\n\n{"b":  2}\n{"a": 3, "sam')
+    >>> whole_lines(path), whole_lines(path.with_name("none.jsonl"))
+    (['{"a": 1}', '{"b":  2}'], [])
+    """
+    found = read(path, hint=hint)
+    if not found.rows and not found.torn:
+        return []
+    chunks = [c for c in pathlib.Path(path).read_bytes().split(b"\n") if c.strip()]
+    return [c.decode("utf-8") for c in chunks[: len(chunks) - found.torn]]
 
 
 def append(path: str | os.PathLike[str], record: dict[str, Any]) -> None:

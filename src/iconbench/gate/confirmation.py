@@ -12,9 +12,9 @@ alternating fresh processes, and this module writes the answer into the summary:
 - any other is **not confirmed** (run-to-run noise): its verdict becomes the A/B's where the
   A/B found it ``unchanged``, else ``inconclusive``, and nothing reports, bisects or marks it.
 
-Each flagged benchmark carries its :class:`~iconbench.gate.summary.Confirmation` (the A/B's
+Each flagged benchmark carries its :class:`~iconbench.records.summary.Confirmation` (the A/B's
 ratio, interval, processes and verdict), the summary the A/B's
-:class:`~iconbench.gate.summary.ConfirmationRun`; counts, run verdict and exit code follow the
+:class:`~iconbench.records.summary.ConfirmationRun`; counts, run verdict and exit code follow the
 verdicts as the gate's own (:func:`iconbench.gate.verdict.assemble`) do. The comparison's
 numbers (ratio, interval, q) stay as they were: what the two runs showed.
 """
@@ -24,7 +24,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
-from iconbench.gate.summary import (
+from iconbench.gate.verdict import counted, fails_run
+from iconbench.records.summary import (
     CONFIRMED,
     NOT_COMPARABLE,
     NOT_CONFIRMED,
@@ -33,7 +34,6 @@ from iconbench.gate.summary import (
     ConfirmationRun,
     Summary,
 )
-from iconbench.gate.verdict import counted, fails_run
 
 #: The verdicts a report names, a bisection starts from and the site marks.
 FLAGGED = ("regression", "improvement")

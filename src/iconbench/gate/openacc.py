@@ -23,8 +23,8 @@ import pathlib
 from typing import Any
 
 from iconbench.errors import IconbenchError
-from iconbench.gate.summary import OpenACC, OpenACCSide, ProgramSpeedup
 from iconbench.records.resultset import ResultSet
+from iconbench.records.summary import OpenACC, OpenACCSide, ProgramSpeedup
 
 
 @dataclasses.dataclass(frozen=True)

@@ -30,6 +30,8 @@ machine moved), and a metric whose processes of unchanged code scatter beyond th
 (host overhead, ``history_only`` in ``gate.toml``) is corrected for but never decides.
 
 >>> import numpy as np
+
+from iconbench.records.summary import MachineShift
 >>> rng = np.random.default_rng(3)
 >>> d = np.log(1.03) + rng.normal(0, 0.004, 400)
 >>> s = walsh_estimate(d, 0.95)
@@ -39,86 +41,16 @@ machine moved), and a metric whose processes of unchanged code scatter beyond th
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import statistics
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from iconbench.records.summary import MachineShift
+
 #: Fewer control benchmarks than this: no estimate (verdicts stay absolute).
 MIN_CONTROLS = 10
-
-
-@dataclasses.dataclass(frozen=True)
-class MachineShift:
-    """The common shift of one metric, from the benchmarks whose code did not change.
-
-    Attributes:
-        metric: ``device_time``, ``host_overhead``.
-        ratio: head/base of the runner (1.029: head's runner 2.9 % slower).
-        ratio_ci: its confidence interval.
-        controls: how many benchmarks with equal fingerprints it was estimated from.
-        changed: how many compared benchmarks had different fingerprints.
-        limit: the largest shift the gate corrects for (``max_machine_shift``).
-        decides: whether a shift beyond the limit makes the run not comparable (``False``
-            for a metric whose processes scatter beyond the limit on unchanged code).
-
-    """
-
-    metric: str
-    ratio: float
-    ratio_ci: tuple[float, float]
-    controls: int
-    changed: int
-    limit: float
-    decides: bool = True
-
-    @property
-    def beyond_limit(self) -> bool:
-        """The whole interval lies beyond ``±limit``: the runner itself moved that far.
-
-        >>> MachineShift("device_time", 1.08, (1.07, 1.09), 400, 0, 0.05).beyond_limit
-        True
-        >>> MachineShift("host_overhead", 0.907, (0.873, 1.17), 20, 0, 0.05).beyond_limit
-        False
-        """
-        bound = math.log1p(self.limit)
-        low, high = (math.log(r) for r in self.ratio_ci)
-        return low > bound or high < -bound
-
-    @property
-    def comparable(self) -> bool:
-        """The run stays comparable: within the limit, or a metric that does not decide."""
-        return not (self.decides and self.beyond_limit)
-
-    @property
-    def corrected(self) -> bool:
-        """Benchmarks of this metric are judged relative to the shift (not beyond the limit)."""
-        return not self.beyond_limit
-
-    def line(self) -> str:
-        """The summary's one line.
-
-        >>> MachineShift("device_time", 1.029, (1.025, 1.033), 400, 12, 0.05).line()
-        'device_time: the runner was 2.9 % [2.5, 3.3] slower on the 400 benchmarks whose code did not change'
-        """  # noqa: E501
-        change = self.ratio - 1
-        word, sign = ("slower", 1) if change >= 0 else ("faster", -1)
-        low, high = (
-            f"{v:.1f}".replace("-0.0", "0.0")
-            for v in sorted(sign * (r - 1) * 100 for r in self.ratio_ci)
-        )
-        text = (
-            f"{self.metric}: the runner was {abs(change) * 100:.1f} % [{low}, {high}] "
-            f"{word} on the {self.controls} benchmarks whose code did not change"
-        )
-        if self.beyond_limit and self.decides:
-            text += f", beyond the {self.limit * 100:.0f} % limit: not comparable"
-        elif self.beyond_limit:
-            text += f", beyond the {self.limit * 100:.0f} % limit (not corrected; this metric "
-            text += "does not decide whether runs are comparable)"
-        return text
 
 
 def walsh_estimate(

@@ -32,8 +32,7 @@ import numpy as np
 
 from iconbench.gate import asv_decision, stats, verdict
 from iconbench.gate.simulation import upper95
-from iconbench.gate.summary import Grid
-from iconbench.records.resultset import Entry, ResultSet
+from iconbench.records.resultset import Entry, Grid, ResultSet
 
 BENCHMARKS = 400
 SAMPLES = 50

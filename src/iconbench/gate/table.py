@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from iconbench.gate import why
 from iconbench.gate.durations import seconds
-from iconbench.gate.summary import BenchmarkResult, Summary
+from iconbench.records.summary import BenchmarkResult, Summary
 
 ORDER = (
     "regression",

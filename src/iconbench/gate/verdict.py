@@ -55,18 +55,19 @@ from iconbench import __version__
 from iconbench.gate import processes, stats
 from iconbench.gate import shift as machine_shift
 from iconbench.gate.config import GateConfig
-from iconbench.gate.summary import (
+from iconbench.programs.catalog import split_case
+from iconbench.records.resultset import Entry, ResultSet, check_comparable
+from iconbench.records.summary import (
     NOT_COMPARABLE,
     VERDICTS,
     BenchmarkResult,
+    MachineShift,
     OpenACC,
     Settings,
     Side,
     SideNumbers,
     Summary,
 )
-from iconbench.programs.catalog import split_case
-from iconbench.records.resultset import Entry, ResultSet, check_comparable
 from iconbench.stacks.reproducibility import draw_note
 
 
@@ -480,7 +481,7 @@ def decide(results: list[BenchmarkResult], pending: Sequence[_Pending], config: 
 
 def common_shifts(
     base: ResultSet, head: ResultSet, keys: Sequence[str], config: GateConfig
-) -> tuple[machine_shift.MachineShift, ...]:
+) -> tuple[MachineShift, ...]:
     """The runner's shift per gated metric, from the benchmarks with equal fingerprints.
 
     Benchmarks measured interleaved (base and head in alternating processes on one runner,
@@ -560,7 +561,7 @@ def assemble(
     *,
     openacc: OpenACC | None = None,
     decides: Callable[[BenchmarkResult], bool] = fails_run,
-    shifts: Sequence[machine_shift.MachineShift] = (),
+    shifts: Sequence[MachineShift] = (),
 ) -> Summary:
     """The summary document: counts over gated benchmarks, run verdict and exit code.
 

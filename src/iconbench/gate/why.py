@@ -2,8 +2,9 @@
 
 A regression or improvement on a GPU backend says how much; :mod:`iconbench.explain`, run
 after the verdict, says where: a profiler pass over each side's program call (the
-per-kernel diff, :class:`iconbench.gate.kernels.KernelDiff`) and the diff of the generated
-source between the two builds (:class:`CodeDiff`). One :class:`Why` per flagged (case,
+per-kernel diff, :class:`iconbench.records.kernels.KernelDiff`) and the diff of the generated
+source between the two builds (:class:`~iconbench.records.summary.CodeDiff`). One
+:class:`~iconbench.records.summary.Why` per flagged (case,
 backend) goes into the gate summary's ``why`` key, which the table, the PR comment and the
 site's program page show. What could not be had (no profiler on the runner, a side that did
 not build) is one line in ``notes``, never a failed run.
@@ -13,117 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
 
 from iconbench.gate.durations import seconds
-from iconbench.gate.kernels import KernelDiff, structure
-
-
-@dataclasses.dataclass(frozen=True)
-class FileChange:
-    """One generated source file: lines added and removed (``status``: changed, new, gone)."""
-
-    path: str
-    added: int
-    removed: int
-    status: str = "changed"
-
-
-@dataclasses.dataclass(frozen=True)
-class CodeDiff:
-    """The generated code of one benchmark, base against head.
-
-    ``excerpt`` is a unified diff cut to a bounded size (``shown_lines`` of its
-    ``changed_lines`` added and removed lines); ``files`` lists every file that differs.
-    ``source`` says where the code came from (the build folder, or generated again from the
-    program's SDFG where DaCe keeps only the library). Lines that differ only in the names
-    the generators number (``_fun_2`` -> ``_fun_3``) are no change: ``renamed_lines`` counts
-    them (:func:`iconbench.explain.codediff.normalise`); ``full_diff`` names the file that
-    keeps the whole diff (the explanation's work folder).
-    """
-
-    base: str | None
-    head: str | None
-    files: tuple[FileChange, ...]
-    excerpt: str
-    changed_lines: int
-    shown_lines: int
-    source: str = "build folder"
-    renamed_lines: int = 0
-    full_diff: str = ""
-
-    @property
-    def identical(self) -> bool:
-        """Whether the two sides generated the same code."""
-        return not self.files
-
-
-@dataclasses.dataclass(frozen=True)
-class Why:
-    """The explanation of one flagged (case, backend): kernels, code, what is missing."""
-
-    id: str
-    program: str
-    backend: str
-    kernels: KernelDiff | None = None
-    code: CodeDiff | None = None
-    #: what was run to get the kernels (the profiler and its calls), for the record
-    profiler: str = ""
-    #: one line per part that could not be had (no profiler, a side's error)
-    notes: tuple[str, ...] = ()
-    #: ids of the other flagged variants of the program (same backend and metric) whose
-    #: generated code launches the same kernels: explained by this entry, not profiled again
-    same_kernels: tuple[str, ...] = ()
-
-    @property
-    def case(self) -> str:
-        """``program[variant]`` of the benchmark id."""
-        return self.id.split("|")[0]
-
-    @property
-    def metric(self) -> str:
-        """The gated metric of the benchmark id (``device_time``)."""
-        return self.id.split("|")[2] if self.id.count("|") >= 2 else ""
-
-    def as_dict(self) -> dict[str, Any]:
-        """The JSON object of the summary's ``why`` list."""
-        return {
-            "id": self.id,
-            "program": self.program,
-            "backend": self.backend,
-            "kernels": self.kernels.as_dict() if self.kernels else None,
-            "code": dataclasses.asdict(self.code) if self.code else None,
-            "profiler": self.profiler,
-            "notes": list(self.notes),
-            "same_kernels": list(self.same_kernels),
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Why:
-        """The typed value of an object written by :meth:`as_dict`."""
-        code = data.get("code")
-        return cls(
-            id=str(data["id"]),
-            program=str(data.get("program") or data["id"].split("[")[0]),
-            backend=str(data.get("backend") or data["id"].split("|")[1]),
-            kernels=KernelDiff.from_dict(data["kernels"]) if data.get("kernels") else None,
-            code=None
-            if not code
-            else CodeDiff(
-                base=code.get("base"),
-                head=code.get("head"),
-                files=tuple(FileChange(**f) for f in code.get("files") or ()),
-                excerpt=str(code.get("excerpt") or ""),
-                changed_lines=int(code.get("changed_lines") or 0),
-                shown_lines=int(code.get("shown_lines") or 0),
-                source=str(code.get("source") or "build folder"),
-                renamed_lines=int(code.get("renamed_lines") or 0),
-                full_diff=str(code.get("full_diff") or ""),
-            ),
-            profiler=str(data.get("profiler") or ""),
-            notes=tuple(str(n) for n in data.get("notes") or ()),
-            same_kernels=tuple(str(i) for i in data.get("same_kernels") or ()),
-        )
+from iconbench.gate.kernels import structure
+from iconbench.records.summary import Why
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,7 +41,8 @@ def kernel_tables(whys: Sequence[Why]) -> list[KernelTable]:
     The order is ``whys``'s (the largest change first); an entry without a profile is a
     table of its own.
 
-    >>> from iconbench.gate.kernels import KernelRecord, diff
+    >>> from iconbench.gate.kernels import diff
+    >>> from iconbench.records.kernels import KernelRecord
     >>> def why(variant, head_s, extra=()):
     ...     bench = f"p[{variant}]|gtfn_gpu|device_time"
     ...     k = diff(bench, [KernelRecord("kernel#1", 1, 1e-4)],

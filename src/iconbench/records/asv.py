@@ -29,7 +29,7 @@ from iconbench.files import decode
 from iconbench.files.atomic import write_atomic
 from iconbench.files.fields import Fields, describe
 from iconbench.grids.presets import GridCounts, counts_of
-from iconbench.timing.statistics import SampleStats, summarize
+from iconbench.sample_stats import SampleStats, summarize
 
 #: Key of an asv result file's ``params`` holding the counts of each grid measured in it:
 #: ``"NAME:cells/edges/vertices/levels[,NAME:...]"`` (asv keeps params as strings).

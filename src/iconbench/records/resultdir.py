@@ -26,16 +26,21 @@ import dataclasses
 import json
 import os
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from iconbench.buildcache import REPO_ROOT
 from iconbench.errors import IconbenchError
+from iconbench.files import ledger
 from iconbench.files.atomic import write_atomic
 from iconbench.records import asv as results
 from iconbench.records.asv import refuse_other_iconbench_file
+from iconbench.records.compilation import CompileLedger
+from iconbench.records.session import SessionLedger
+from iconbench.sample_stats import summarize
 
 if TYPE_CHECKING:  # the run's options, resolved at its command line (runner, a layer above)
+    from iconbench.grids import Grid
     from iconbench.runner.options import RunOptions
 
 
@@ -113,7 +118,7 @@ def recorded_stack(out: pathlib.Path) -> str | None:
     >>> _ = write_new_or_suffixed(root / "summary.json", '{"stack": "stack-a", "cases": []}')
     >>> recorded_stack(root)
     'stack-a'
-    >>> from iconbench.timing.compilation import CompileLedger, CompileRecord
+    >>> from iconbench.records.compilation import CompileRecord
     >>> fresh = pathlib.Path(tempfile.mkdtemp())
     >>> (fresh / "work").mkdir()
     >>> CompileLedger(fresh / "work" / "compile.jsonl").append(
@@ -124,8 +129,6 @@ def recorded_stack(out: pathlib.Path) -> str | None:
     summary = newest_summary(out)
     if summary is not None:
         return read_summary(summary).get("stack")
-    from iconbench.timing.compilation import CompileLedger
-
     records = CompileLedger(out / "work" / "compile.jsonl").records()
     return records[0].stack if records else None
 
@@ -160,8 +163,8 @@ def new_directory(root: pathlib.Path, prefix: str, stack: str) -> pathlib.Path:
     while out.exists():  # a second call within the same second
         out, number = root / f"{prefix}-{stamp}.{number}", number + 1
 
-    def made(ledger: pathlib.Path) -> tuple[str, int]:  # stamp, then the same second's number
-        stamp, _, number = ledger.parents[1].name.partition(".")
+    def made(path: pathlib.Path) -> tuple[str, int]:  # stamp, then the same second's number
+        stamp, _, number = path.parents[1].name.partition(".")
         return stamp, int(number) if number.isdigit() else 0
 
     for earlier in sorted(root.glob(f"{prefix}-*/work/compile.jsonl"), key=made, reverse=True):
@@ -197,21 +200,26 @@ class Written:
     cases: int
 
 
-def write(options: RunOptions) -> Written:
-    """Write ``OUT/asv`` and ``OUT/summary.json`` from the ledgers (``iconbench suite asv``)."""
-    from iconbench import provenance, suite
+def write(
+    options: RunOptions, *, cases: Sequence[str], minimum_bytes: Callable[[str, Grid], int]
+) -> Written:
+    """Write ``OUT/asv`` and ``OUT/summary.json`` from the ledgers (``iconbench suite asv``).
+
+    The benchmark space gives ``cases`` (every case of the catalog: asv's parameters) and
+    ``minimum_bytes`` (today's count of what a case moves on a grid); it is a layer above
+    (:mod:`iconbench.suite`), so the runner's step passes them.
+    """
+    from iconbench import provenance
     from iconbench.programs.inputs import MINIMUM_BYTES_MODEL
-    from iconbench.timing import session
-    from iconbench.timing.statistics import summarize
 
     # bytes from today's model (a ledger line keeps the count of the code that measured it;
     # the domain-aware count replaced whole fields, which gave programs writing one level
     # 40 times the copy peak); lines counted by today's model keep theirs
     records = [
-        dataclasses.replace(r, bytes_moved=suite.minimum_bytes(r.case, options.grid))
+        dataclasses.replace(r, bytes_moved=minimum_bytes(r.case, options.grid))
         if r.measurement is not None and r.bytes_model != MINIMUM_BYTES_MODEL
         else r
-        for r in session.SessionLedger(options.work / "session.jsonl").results()
+        for r in SessionLedger(options.work / "session.jsonl").results()
         if r.grid == options.grid.name
     ]
     values: dict[str, dict] = {k: {} for k in (*results.TIME_KINDS, *results.TRACK_KINDS)}
@@ -237,7 +245,7 @@ def write(options: RunOptions) -> Written:
     others = sorted({r.backend for r in records} - set(options.backend_names))
     benchmarks = results.program_benchmarks(
         REPO_ROOT / "benchmarks",
-        cases=suite.all_case_ids(),
+        cases=cases,
         backends=(*options.backend_names, *others),
         grids=(options.grid.name,),
     )
@@ -289,11 +297,7 @@ def write(options: RunOptions) -> Written:
         "machine": machine,
         "provenance": info.as_dict(),
         "environment": recorded["environment"] if recorded else provenance.environment_flags(),
-        "phases": [
-            json.loads(line) for line in (options.work / "phases.jsonl").read_text().splitlines()
-        ]
-        if (options.work / "phases.jsonl").exists()
-        else [],
+        "phases": [data for _, data in ledger.read(options.work / "phases.jsonl").rows],
         "cases": [],
     }
     for r in sorted(records, key=lambda r: (r.backend, r.case)):
@@ -335,9 +339,7 @@ def write(options: RunOptions) -> Written:
         summary["cases"].append(entry)
     compile_path = options.work / "compile.jsonl"
     if compile_path.exists():
-        summary["compile"] = [
-            json.loads(line) for line in compile_path.read_text().splitlines() if line.strip()
-        ]
+        summary["compile"] = [data for _, data in ledger.read(compile_path).rows]
         for entry in summary["compile"]:
             entry.pop("error", None) if entry.get("error") is None else None
     target = write_new_or_suffixed(options.out / "summary.json", json.dumps(summary, indent=1))
@@ -346,8 +348,6 @@ def write(options: RunOptions) -> Written:
 
 def _median(samples) -> float | None:
     """The median of ``samples`` (``None`` without any)."""
-    from iconbench.timing.statistics import summarize
-
     return summarize(samples).median if samples else None
 
 
@@ -375,16 +375,19 @@ def _same(summaries: Sequence[tuple[pathlib.Path, dict]], what: str, value) -> N
 
 
 def merge_ledgers(sources: Sequence[pathlib.Path], target: pathlib.Path) -> None:
-    """Union of the lines of each ledger, first appearance first (existing lines kept)."""
+    """Union of the lines of each ledger, first appearance first (existing lines kept).
+
+    Each ledger's lines by the ledgers' one rule (:func:`iconbench.files.ledger.whole_lines`):
+    a shard killed while appending leaves a torn last line, which the union would put
+    between whole ones.
+    """
     for name in LEDGERS:
-        lines: dict[str, None] = {}
+        kept: dict[str, None] = {}
         for path in [target / name, *(s / "work" / name for s in sources)]:
-            if path.exists():
-                for line in path.read_text(encoding="utf-8").splitlines():
-                    if line.strip():
-                        lines.setdefault(line, None)
-        if lines:
-            write_atomic(target / name, "".join(f"{line}\n" for line in lines))
+            for line in ledger.whole_lines(path):
+                kept.setdefault(line, None)
+        if kept:
+            write_atomic(target / name, "".join(f"{line}\n" for line in kept))
 
 
 def merge_runs(sources: Sequence[pathlib.Path], out: pathlib.Path) -> Merged:

@@ -41,8 +41,8 @@ from typing import TYPE_CHECKING, Any
 
 from iconbench.errors import IconbenchError
 from iconbench.records import asv as results
+from iconbench.records import session
 from iconbench.records.resultdir import read_summary
-from iconbench.timing import session
 
 if TYPE_CHECKING:
     from iconbench import grids
@@ -383,7 +383,7 @@ class _Measured:
 def _session_rows(root: pathlib.Path, until: float) -> dict[tuple[str, str], _Measured]:
     """The newest session record per (case, backend) that started before ``until``.
 
-    Grouped by the ledger's one rule (:func:`iconbench.timing.session.rounds`): where that
+    Grouped by the ledger's one rule (:func:`iconbench.records.session.rounds`): where that
     record is a round of an interleaved check, the rounds of that check are one record, the
     samples of every process joined and, per metric, each process's kept apart.
     """

@@ -85,10 +85,12 @@ def most_timed_variants(cases: list[str], experiment) -> list[str]:
 
 def unmeasured(options: RunOptions) -> list[Pair]:
     """Selected compiled-backend pairs the session ledger has no (good enough) result for."""
+    from iconbench.records.session import SessionLedger
     from iconbench.timing import session
 
     compiled = {b.name for b in options.backends if not b.is_embedded}
-    return session.SessionLedger(options.work / "session.jsonl").todo(
+    return session.to_measure(
+        SessionLedger(options.work / "session.jsonl"),
         [(case, backend) for case, backend in jobs(options) if backend in compiled],
         options.grid.name,
         retry_failed=True,

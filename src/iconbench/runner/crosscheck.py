@@ -98,12 +98,13 @@ def target_command(
 
 def _chosen_for_check(options: RunOptions, backend: Backend, count: int) -> list:
     """``count`` measured cases of ``backend``, from the slowest down, spread over the range."""
+    from iconbench.records.session import SessionLedger
     from iconbench.timing import session
 
     measured = sorted(
         (
             r
-            for r in session.SessionLedger(options.work / "session.jsonl").results()
+            for r in SessionLedger(options.work / "session.jsonl").results()
             # only what the current clock measured (earlier runs may predate a clock change)
             if session.is_current(r)
             and r.measurement.device_s

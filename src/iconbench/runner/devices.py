@@ -211,7 +211,7 @@ def measuring_seconds(*works: pathlib.Path | None) -> dict[Job, float]:
     What :func:`split` balances: the ``duration_s`` of ``work/session.jsonl`` (loading the
     program, warm-up and samples).
     """
-    from iconbench.timing.session import SessionLedger
+    from iconbench.records.session import SessionLedger
 
     seconds: dict[Job, float] = {}
     for work in reversed([w for w in works if w is not None]):

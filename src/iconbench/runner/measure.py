@@ -26,7 +26,8 @@ from iconbench.runner.progress import log, phase
 if TYPE_CHECKING:
     import threading
 
-    from iconbench.timing import bandwidth, isolation, session
+    from iconbench.records.session import SessionLedger
+    from iconbench.timing import bandwidth, isolation
 
 
 def run(options: RunOptions) -> None:
@@ -35,7 +36,9 @@ def run(options: RunOptions) -> None:
         worker(options)
         return
     from iconbench import suite
-    from iconbench.timing import compilation, session
+    from iconbench.records import compilation
+    from iconbench.records.session import SessionLedger
+    from iconbench.timing import session
 
     jobs = cases.jobs(options)
     compile_ledger = compilation.CompileLedger(options.work / "compile.jsonl")
@@ -44,9 +47,9 @@ def run(options: RunOptions) -> None:
     compiled = compile_ledger.compiled(options.stack)
     failed_compiles = compile_ledger.failed(options.stack)
     jobs = [j for j in jobs if j in compiled or j not in failed_compiles]
-    ledger = session.SessionLedger(options.work / "session.jsonl")
-    todo = ledger.todo(
-        jobs, options.grid.name, retry_failed=options.retry_failed,
+    ledger = SessionLedger(options.work / "session.jsonl")
+    todo = session.to_measure(
+        ledger, jobs, options.grid.name, retry_failed=options.retry_failed,
         max_cv=options.remeasure_cv_above,
     )  # fmt: skip
     if options.compiled_only:
@@ -88,8 +91,8 @@ def run(options: RunOptions) -> None:
     phase(options.out, "measure", elapsed, measured=len(results), workers=workers,
           devices=options.devices.labels)  # fmt: skip
     left = len(
-        ledger.todo(
-            jobs, options.grid.name, retry_failed=options.retry_failed,
+        session.to_measure(
+            ledger, jobs, options.grid.name, retry_failed=options.retry_failed,
             max_cv=options.remeasure_cv_above,
         )
     )  # fmt: skip
@@ -103,7 +106,7 @@ def _lane(
     options: RunOptions,
     device: devices.Device,
     jobs: list[tuple[str, str]],
-    ledger: session.SessionLedger,
+    ledger: SessionLedger,
     *,
     scratch: pathlib.Path,
     several: bool,
@@ -144,7 +147,9 @@ def _lane(
 def worker(options: RunOptions) -> None:
     """One measure worker: the grid once, the copy peak, then the cases of ``--worker-jobs``."""
     from iconbench import suite
-    from iconbench.timing import bandwidth, compilation, isolation, session
+    from iconbench.records import compilation
+    from iconbench.records.session import SessionLedger
+    from iconbench.timing import bandwidth, isolation, session
 
     jobs = [tuple(job) for job in json.loads(options.worker_jobs.read_text(encoding="utf-8"))]
     if options.startup_cores and hasattr(os, "sched_setaffinity"):
@@ -186,7 +191,7 @@ def worker(options: RunOptions) -> None:
     session.run_cases(
         jobs,
         grid=options.grid,
-        ledger=session.SessionLedger(options.work / "session.jsonl"),
+        ledger=SessionLedger(options.work / "session.jsonl"),
         prepare=suite.prepare,
         release=suite.forget,
         cold_compile_s=lambda c, b: compile_ledger.cold_seconds(c, b, options.stack),

@@ -38,10 +38,13 @@ def steps() -> dict[str, Callable[[RunOptions], None]]:
 
 def write_results(options: RunOptions) -> None:
     """``OUT/asv`` and ``OUT/summary.json`` from the ledgers, by the one writer (step ``asv``)."""
+    from iconbench import suite
     from iconbench.records import resultdir
     from iconbench.runner.progress import log
 
-    written = resultdir.write(options)
+    written = resultdir.write(
+        options, cases=suite.all_case_ids(), minimum_bytes=suite.minimum_bytes
+    )
     log(f"asv: wrote {written.asv}")
     log(f"summary: wrote {written.summary} ({written.cases} cases)")
 

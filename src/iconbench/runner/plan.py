@@ -11,10 +11,12 @@ from iconbench.runner.options import RunOptions
 def run(options: RunOptions) -> None:
     """Print the plan (pairs to compile and measure, and how long that should take)."""
     from iconbench import suite
-    from iconbench.timing import compilation, session
+    from iconbench.records import session
+    from iconbench.records.compilation import CompileLedger
+    from iconbench.timing import compilation
 
     jobs = cases.unmeasured(options)
-    ledger = compilation.CompileLedger(options.work / "compile.jsonl")
+    ledger = CompileLedger(options.work / "compile.jsonl")
     failing = ledger.failed(options.stack) & set(jobs)
     to_compile = ledger.pending(
         jobs, options.stack, cache_dir=suite.build_cache_dir(), skip_failed=True

@@ -5,7 +5,7 @@ measurement would take hours. :func:`compile_pairs` compiles every (case, backen
 ``spawn`` process pool into the persistent gt4py build cache shared by all processes
 (:func:`iconbench.buildcache.configure`, keyed by the stack), and appends each compile to the
 result directory's ledger (``work/compile.jsonl``,
-:class:`~iconbench.timing.compilation.CompileLedger`); measuring then only *loads* from the
+:class:`~iconbench.records.compilation.CompileLedger`); measuring then only *loads* from the
 cache. Every command that compiles goes through it: ``iconbench suite``/``run``/``demo``/
 ``check`` (the :func:`run` step), ``iconbench verify``, and the asv suite's ``setup_cache``
 (``asv continuous``). A pair whose build the compile index knows
@@ -26,11 +26,11 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 
 from iconbench.grids.grid import Grid
+from iconbench.records.compilation import CompileLedger, CompileRecord
 from iconbench.runner import busy_builds, cases
 from iconbench.runner.busy_builds import Deferred
 from iconbench.runner.options import RunOptions
 from iconbench.runner.progress import log, phase
-from iconbench.timing.compilation import CompileLedger, CompileRecord
 from iconbench.timing.compile_index import CompileIndex, Sources
 
 
@@ -106,7 +106,7 @@ def compile_pairs(
 ) -> list[CompileRecord]:
     """Compile every (case, backend) of ``jobs`` with ``processes`` workers; append to ``ledger``.
 
-    Only :meth:`~iconbench.timing.compilation.CompileLedger.pending` pairs are compiled
+    Only :meth:`~iconbench.records.compilation.CompileLedger.pending` pairs are compiled
     (resumable: a run killed at its time limit continues where it stopped; ``cache_dir`` and
     ``skip_failed`` as there), and never ``embedded``, which has nothing to compile. No
     compile starts that the ledger expects to end after ``budget_s`` seconds

@@ -32,7 +32,7 @@ from typing import Any
 
 from iconbench.buildcache import REPO_ROOT
 from iconbench.errors import IconbenchError
-from iconbench.timing.compilation import CompileLedger
+from iconbench.records.compilation import CompileLedger
 
 #: The command that writes the report, shown in it.
 COMMAND = "iconbench report"
@@ -121,7 +121,7 @@ def runs(out: pathlib.Path) -> list[Run]:
     ledger's ``started_at``), per backend.
     """
     from iconbench.records import asv as results
-    from iconbench.timing.session import SessionLedger
+    from iconbench.records.session import SessionLedger
 
     files = []
     for path in results.result_files(out / "asv"):

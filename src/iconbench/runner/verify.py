@@ -88,8 +88,8 @@ def _precompile(
     compiles are recorded for this call only (the build cache keeps the builds).
     """
     from iconbench import suite, verification
+    from iconbench.records.compilation import CompileLedger
     from iconbench.runner.precompile import compile_pairs
-    from iconbench.timing.compilation import CompileLedger
 
     jobs = verification.precompile_jobs(
         programs, list(backends), grid, one_variant=one_variant, shard=shard

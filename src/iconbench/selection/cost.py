@@ -15,7 +15,9 @@ import dataclasses
 import statistics
 from collections.abc import Sequence
 
-from iconbench.timing import compilation, session
+from iconbench.records import session
+from iconbench.records.compilation import CompileLedger
+from iconbench.timing import compilation
 
 Pair = tuple[str, str]
 
@@ -47,7 +49,7 @@ class CostModel:
         """The model of the ledgers in ``work`` (``compile.jsonl``, ``session.jsonl``)."""
         import pathlib
 
-        compile_ledger = compilation.CompileLedger(pathlib.Path(work) / "compile.jsonl")
+        compile_ledger = CompileLedger(pathlib.Path(work) / "compile.jsonl")
         measured = session.SessionLedger(pathlib.Path(work) / "session.jsonl").durations()
         default = statistics.median(measured.values()) if measured else 0.0
         return cls(measured, default, compile_ledger.expected_seconds())

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 
 from iconbench.baselines.format import Baseline, Timer
 from iconbench.baselines.mapping import TimerMapping, TimerProgramMapping
-from iconbench.timing.session import CaseResult
+from iconbench.records.session import CaseResult
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,7 +93,7 @@ def timer_partners(
 def measured_shares(results: Iterable[CaseResult], backend: str) -> Shares:
     """Programs' shares of the summed GT4Py time per call measured on ``backend``.
 
-    >>> from iconbench.timing.measurement import Measurement
+    >>> from iconbench.records.session import Measurement
     >>> def case(name, seconds):
     ...     m = Measurement(host_s=[seconds] * 3, device_s=[seconds] * 3, device_source="cuda")
     ...     return CaseResult(name, "gtfn_gpu", "g", m, 0, 0.0, None, None, None, None, 0.0, 1.0)

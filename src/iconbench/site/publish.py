@@ -33,11 +33,11 @@ from iconbench.baselines import store
 from iconbench.baselines.format import Baseline
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
-from iconbench.gate.summary import Summary
 from iconbench.history import confirmation
 from iconbench.history import runs as history_runs
 from iconbench.programs.catalog import split_case
 from iconbench.records import asv as results
+from iconbench.records.summary import Summary
 from iconbench.site import asv_offline, asv_pages, figures, pagedata, render
 from iconbench.site.published import Index, open_site, source_key, stamp
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 
 from iconbench.files.atomic import write_atomic
 from iconbench.grids.grid import Grid
-from iconbench.timing.compilation import CompileRecord
+from iconbench.records.compilation import CompileRecord
 
 #: The index's folder inside the stack's build-cache directory (``GT4PY_BUILD_CACHE_DIR``).
 FOLDER = "compile-index"

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 
 from iconbench.errors import IconbenchError
 from iconbench.grids.grid import Grid
-from iconbench.timing.session import CaseResult, SessionLedger
+from iconbench.records.session import CaseResult, SessionLedger
 
 Job = tuple[str, str]
 

@@ -19,71 +19,17 @@ The protocol, chosen so that the numbers are comparable between backends and com
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import math
 import statistics
-import sys
 import time
 from collections.abc import Sequence
-from typing import Any
 
+from iconbench.records.session import Measurement
 from iconbench.timing.clocks import Call, Clock, drain_gt4py_samples, gt4py_metrics_level
 
 #: gt4py.next.instrumentation.metrics.PERFORMANCE (the level that records ``compute``).
 GT4PY_PERFORMANCE_LEVEL = 10
-
-
-@dataclasses.dataclass(frozen=True)
-class Measurement:
-    """Paired samples of one program call, all in seconds.
-
-    ``device_s`` is empty when the backend has no separate device time (embedded).
-    ``gt4py_compute_s``/``gt4py_total_s`` are gt4py's own instrumentation samples, kept for
-    the cross-check; they may be empty.
-
-    >>> m = Measurement(host_s=[3e-6, 4e-6, 5e-6], device_s=[1e-6, 2e-6, 2e-6],
-    ...                 device_source="cuda-events")
-    >>> round(m.host_median * 1e6, 3), round(m.device_median * 1e6, 3)
-    (4.0, 2.0)
-    >>> round(m.overhead_median * 1e6, 3)
-    2.0
-    """
-
-    host_s: list[float]
-    device_s: list[float]
-    device_source: str
-    gt4py_compute_s: list[float] = dataclasses.field(default_factory=list)
-    gt4py_total_s: list[float] = dataclasses.field(default_factory=list)
-    warmup_calls: int = 0
-    python_optimize: int = dataclasses.field(default_factory=lambda: sys.flags.optimize)
-    #: seconds of :func:`reference_work` timed beside each sample: how fast this process's
-    #: CPU runs Python just then (the gate scales host overhead by it between processes)
-    reference_s: list[float] = dataclasses.field(default_factory=list)
-
-    @property
-    def host_median(self) -> float:
-        """Median host seconds per call (call + synchronisation)."""
-        return statistics.median(self.host_s)
-
-    @property
-    def device_median(self) -> float | None:
-        """Median device seconds per call, ``None`` without a device clock."""
-        return statistics.median(self.device_s) if self.device_s else None
-
-    @property
-    def overhead_s(self) -> list[float]:
-        """Per-call overhead samples: host minus device of the same call."""
-        return [h - d for h, d in zip(self.host_s, self.device_s, strict=False)]
-
-    @property
-    def overhead_median(self) -> float | None:
-        """Median per-call Python/launch overhead (median of the paired differences)."""
-        return statistics.median(self.overhead_s) if self.device_s else None
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-serialisable form (samples included)."""
-        return dataclasses.asdict(self)
 
 
 def warm_up(call: Call, *, calls: int = 3, seconds: float = 0.2) -> int:

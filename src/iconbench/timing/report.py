@@ -17,7 +17,7 @@ from typing import Any
 
 from iconbench.buildcache import REPO_ROOT
 from iconbench.programs.catalog import split_case
-from iconbench.timing.statistics import CV_THRESHOLD_S
+from iconbench.sample_stats import CV_THRESHOLD_S
 
 TEMPLATES = REPO_ROOT / "reporting"
 

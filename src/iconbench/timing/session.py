@@ -6,251 +6,59 @@ measurements are taken here in *one* process, with the same clocks and protocol
 (:func:`iconbench.timing.measurement.measure`), and then written in asv's result format by
 :mod:`iconbench.records.asv`, so asv compare/publish work on them unchanged.
 
-Every finished case is appended to a JSON-lines ledger at once; a run killed at its time limit
-restarts where it stopped. Cases in the ledger are not measured again, except those whose
-device time came from a clock iconbench no longer uses (a newer record then wins; the old line
-stays in the file), and failed ones on request.
+Every finished case is appended to the session ledger at once
+(:mod:`iconbench.records.session`: its records, how they are read and joined); a run killed
+at its time limit restarts where it stopped. Cases in the ledger are not measured again,
+except those whose device time came from a clock iconbench no longer uses (a newer record
+then wins; the old line stays in the file), and failed ones on request.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 import sys
 import time
 import traceback
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from iconbench.files import decode
-from iconbench.files import ledger as lines
 from iconbench.programs import backends as registry
-from iconbench.timing.bandwidth import achieved_bandwidth
+from iconbench.records.session import CaseResult, SessionLedger
+from iconbench.sample_stats import CV_THRESHOLD_S, summarize
 from iconbench.timing.clocks import clock_for, clock_type_for
-from iconbench.timing.measurement import Measurement, measure
-from iconbench.timing.statistics import CV_THRESHOLD_S, summarize
+from iconbench.timing.measurement import measure
 
 if TYPE_CHECKING:
     from iconbench.grids import Grid
     from iconbench.programs.backends import Backend
 
 
-@dataclasses.dataclass(frozen=True)
-class CaseResult:
-    """Everything measured for one (case, backend, grid)."""
+def to_measure(
+    ledger: SessionLedger,
+    jobs: Sequence[tuple[str, str]],
+    grid: str,
+    *,
+    retry_failed: bool = False,
+    max_cv: float | None = None,
+) -> list[tuple[str, str]]:
+    """The ``jobs`` still to measure on ``grid``, in order (see :func:`measured`).
 
-    case: str
-    backend: str
-    grid: str
-    measurement: Measurement | None
-    bytes_moved: int
-    load_s: float
-    cold_compile_s: float | None
-    fingerprint: str | None
-    copy_peak_bytes_per_s: float | None
-    datasheet_bytes_per_s: float | None
-    started_at: float
-    duration_s: float
-    error: str | None = None
-    #: cells/edges/vertices/levels of ``grid`` as measured (``None`` in older ledger lines)
-    grid_counts: dict[str, int] | None = None
-    #: the measuring process of an interleaved check (``"r03-head"``), ``None`` elsewhere:
-    #: the gate counts the spread between processes only where it can tell them apart
-    worker: str | None = None
-    #: the version of the model that counted ``bytes_moved``
-    #: (:data:`iconbench.programs.inputs.MINIMUM_BYTES_MODEL`; ``None``: unknown, older lines)
-    bytes_model: int | None = None
-    #: the device that measured it (its ``CUDA_VISIBLE_DEVICES`` entry, where a run measures
-    #: on several: :mod:`iconbench.runner.devices`); ``None``: the one device a process finds
-    device: str | None = None
-
-    @property
-    def timed_s(self) -> float | None:
-        """Device median when there is a device clock, else host median."""
-        if self.measurement is None:
-            return None
-        return self.measurement.device_median or self.measurement.host_median
-
-    @property
-    def bandwidth_bytes_per_s(self) -> float | None:
-        """Minimum bytes moved over the device (or host) median time."""
-        timed = self.timed_s
-        if not timed or not self.bytes_moved:
-            return None
-        return achieved_bandwidth(self.bytes_moved, timed)
-
-    def fraction_of(self, peak: float | None) -> float | None:
-        """Achieved bandwidth as a fraction of ``peak`` bytes/s."""
-        achieved = self.bandwidth_bytes_per_s
-        return achieved / peak if achieved and peak else None
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def failure(
-        cls, case: str, backend: str, grid: str, error: str, *, started_at: float | None = None
-    ) -> CaseResult:
-        """The record of a case that could not be measured, and why."""
-        now = time.time()
-        start = now if started_at is None else started_at
-        return cls(
-            case, backend, grid, None, 0, 0.0, None, None, None, None, start, now - start, error
-        )
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CaseResult:
-        """Inverse of :meth:`as_dict`."""
-        data = dict(data)
-        if data.get("measurement") is not None:
-            data["measurement"] = Measurement(**data["measurement"])
-        return cls(**data)
-
-
-class SessionLedger:
-    """Append-only JSON-lines file of :class:`CaseResult`."""
-
-    def __init__(self, path: pathlib.Path) -> None:
-        self.path = pathlib.Path(path)
-
-    def append(self, result: CaseResult) -> None:
-        """Append one result as one line, whole (:func:`iconbench.files.ledger.append`).
-
-        The measuring workers of several devices append to one ledger at the same time.
-        """
-        lines.append(self.path, result.as_dict())
-
-    def size(self) -> int:
-        """Bytes in the file now (an offset for :meth:`results_since`)."""
-        return self.path.stat().st_size if self.path.exists() else 0
-
-    def results_since(self, offset: int) -> list[CaseResult]:
-        """Every result appended after byte ``offset``, in order.
-
-        Read by the ledgers' one rule (:mod:`iconbench.files.ledger`: a torn last line
-        skipped, any other line that is not JSON one error naming the file and line); a JSON
-        line that is no session record is such an error too.
-        """
-        found = []
-        for number, data in lines.read(self.path, offset=offset).rows:
-            try:
-                found.append(CaseResult.from_dict(data))
-            except (TypeError, AttributeError):
-                raise decode.fail(self.path, "not a session record", lines.HINT, number) from None
-        return found
-
-    def results(self) -> list[CaseResult]:
-        """All results, the last one per (case, backend, grid) winning.
-
-        The rounds of an interleaved check (lines with a ``worker``) are one result: their
-        samples pooled, in the order measured, the other fields from the last round
-        (:func:`rounds`, :func:`pooled`).
-        """
-        grouped = rounds(self.results_since(0), key=lambda r: (r.case, r.backend, r.grid))
-        return [pooled(group) if len(group) > 1 else group[-1] for group in grouped.values()]
-
-    def todo(
-        self,
-        jobs: Sequence[tuple[str, str]],
-        grid: str,
-        *,
-        retry_failed: bool = False,
-        max_cv: float | None = None,
-    ) -> list[tuple[str, str]]:
-        """The ``jobs`` still to measure on ``grid``, in order (see :meth:`done`).
-
-        Reads the ledger once (it holds every sample of every case: megabytes on the H100).
-        """
-        skip = {
-            (r.case, r.backend, r.grid)
-            for r in self.results()
-            if _counts_as_measured(r, max_cv) or (not retry_failed and r.error is not None)
-        }
-        return [(c, b) for c, b in jobs if (c, b, grid) not in skip]
-
-    def done(self, max_cv: float | None = None) -> set[tuple[str, str, str]]:
-        """Keys of cases measured with the clock in use now, no noisier than ``max_cv``.
-
-        See :func:`is_current` and :func:`is_noisy`.
-        """
-        return {
-            (r.case, r.backend, r.grid) for r in self.results() if _counts_as_measured(r, max_cv)
-        }
-
-    def durations(self) -> dict[tuple[str, str], float]:
-        """Each measured (case, backend)'s last measuring wall time (``duration_s``), any grid."""
-        return {
-            (r.case, r.backend): r.duration_s for r in self.results() if r.measurement is not None
-        }
-
-    def failed(self) -> set[tuple[str, str, str]]:
-        """Keys of cases whose latest record is an error."""
-        return {(r.case, r.backend, r.grid) for r in self.results() if r.error is not None}
-
-
-def rounds[Key: Hashable](
-    results: Iterable[CaseResult], key: Callable[[CaseResult], Key]
-) -> dict[Key, list[CaseResult]]:
-    """Each key's last result, with the rounds of an interleaved check that it ends.
-
-    A check appends one line per measuring process (its ``worker``) and case, round after
-    round; those lines since the key's last other one (a plain run's, a failed round's) are
-    one measurement of several processes. Any other last line stands alone. The ledger's
-    reader (:meth:`SessionLedger.results`) and the gate's (:mod:`iconbench.records.resultset`,
-    which keeps each process's samples apart) group by this one rule. Keys in the order they
-    first appear, rounds in the order measured.
-
-    >>> from iconbench.timing.measurement import Measurement
-    >>> def line(case, worker, measured=True):
-    ...     m = Measurement(host_s=[1e-3], device_s=[], device_source="none") if measured else None
-    ...     return CaseResult(case, "embedded", "g", m, 0, 0.0, None, None, None, None, 0.0, 1.0,
-    ...                       worker=worker)
-    >>> found = rounds([line("a", "r01"), line("b", None), line("a", "r02", measured=False),
-    ...                 line("a", "r03"), line("a", "r04"), line("b", "r01")], key=lambda r: r.case)
-    >>> {case: [r.worker for r in group] for case, group in found.items()}
-    {'a': ['r03', 'r04'], 'b': ['r01']}
+    Reads the ledger once (it holds every sample of every case: megabytes on the H100).
     """
-    grouped: dict[Key, list[CaseResult]] = {}
-    for result in results:
-        group = grouped.get(found := key(result))
-        if group and _is_round(result) and _is_round(group[-1]):
-            group.append(result)
-        else:
-            grouped[found] = [result]
-    return grouped
+    skip = {
+        (r.case, r.backend, r.grid)
+        for r in ledger.results()
+        if _counts_as_measured(r, max_cv) or (not retry_failed and r.error is not None)
+    }
+    return [(c, b) for c, b in jobs if (c, b, grid) not in skip]
 
 
-def _is_round(result: CaseResult) -> bool:
-    """A measured line of an interleaved check's process."""
-    return bool(result.worker) and result.measurement is not None
+def measured(ledger: SessionLedger, max_cv: float | None = None) -> set[tuple[str, str, str]]:
+    """Keys of cases measured with the clock in use now, no noisier than ``max_cv``.
 
-
-def pooled(rounds: Sequence[CaseResult]) -> CaseResult:
-    """One result of several processes' rounds of one case: samples joined, last round's rest.
-
-    >>> from iconbench.timing.measurement import Measurement
-    >>> def one(worker, device):
-    ...     m = Measurement(host_s=[d + 1e-5 for d in device], device_s=device,
-    ...                     device_source="cuda-events-held")
-    ...     return CaseResult("c", "gtfn_gpu", "g", m, 0, 0.0, None, None, None, None, 0.0, 1.0,
-    ...                       worker=worker)
-    >>> both = pooled([one("r01-base", [1e-3, 2e-3]), one("r02-base", [3e-3])])
-    >>> both.measurement.device_s, both.worker, both.duration_s
-    ([0.001, 0.002, 0.003], 'r02-base', 2.0)
+    See :func:`is_current` and :func:`is_noisy`.
     """
-    last = rounds[-1]
-    measured = [r.measurement for r in rounds if r.measurement is not None]
-    joined = dataclasses.replace(
-        last.measurement,
-        host_s=[s for m in measured for s in m.host_s],
-        device_s=[s for m in measured for s in m.device_s],
-        gt4py_compute_s=[s for m in measured for s in m.gt4py_compute_s],
-        gt4py_total_s=[s for m in measured for s in m.gt4py_total_s],
-    )
-    return dataclasses.replace(
-        last, measurement=joined, duration_s=sum(r.duration_s for r in rounds)
-    )
+    return {(r.case, r.backend, r.grid) for r in ledger.results() if _counts_as_measured(r, max_cv)}
 
 
 def _counts_as_measured(result: CaseResult, max_cv: float | None) -> bool:
@@ -264,7 +72,7 @@ def is_current(result: CaseResult) -> bool:
     A device time from another clock is not comparable (the unheld CUDA-event clock counted
     ~150 µs of Python launch time on an H100), so such a case counts as not measured.
 
-    >>> from iconbench.timing.measurement import Measurement
+    >>> from iconbench.records.session import Measurement
     >>> def made_with(source):
     ...     m = Measurement(host_s=[1e-3], device_s=[9e-4], device_source=source)
     ...     return CaseResult("c", "gtfn_gpu", "g", m, 0, 0.0, None, None, None, None, 0.0, 1.0)
@@ -285,7 +93,7 @@ def is_noisy(result: CaseResult, max_cv: float) -> bool:
     of 1.2-2.4x the median into 19 of 149 cases); measured again alone, it gives the number
     to keep.
 
-    >>> from iconbench.timing.measurement import Measurement
+    >>> from iconbench.records.session import Measurement
     >>> def timed(samples):
     ...     m = Measurement(host_s=samples, device_s=samples, device_source="cuda-events-held")
     ...     return CaseResult("c", "gtfn_gpu", "g", m, 0, 0.0, None, None, None, None, 0.0, 1.0)
@@ -350,7 +158,7 @@ def run_cases(
     todo = (
         list(jobs)
         if worker
-        else ledger.todo(jobs, grid.name, retry_failed=retry_failed, max_cv=max_cv)
+        else to_measure(ledger, jobs, grid.name, retry_failed=retry_failed, max_cv=max_cv)
     )
     new: list[CaseResult] = []
     resolved = {b.name: b for b in backends}

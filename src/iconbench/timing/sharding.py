@@ -98,7 +98,7 @@ def ledger_cost(work: str | os.PathLike[str], backends: Sequence[str]) -> Callab
     import pathlib
     import statistics
 
-    from iconbench.timing import compilation, session
+    from iconbench.records import compilation, session
 
     root = pathlib.Path(work)
     expect = compilation.CompileLedger(root / "compile.jsonl").expected_seconds()

@@ -7,10 +7,9 @@ import pytest
 from iconbench import grids
 from iconbench.errors import IconbenchError
 from iconbench.files import ledger as lines
-from iconbench.records import resultset
-from iconbench.timing.compilation import CompileLedger, CompileRecord
-from iconbench.timing.measurement import Measurement
-from iconbench.timing.session import CaseResult, SessionLedger
+from iconbench.records import resultdir, resultset
+from iconbench.records.compilation import CompileLedger, CompileRecord
+from iconbench.records.session import CaseResult, Measurement, SessionLedger
 
 
 def _measured(case: str, device: list[float]) -> CaseResult:
@@ -43,6 +42,22 @@ def test_a_torn_last_line_is_skipped_and_counted_by_every_reader(tmp_path):
     assert [r.case for r in ledger.results()] == ["a[default]", "b[default]", "c[default]"]
 
 
+def test_merged_shards_keep_whole_lines_of_a_shard_killed_while_appending(tmp_path):
+    """A shard's torn last line is left out of the union, not put between whole lines."""
+    first, second = _session(tmp_path / "s1").path, _session(tmp_path / "s2").path
+    second.write_text(second.read_text().replace("a[default]", "c[default]"))
+    with first.open("a") as out:  # the first shard was killed writing a third case
+        out.write(first.read_text().splitlines()[0][:70])
+    resultdir.merge_ledgers([tmp_path / "s1", tmp_path / "s2"], tmp_path / "out")
+    merged = SessionLedger(tmp_path / "out" / "session.jsonl")
+    assert lines.read(merged.path).torn == 0
+    assert [r.case for r in merged.results()] == ["a[default]", "b[default]", "c[default]"]
+    assert merged.path.read_text().splitlines() == [
+        *lines.whole_lines(first),
+        second.read_text().splitlines()[0],
+    ]
+
+
 def test_a_bad_line_elsewhere_is_one_error_naming_file_and_line(tmp_path):
     ledger = _session(tmp_path)
     first, second = ledger.path.read_text().splitlines()
@@ -63,3 +78,18 @@ def test_a_bad_line_elsewhere_is_one_error_naming_file_and_line(tmp_path):
     compile_ledger.path.write_text(f'{kept}\n{{"seconds": 3.0}}\n')  # JSON, but no compile
     with pytest.raises(IconbenchError, match=f"^{compile_ledger.path}: line 2: not a compile"):
         compile_ledger.records()
+
+
+def test_ledger_is_append_only_and_first_compile_is_cold(tmp_path: pathlib.Path):
+    ledger = CompileLedger(tmp_path / "compile.jsonl")
+    ledger.append(CompileRecord("p[a]", "gtfn_cpu", "tiny", "s1", 0.0, error="boom"))
+    ledger.append(CompileRecord("p[a]", "gtfn_cpu", "tiny", "s1", 42.5, "abc"))
+    ledger.append(CompileRecord("p[a]", "gtfn_cpu", "tiny", "s1", 0.4, "abc"))
+    ledger.append(CompileRecord("p[a]", "gtfn_cpu", "tiny", "s2", 39.0, "def"))
+    with ledger.path.open("a") as handle:  # a writer killed mid-line
+        handle.write('{"case": "p[b]", "back')
+    assert len(ledger.records()) == 4
+    assert ledger.cold_seconds("p[a]", "gtfn_cpu", "s1") == 42.5
+    assert ledger.cold_seconds("p[a]", "gtfn_cpu", "s2") == 39.0
+    assert ledger.cold_seconds("p[a]", "dace_cpu", "s1") is None
+    assert ledger.compiled("s1") == {("p[a]", "gtfn_cpu")}

@@ -3,7 +3,11 @@
 The format is fixed in ``docs/gate-summary.md``; the gate writes it, the PR bot, the site and
 CI read it, all through this module: :meth:`Summary.from_json` (or :meth:`Summary.read`)
 refuses another schema or version with one line (:class:`iconbench.errors.IconbenchError`)
-and ignores keys added later within version 1. :meth:`Summary.write` is atomic.
+and ignores keys added later within version 1. :meth:`Summary.write` is atomic. Every part
+of the document is a typed value here: the runner's common shift (:class:`MachineShift`,
+estimated by :mod:`iconbench.gate.shift`), the explanations (:class:`Why`, made by
+:mod:`iconbench.explain`) and their kernels (:mod:`iconbench.records.kernels`); the verdicts
+that fill it are :mod:`iconbench.gate.verdict`'s.
 
 >>> s = Summary.from_json(Summary.example().to_json())
 >>> s.verdict, s.exit_code, s.benchmarks[0].verdict, s.benchmarks[0].base.fingerprint
@@ -19,15 +23,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import pathlib
 from typing import Any
 
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
-from iconbench.gate.kernels import KernelDiff
-from iconbench.gate.shift import MachineShift
-from iconbench.gate.why import Why
+from iconbench.records.kernels import KernelDiff
 from iconbench.records.resultset import Grid
 
 SCHEMA = "iconbench-gate-summary"
@@ -341,6 +344,186 @@ class ConfirmationRun:
 
 
 @dataclasses.dataclass(frozen=True)
+class MachineShift:
+    """The common shift of one metric, from the benchmarks whose code did not change.
+
+    The summary's ``machine_shift`` entries, estimated by :func:`iconbench.gate.shift.estimate`.
+
+    Attributes:
+        metric: ``device_time``, ``host_overhead``.
+        ratio: head/base of the runner (1.029: head's runner 2.9 % slower).
+        ratio_ci: its confidence interval.
+        controls: how many benchmarks with equal fingerprints it was estimated from.
+        changed: how many compared benchmarks had different fingerprints.
+        limit: the largest shift the gate corrects for (``max_machine_shift``).
+        decides: whether a shift beyond the limit makes the run not comparable (``False``
+            for a metric whose processes scatter beyond the limit on unchanged code).
+
+    """
+
+    metric: str
+    ratio: float
+    ratio_ci: tuple[float, float]
+    controls: int
+    changed: int
+    limit: float
+    decides: bool = True
+
+    @property
+    def beyond_limit(self) -> bool:
+        """The whole interval lies beyond ``±limit``: the runner itself moved that far.
+
+        >>> MachineShift("device_time", 1.08, (1.07, 1.09), 400, 0, 0.05).beyond_limit
+        True
+        >>> MachineShift("host_overhead", 0.907, (0.873, 1.17), 20, 0, 0.05).beyond_limit
+        False
+        """
+        bound = math.log1p(self.limit)
+        low, high = (math.log(r) for r in self.ratio_ci)
+        return low > bound or high < -bound
+
+    @property
+    def comparable(self) -> bool:
+        """The run stays comparable: within the limit, or a metric that does not decide."""
+        return not (self.decides and self.beyond_limit)
+
+    @property
+    def corrected(self) -> bool:
+        """Benchmarks of this metric are judged relative to the shift (not beyond the limit)."""
+        return not self.beyond_limit
+
+    def line(self) -> str:
+        """The summary's one line.
+
+        >>> MachineShift("device_time", 1.029, (1.025, 1.033), 400, 12, 0.05).line()
+        'device_time: the runner was 2.9 % [2.5, 3.3] slower on the 400 benchmarks whose code did not change'
+        """  # noqa: E501
+        change = self.ratio - 1
+        word, sign = ("slower", 1) if change >= 0 else ("faster", -1)
+        low, high = (
+            f"{v:.1f}".replace("-0.0", "0.0")
+            for v in sorted(sign * (r - 1) * 100 for r in self.ratio_ci)
+        )
+        text = (
+            f"{self.metric}: the runner was {abs(change) * 100:.1f} % [{low}, {high}] "
+            f"{word} on the {self.controls} benchmarks whose code did not change"
+        )
+        if self.beyond_limit and self.decides:
+            text += f", beyond the {self.limit * 100:.0f} % limit: not comparable"
+        elif self.beyond_limit:
+            text += f", beyond the {self.limit * 100:.0f} % limit (not corrected; this metric "
+            text += "does not decide whether runs are comparable)"
+        return text
+
+
+@dataclasses.dataclass(frozen=True)
+class FileChange:
+    """One generated source file: lines added and removed (``status``: changed, new, gone)."""
+
+    path: str
+    added: int
+    removed: int
+    status: str = "changed"
+
+
+@dataclasses.dataclass(frozen=True)
+class CodeDiff:
+    """The generated code of one benchmark, base against head.
+
+    ``excerpt`` is a unified diff cut to a bounded size (``shown_lines`` of its
+    ``changed_lines`` added and removed lines); ``files`` lists every file that differs.
+    ``source`` says where the code came from (the build folder, or generated again from the
+    program's SDFG where DaCe keeps only the library). Lines that differ only in the names
+    the generators number (``_fun_2`` -> ``_fun_3``) are no change: ``renamed_lines`` counts
+    them (:func:`iconbench.explain.codediff.normalise`); ``full_diff`` names the file that
+    keeps the whole diff (the explanation's work folder).
+    """
+
+    base: str | None
+    head: str | None
+    files: tuple[FileChange, ...]
+    excerpt: str
+    changed_lines: int
+    shown_lines: int
+    source: str = "build folder"
+    renamed_lines: int = 0
+    full_diff: str = ""
+
+    @property
+    def identical(self) -> bool:
+        """Whether the two sides generated the same code."""
+        return not self.files
+
+
+@dataclasses.dataclass(frozen=True)
+class Why:
+    """The explanation of one flagged (case, backend): kernels, code, what is missing."""
+
+    id: str
+    program: str
+    backend: str
+    kernels: KernelDiff | None = None
+    code: CodeDiff | None = None
+    #: what was run to get the kernels (the profiler and its calls), for the record
+    profiler: str = ""
+    #: one line per part that could not be had (no profiler, a side's error)
+    notes: tuple[str, ...] = ()
+    #: ids of the other flagged variants of the program (same backend and metric) whose
+    #: generated code launches the same kernels: explained by this entry, not profiled again
+    same_kernels: tuple[str, ...] = ()
+
+    @property
+    def case(self) -> str:
+        """``program[variant]`` of the benchmark id."""
+        return self.id.split("|")[0]
+
+    @property
+    def metric(self) -> str:
+        """The gated metric of the benchmark id (``device_time``)."""
+        return self.id.split("|")[2] if self.id.count("|") >= 2 else ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON object of the summary's ``why`` list."""
+        return {
+            "id": self.id,
+            "program": self.program,
+            "backend": self.backend,
+            "kernels": self.kernels.as_dict() if self.kernels else None,
+            "code": dataclasses.asdict(self.code) if self.code else None,
+            "profiler": self.profiler,
+            "notes": list(self.notes),
+            "same_kernels": list(self.same_kernels),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Why:
+        """The typed value of an object written by :meth:`as_dict`."""
+        code = data.get("code")
+        return cls(
+            id=str(data["id"]),
+            program=str(data.get("program") or data["id"].split("[")[0]),
+            backend=str(data.get("backend") or data["id"].split("|")[1]),
+            kernels=KernelDiff.from_dict(data["kernels"]) if data.get("kernels") else None,
+            code=None
+            if not code
+            else CodeDiff(
+                base=code.get("base"),
+                head=code.get("head"),
+                files=tuple(FileChange(**f) for f in code.get("files") or ()),
+                excerpt=str(code.get("excerpt") or ""),
+                changed_lines=int(code.get("changed_lines") or 0),
+                shown_lines=int(code.get("shown_lines") or 0),
+                source=str(code.get("source") or "build folder"),
+                renamed_lines=int(code.get("renamed_lines") or 0),
+                full_diff=str(code.get("full_diff") or ""),
+            ),
+            profiler=str(data.get("profiler") or ""),
+            notes=tuple(str(n) for n in data.get("notes") or ()),
+            same_kernels=tuple(str(i) for i in data.get("same_kernels") or ()),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
 class Settings:
     """The settings the verdict was made with."""
 
@@ -385,7 +568,6 @@ class Summary:
     def explanations(self) -> tuple[Why, ...]:
         """``why``, plus each ``kernels`` diff of a benchmark it does not explain.
 
-        >>> from iconbench.gate.kernels import KernelDiff
         >>> s = Summary.example()
         >>> diff = KernelDiff(s.benchmarks[0].id, 1.0e-4, 1.1e-4, ())
         >>> [(w.program, w.backend) for w in dataclasses.replace(s, kernels=(diff,)).explanations]

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from iconbench.timing.statistics import summarize
+from iconbench.sample_stats import summarize
 
 
 def test_summary_of_known_samples():

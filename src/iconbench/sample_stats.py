@@ -1,4 +1,4 @@
-"""Statistics of timing samples.
+"""Statistics of timing samples: what the records keep of them and what measuring asks.
 
 Timings are skewed to the right (interrupts, clock boosts, other tenants only ever make a call
 slower), so the *median* is the central value and the spread is reported both as the
