@@ -34,6 +34,7 @@ from iconbench.errors import IconbenchError
 from iconbench.files import ledger
 from iconbench.files.atomic import write_atomic
 from iconbench.records import asv as results
+from iconbench.records import copy_peak, phases
 from iconbench.records.asv import refuse_other_iconbench_file
 from iconbench.records.compilation import CompileLedger
 from iconbench.records.session import SessionLedger
@@ -297,7 +298,7 @@ def write(
         "machine": machine,
         "provenance": info.as_dict(),
         "environment": recorded["environment"] if recorded else provenance.environment_flags(),
-        "phases": [data for _, data in ledger.read(options.work / "phases.jsonl").rows],
+        "phases": phases.read(options.work),
         "cases": [],
     }
     for r in sorted(records, key=lambda r: (r.backend, r.case)):
@@ -351,7 +352,7 @@ def _median(samples) -> float | None:
     return summarize(samples).median if samples else None
 
 
-LEDGERS = ("compile.jsonl", "session.jsonl", "phases.jsonl", "copy-peak.jsonl")
+LEDGERS = ("compile.jsonl", "session.jsonl", phases.FILE, copy_peak.FILE)
 
 
 @dataclasses.dataclass(frozen=True)

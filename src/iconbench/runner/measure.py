@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from iconbench.records import copy_peak
 from iconbench.runner import cases, devices
 from iconbench.runner.options import RunOptions
 from iconbench.runner.progress import log, phase
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     import threading
 
     from iconbench.records.session import SessionLedger
-    from iconbench.timing import bandwidth, isolation
+    from iconbench.timing import isolation
 
 
 def run(options: RunOptions) -> None:
@@ -180,7 +181,7 @@ def worker(options: RunOptions) -> None:
         gc.freeze()
         _wait_for_turn(options.turn, options.measure_cores)
         start = time.perf_counter()
-    peak = _copy_peak(options.work / "copy-peak.jsonl", on_gpu=on_gpu, again=not options.round_name)
+    peak = _copy_peak(options.work / copy_peak.FILE, on_gpu=on_gpu, again=not options.round_name)
     datasheet = bandwidth.datasheet_peak(peak.device)
     log(
         f"{who}: copy peak {peak.bytes_per_s / 1e12:.3f} TB/s on {peak.device} "
@@ -229,7 +230,7 @@ def _progress(device: str) -> Callable[[str], None]:
     return lambda line: print(prefix + line, file=sys.stderr, flush=True)
 
 
-def _copy_peak(ledger: pathlib.Path, *, on_gpu: bool, again: bool) -> bandwidth.CopyPeak:
+def _copy_peak(ledger: pathlib.Path, *, on_gpu: bool, again: bool) -> copy_peak.CopyPeak:
     """The device's copy peak: measured and appended to ``ledger``, or its last line reused.
 
     A check's rounds (``again=False``) measure it once per side: the first round's figure is
@@ -238,15 +239,11 @@ def _copy_peak(ledger: pathlib.Path, *, on_gpu: bool, again: bool) -> bandwidth.
     """
     from iconbench.timing import bandwidth
 
-    if not again and ledger.exists():
-        lines = [line for line in ledger.read_text(encoding="utf-8").splitlines() if line.strip()]
-        try:
-            return bandwidth.CopyPeak.from_dict(json.loads(lines[-1]))
-        except (IndexError, ValueError, TypeError, KeyError):
-            pass  # a torn or foreign line: measure it again
+    known = None if again else copy_peak.last(ledger)
+    if known is not None:
+        return known
     peak = bandwidth.measure_copy_peak(on_gpu=on_gpu)
-    with ledger.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(peak.as_dict()) + "\n")
+    copy_peak.append(ledger, peak)
     return peak
 
 

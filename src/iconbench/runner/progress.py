@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import pathlib
 import sys
 import time
+from typing import Any
+
+from iconbench.records import phases
 
 
 def log(message: str) -> None:
@@ -13,10 +15,6 @@ def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def phase(out: pathlib.Path, name: str, seconds: float, **extra) -> None:
+def phase(out: pathlib.Path, name: str, seconds: float, **extra: Any) -> None:
     """Append the wall time of one step to ``out/work/phases.jsonl`` (for the report)."""
-    path = out / "work" / "phases.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps({"phase": name, "seconds": seconds, "at": time.time(), **extra})
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(line + "\n")
+    phases.append(out / "work", name, seconds, **extra)

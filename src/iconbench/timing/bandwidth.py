@@ -15,10 +15,9 @@ Two ceilings are given, because the datasheet figure is never reached:
 
 from __future__ import annotations
 
-import dataclasses
-import statistics
 import time
-from typing import Any
+
+from iconbench.records.copy_peak import CopyPeak
 
 #: Vendor datasheet memory bandwidth in bytes/s, matched by substring of the device name
 #: (longest match wins, so "H100 PCIe" beats "H100").
@@ -64,34 +63,6 @@ def achieved_bandwidth(bytes_moved: int, seconds: float) -> float:
     if seconds <= 0:
         raise ValueError(f"non-positive time {seconds!r}")
     return bytes_moved / seconds
-
-
-@dataclasses.dataclass(frozen=True)
-class CopyPeak:
-    """A measured copy ceiling: ``2 * nbytes / median(t)`` over ``samples_s``."""
-
-    device: str
-    nbytes: int
-    samples_s: list[float]
-
-    @property
-    def bytes_per_s(self) -> float:
-        """Read + write bytes per second of the median copy."""
-        return 2 * self.nbytes / statistics.median(self.samples_s)
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON form including the derived bandwidth."""
-        return {**dataclasses.asdict(self), "bytes_per_s": self.bytes_per_s}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CopyPeak:
-        """Inverse of :meth:`as_dict` (the derived bandwidth is recomputed).
-
-        >>> peak = CopyPeak("H100", 1 << 30, [7.3e-4, 7.4e-4])
-        >>> CopyPeak.from_dict(peak.as_dict()) == peak
-        True
-        """
-        return cls(str(data["device"]), int(data["nbytes"]), [float(s) for s in data["samples_s"]])
 
 
 def measure_copy_peak(*, on_gpu: bool, nbytes: int | None = None, repeats: int = 20) -> CopyPeak:
