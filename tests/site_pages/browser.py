@@ -1,6 +1,6 @@
 """Published pages in the installed headless Chromium, driven by Playwright.
 
-The site's tests and its documentation screenshots (``ci/site_screenshots.py``) need a real
+The site's tests and its documentation screenshots (``perf/site_screenshots.py``) need a real
 browser: a page that throws in its script, logs an error or misses an asset must fail, and
 what a reader sees must be checked on the rendered DOM. Playwright launches the Chromium
 that is installed (Debian's ``chromium``; it downloads none) and reports, for every page,

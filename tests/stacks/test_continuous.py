@@ -57,7 +57,7 @@ def _branch(repo: pathlib.Path, name: str, added: str) -> None:
 def committed_gt4py(repo: pathlib.Path) -> pathlib.Path:
     """The installed gt4py as ``main`` in ``repo``, with branches ``slow`` and ``same``.
 
-    Also the checkout ``ci/check_overhead.py`` times checks on.
+    Also the checkout ``perf/check_overhead.py`` times checks on.
     """
     shutil.copytree(pathlib.Path(gt4py.__file__).parent, repo / "gt4py",
                     ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip

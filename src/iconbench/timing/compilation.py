@@ -48,7 +48,7 @@ def pools_makespan(
     A compile whose code is built already is found in ``load_s``; one whose code another
     worker is building waits for that build, or, with ``defer``, goes to the back of its
     queue and waits only when nothing else is left (:mod:`iconbench.runner.busy_builds`).
-    The model of a check's precompile (``ci/precompile_levers.py``): two pools over the same
+    The model of a check's precompile (``perf/precompile_levers.py``): two pools over the same
     codes in one order wait on each other, in opposite orders or not waiting they do not.
 
     >>> one = [PlannedCompile(s, c) for s, c in [(100.0, "a"), (60.0, "b"), (40.0, "c")]]

@@ -74,7 +74,7 @@ DECIDE_EVERY = 5
 
 #: Samples taken before the median is asked whether it is decided. The host overhead of a
 #: process, sampled beside the device time, is far noisier: replayed on two H100 checks
-#: (``ci/turn_samples.py``), 20 samples kept every device-time interval and all but 3 of 72
+#: (``perf/turn_samples.py``), 20 samples kept every device-time interval and all but 3 of 72
 #: host-overhead verdicts as 50 gave them (those 3 went from unchanged to inconclusive).
 DECIDE_AFTER = 20
 

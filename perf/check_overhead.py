@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A check's overhead before and after, on this machine: ``python ci/check_overhead.py``.
+"""A check's overhead before and after, on this machine: ``python perf/check_overhead.py``.
 
 What a check spends besides measuring when every build is in the cache, side by side in one
 run: (1) the precompile of one side alone (``iconbench suite precompile``) with the compile

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What a measuring worker spends on each case besides its samples, frozen programs or not.
 
-``python ci/case_overhead.py [--load CASE:BACKEND ...] [--case CASE:BACKEND] [--repeats N]``
+``python perf/case_overhead.py [--load CASE:BACKEND ...] [--case CASE:BACKEND] [--repeats N]``
 
 Loads the ``--load`` programs (from the build cache, compiled if missing) as a measuring
 worker holds them, then prepares, measures (``timing.measurement.measure``, 30 samples) and

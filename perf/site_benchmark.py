@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time ``iconbench publish`` on a synthetic history: ``python ci/site_benchmark.py``.
+"""Time ``iconbench publish`` on a synthetic history: ``python perf/site_benchmark.py``.
 
 50 asv result files (:func:`iconbench.records.asv.write_asv`) shaped like the H100 runner's: 200
 cases (1-4 variants per program) x gtfn_gpu, dace_gpu, 100 samples each, tracked metrics, a

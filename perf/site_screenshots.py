@@ -13,7 +13,7 @@ mch_icon-ch1_medium's static arguments, and the gate summaries of docs/examples.
         results/h100-mch_icon-ch1_medium --experiment mch_icon-ch1_medium \
         --gate docs/examples --no-asv --out SITE
 
-    python ci/site_screenshots.py
+    python perf/site_screenshots.py
 
 With ``--backfill ICON4PY`` (a clone of icon4py, bare is fine: the history is put in commit
 order by its dates) it also publishes the H100 backfill of icon4py v0.3.0..v0.4.1 from its

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""A measuring turn's samples, and what stopping once decided saves: ``python ci/turn_samples.py``.
+"""A measuring turn's samples, and what stopping once decided saves.
+
+Run: ``python perf/turn_samples.py``.
 
 A check's turn measures every case of its process: draw the inputs, warm up, sample. The
 check's sampling stops a case once its device-time median is known to ``--precision``

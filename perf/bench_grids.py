@@ -1,6 +1,6 @@
 """Print how long generating big grids takes on one CPU core (a figure, not a pass/fail test).
 
-Run as ``OMP_NUM_THREADS=1 taskset -c 0 .venv/bin/python ci/bench_grids.py [preset ...]``;
+Run as ``OMP_NUM_THREADS=1 taskset -c 0 .venv/bin/python perf/bench_grids.py [preset ...]``;
 the issue asks for a ~1M-cell grid in under 15 s on one core.
 """
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A check's precompile before and after, side by side: ``python ci/precompile_levers.py``.
+"""A check's precompile before and after, side by side: ``python perf/precompile_levers.py``.
 
 The precompile of an icon4py change that changes the code of both sides' programs (branch
 ``edge`` of ``ci/gpu/pr-check-repos``; ``--head edge-comment``: a comment, the same builds on
