@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import time
 import weakref
 
 from iconbench.grids import resolve
@@ -121,3 +122,26 @@ def test_each_case_is_freed_before_the_next_is_prepared(tmp_path):
     assert [json.loads(line)["grid_counts"] for line in lines] == 3 * [
         {"cells": 512, "edges": 768, "vertices": 256, "levels": 10}
     ]
+
+
+def test_a_turns_time_is_split_into_inputs_warm_up_and_the_rest(tmp_path):
+    slow = 0.05
+
+    def prepare(case, _backend, _grid):
+        time.sleep(slow)  # drawing the inputs
+        return _Prepared([], case)
+
+    options = {**QUICK, "warmup_s": 0.03}
+    (result,) = session.run_cases(
+        [("p[default]", "embedded")], grid=TINY, ledger=SessionLedger(tmp_path / "s.jsonl"),
+        prepare=prepare, measure_options=options, progress=lambda _: None,
+    )  # fmt: skip
+    assert slow <= result.prepare_s < result.duration_s
+    assert 0.03 <= result.measurement.warmup_s < result.duration_s - result.prepare_s
+    (stored,) = SessionLedger(tmp_path / "s.jsonl").results()
+    assert (stored.prepare_s, stored.measurement.warmup_s) == (
+        result.prepare_s,
+        result.measurement.warmup_s,
+    )
+    older = {k: v for k, v in stored.as_dict().items() if k != "prepare_s"}
+    assert CaseResult.from_dict(older).prepare_s is None  # a line written before

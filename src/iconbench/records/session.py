@@ -53,6 +53,9 @@ class Measurement:
     #: sample: how fast this process's CPU runs Python just then (the gate scales host
     #: overhead by it between processes)
     reference_s: list[float] = dataclasses.field(default_factory=list)
+    #: wall seconds of the warm-up before the samples (``None`` in older ledger lines): with
+    #: :attr:`CaseResult.prepare_s`, where a measuring turn's time goes besides the samples
+    warmup_s: float | None = None
 
     @property
     def host_median(self) -> float:
@@ -107,6 +110,9 @@ class CaseResult:
     #: the device that measured it (its ``CUDA_VISIBLE_DEVICES`` entry, where a run measures
     #: on several: :mod:`iconbench.runner.devices`); ``None``: the one device a process finds
     device: str | None = None
+    #: wall seconds drawing the case's inputs (and loading its program where the process had
+    #: not loaded it ahead) before the warm-up; ``None`` in older ledger lines
+    prepare_s: float | None = None
 
     @property
     def timed_s(self) -> float | None:
@@ -250,8 +256,10 @@ def pooled(rounds: Sequence[CaseResult]) -> CaseResult:
     ...     return CaseResult("c", "gtfn_gpu", "g", m, 0, 0.0, None, None, None, None, 0.0, 1.0,
     ...                       worker=worker)
     >>> both = pooled([one("r01-base", [1e-3, 2e-3]), one("r02-base", [3e-3])])
-    >>> both.measurement.device_s, both.worker, both.duration_s
-    ([0.001, 0.002, 0.003], 'r02-base', 2.0)
+    >>> both.measurement.device_s, both.worker, both.duration_s, both.prepare_s
+    ([0.001, 0.002, 0.003], 'r02-base', 2.0, None)
+
+    The rounds' seconds (duration, inputs, warm-up) are summed: what the case cost in all.
     """
     last = rounds[-1]
     measured = [r.measurement for r in rounds if r.measurement is not None]
@@ -261,7 +269,16 @@ def pooled(rounds: Sequence[CaseResult]) -> CaseResult:
         device_s=[s for m in measured for s in m.device_s],
         gt4py_compute_s=[s for m in measured for s in m.gt4py_compute_s],
         gt4py_total_s=[s for m in measured for s in m.gt4py_total_s],
+        warmup_s=_total([m.warmup_s for m in measured]),
     )
     return dataclasses.replace(
-        last, measurement=joined, duration_s=sum(r.duration_s for r in rounds)
+        last,
+        measurement=joined,
+        duration_s=sum(r.duration_s for r in rounds),
+        prepare_s=_total([r.prepare_s for r in rounds]),
     )
+
+
+def _total(seconds: Sequence[float | None]) -> float | None:
+    """The sum, or ``None`` where a round did not record it (an older ledger line)."""
+    return None if any(s is None for s in seconds) else sum(s for s in seconds if s is not None)

@@ -126,7 +126,9 @@ def measure(
     level = GT4PY_PERFORMANCE_LEVEL if wants_compute_metric else 0
     synchronised = call.call_and_sync() if hasattr(call, "call_and_sync") else call
     with gt4py_metrics_level(level):
+        began = time.perf_counter()
         warmed = warm_up(synchronised, calls=warmup_calls, seconds=warmup_s)
+        warmed_s = time.perf_counter() - began
         drain_gt4py_samples("compute")
         drain_gt4py_samples("total")
         host: list[float] = []
@@ -181,4 +183,5 @@ def measure(
         gt4py_total_s=total,
         warmup_calls=warmed,
         reference_s=reference,
+        warmup_s=warmed_s,
     )

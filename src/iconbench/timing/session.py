@@ -227,6 +227,7 @@ def _measure_case(
     t0, wall0 = time.perf_counter(), time.time()
     try:
         prepared = prepare(case, backend, grid)
+        prepared_s = time.perf_counter() - t0
         call = prepared.call_and_sync() if backend.is_embedded else prepared
         return CaseResult(
             case=case,
@@ -243,6 +244,7 @@ def _measure_case(
             duration_s=time.perf_counter() - t0,
             grid_counts=grid.counts.as_dict(),
             bytes_model=getattr(prepared, "bytes_model", None),
+            prepare_s=prepared_s,
         )
     except Exception as error:
         detail = "".join(traceback.format_exception_only(error)).strip()[-2000:]
