@@ -82,7 +82,8 @@ def cut(source: pathlib.Path, target: pathlib.Path, precision: float) -> list[Tu
 def verdicts(base: pathlib.Path, head: pathlib.Path, grid: str) -> dict:
     """The gate's verdict per gated benchmark on two sides' session ledgers."""
     from iconbench import grids
-    from iconbench.gate import resultset, verdict
+    from iconbench.gate import verdict
+    from iconbench.records import resultset
 
     resolved = grids.resolve(grid)
     summary = verdict.compare(
