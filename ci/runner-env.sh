@@ -1,7 +1,8 @@
 # Source this first in every ci/ script that runs iconbench: it makes `python` the one with
 # iconbench's stack and this checkout's sources.
-#   - a GPU runner without network carries a wheelhouse (.whl/, made by ci/gpu-wheelhouse):
-#     ci/gpu-env.sh installs it next to the machine's Python (which has cupy);
+#   - a GPU runner without network carries a wheelhouse (.whl/, made by ci/gpu-wheelhouse,
+#     wheels or --packed's site.tar.xz): ci/gpu-env.sh installs it next to the machine's
+#     Python (which has cupy);
 #   - elsewhere (GitHub-hosted runner, workstation, a cluster with network) ci/ensure-env
 #     creates or reuses .venv (Python 3.12, the locked stack);
 #   - ICONBENCH_PYTHON=/path/to/python uses that interpreter as it is (a SLURM uenv, say).
@@ -10,7 +11,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [ -n "${ICONBENCH_PYTHON:-}" ]; then
     export PYTHONPATH="$root/src${PYTHONPATH:+:$PYTHONPATH}"
     python() { "$ICONBENCH_PYTHON" "$@"; }
-elif compgen -G "$root/.whl/*.whl" >/dev/null && [ ! -x "$root/.venv/bin/python" ]; then
+elif { compgen -G "$root/.whl/*.whl" >/dev/null || [ -f "$root/.whl/site.tar.xz" ]; } && [ ! -x "$root/.venv/bin/python" ]; then
     # shellcheck source=ci/gpu-env.sh
     source "$root/ci/gpu-env.sh" || return 1
     python() { python3 "$@"; }
