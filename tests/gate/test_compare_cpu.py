@@ -212,3 +212,12 @@ def test_a_ratio_of_medians_outside_its_interval_is_explained(cpu_results):
     (note,) = [n for n in result.notes if n.startswith("ratio of medians outside")]
     assert f"typical shift {c.shift:.3f}" in note
     assert result.verdict == "regression"
+
+
+def test_json_on_stdout_is_the_summary_alone(cpu_results, tmp_path, capsys):
+    """With ``--json`` stdout is the document: notes (no OpenACC on a tiny grid) go to stderr."""
+    rc, _ = _compare(cpu_results, tmp_path, "--json")
+    captured = capsys.readouterr()
+    assert rc == 1
+    assert json.loads(captured.out)["verdict"] == "regression"
+    assert "no ICON experiment ran on grid tiny" in captured.err

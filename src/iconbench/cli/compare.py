@@ -7,6 +7,7 @@ import dataclasses
 import json
 import pathlib
 import re
+import sys
 
 from iconbench.cli import options
 from iconbench.cli.command import Command
@@ -224,10 +225,11 @@ class Compare(Command):
             print(
                 f"re-measured inconclusive benchmarks: {done.rounds} round(s), {done.seconds}s, "
                 f"+{done.added['base']} base / +{done.added['head']} head samples"
-                + (f" ({done.skipped})" if done.skipped else "")
+                + (f" ({done.skipped})" if done.skipped else ""),
+                file=sys.stderr,  # stdout is the report (the JSON with --json)
             )
         if why:
-            print(f"note: {why}; openacc left empty")
+            print(f"note: {why}; openacc left empty", file=sys.stderr)
         if args.method == "asv":
 
             def asv_says(r):
