@@ -63,7 +63,7 @@ def test_without_force_openacc_stays_empty_and_says_why(tmp_path, capsys):
     args = ["compare", str(MCH), str(MCH), "--experiment", "mch_icon-ch1_medium", "--out", str(out)]
     assert main(args) == 0
     assert Summary.read(out).openacc is None
-    assert "GPU differs" in capsys.readouterr().out
+    assert "GPU differs" in capsys.readouterr().err  # a note: stdout is the report
 
 
 def test_unknown_experiment_is_one_line(tmp_path, capsys):
