@@ -46,8 +46,10 @@ def test_each_side_writes_the_code_it_built(tmp_path, monkeypatch):
     head = Side("head", "pr", "b" * 40, roots, tmp_path / "head", stack)
     found = {}
     for side in (base, head):
+        # the side's runner options name its code: without them the compile index takes the
+        # stack alone as the key, and head found base's build of the unchanged stencil
         precompile = [sys.executable, "-m", "iconbench", "suite", "precompile",
-                      "--out", str(side.out), "--stack", stack, "--backends", "gtfn_cpu",
+                      "--out", str(side.out), *side.runner_options(), "--backends", "gtfn_cpu",
                       "--grid", "tiny", "--programs", r"^compute_tangential_wind\[",
                       "--jobs", "1"]  # fmt: skip
         done = subprocess.run(precompile, env=side.environment(), capture_output=True,
