@@ -19,10 +19,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from iconbench.records import copy_peak
+from iconbench.records import copy_peak, phases
 from iconbench.runner import cases, devices
 from iconbench.runner.options import RunOptions
-from iconbench.runner.progress import log, phase
+from iconbench.runner.progress import log
 
 if TYPE_CHECKING:
     import threading
@@ -89,8 +89,8 @@ def run(options: RunOptions) -> None:
     results = [result for r in runs for result in r.results]
     failed = [result for r in runs for result in r.failed]
     elapsed = time.perf_counter() - start
-    phase(options.out, "measure", elapsed, measured=len(results), workers=workers,
-          devices=options.devices.labels)  # fmt: skip
+    phases.append(options.work, "measure", elapsed, measured=len(results), workers=workers,
+                  devices=options.devices.labels)  # fmt: skip
     left = len(
         session.to_measure(
             ledger, jobs, options.grid.name, retry_failed=options.retry_failed,

@@ -26,11 +26,12 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 
 from iconbench.grids.grid import Grid
+from iconbench.records import phases
 from iconbench.records.compilation import CompileLedger, CompileRecord
 from iconbench.runner import busy_builds, cases
 from iconbench.runner.busy_builds import Deferred
 from iconbench.runner.options import RunOptions
-from iconbench.runner.progress import log, phase
+from iconbench.runner.progress import log
 from iconbench.timing.compile_index import CompileIndex, Sources
 
 
@@ -66,7 +67,7 @@ def run(options: RunOptions) -> None:
     elapsed = time.perf_counter() - start
     found = sum(r.from_index for r in records)
     compiled = len(records) - found
-    phase(options.out, "precompile", elapsed, compiled=compiled, from_index=found)
+    phases.append(options.work, "precompile", elapsed, compiled=compiled, from_index=found)
     known_failures = ledger.failed(options.stack) & set(jobs)
     left = len(ledger.pending(jobs, options.stack, cache_dir=cache_dir, skip_failed=True))
     failed = sum(1 for r in records if r.error)
