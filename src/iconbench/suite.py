@@ -31,6 +31,7 @@ from iconbench.grids.grid import Grid, resolve
 from iconbench.programs.backends import Backend
 from iconbench.programs.backends import backend as resolved_backend
 from iconbench.programs.catalog import split_case
+from iconbench.programs.drawn_fields import DrawnFieldsCache
 from iconbench.timing import codegen
 from iconbench.timing.sharding import parse_shard, select_shard
 
@@ -388,6 +389,9 @@ def _build(
     """(program bound to backend, kwargs, static args, offset provider, bytes moved).
 
     ``fields=False``: no fields (for compiling: static arguments and neighbour tables suffice).
+    The fields are drawn once per program, backend and grid in a process (within
+    :data:`_DRAWN`'s budget) and shared by the program's static variants
+    (:mod:`iconbench.programs.drawn_fields`).
     On a GPU, fields are drawn on the device (:class:`iconbench.programs.inputs.DeviceRandom`)
     and the neighbour tables are the GPU ones also when compiling: gt4py's persistent
     translation cache is keyed by the tables themselves, so a program compiled with host
@@ -399,6 +403,8 @@ def _build(
         from iconbench.programs import catalog, inputs
 
         spec, variant = catalog.lookup(case)
+        drawn_key = (spec.name, backend, grid)
+        drawn = _DRAWN.for_key(drawn_key) if fields else None
         call = inputs.build(
             spec,
             variant,
@@ -407,7 +413,10 @@ def _build(
             seed=0,
             fields=fields,
             device_values=backend.on_gpu,
+            drawn=drawn,
         )
+        if drawn is not None:
+            _DRAWN.store(drawn_key, drawn)
         program = spec.program
         static = dict(getattr(call, "static_args", {}) or {})
         kwargs = {**call.kwargs, **static}
@@ -466,6 +475,8 @@ def compilation_artifact(case: str, backend: Backend | str, grid: Grid | str) ->
 
 
 _PREPARED: dict[tuple[str, Backend, Grid], PreparedCase] = {}
+#: Input fields as drawn, by (program, backend, grid), for the program's other static variants.
+_DRAWN = DrawnFieldsCache()
 #: Programs loaded ahead of their inputs (:func:`preload`): program, load seconds, build.
 _LOADED: dict[tuple[str, Backend, Grid], tuple[Any, float, codegen.Build | None]] = {}
 

@@ -216,3 +216,58 @@ def test_minimum_bytes_count_only_the_domain(tiny_lam):
             for p in fields
         )
         assert 0.5 * whole < inputs.minimum_bytes_on(spec, variant, tiny_lam) <= whole
+
+
+def test_static_variants_share_drawn_inputs_and_start_from_drawn_outputs(tiny_lam):
+    """A second variant gets exactly a fresh draw's values, though the first updated its outputs."""
+    from iconbench.programs.drawn_fields import DrawnFields
+
+    name = "apply_divergence_damping_and_update_vn"
+    first_case, second_case = (
+        f"{name}[is_iau_active={iau}-limited_area=True-apply_2nd_order_divergence_damping=False"
+        "-apply_4th_order_divergence_damping=True]"
+        for iau in ("False", "True")
+    )
+    spec, first_variant = catalog.lookup(first_case)
+    _, second_variant = catalog.lookup(second_case)
+    drawn = DrawnFields()
+    first = inputs.build(spec, first_variant, tiny_lam, drawn=drawn)
+    before = first.kwargs["next_vn"].asnumpy().copy()
+    first(spec.program)
+    assert not np.array_equal(first.kwargs["next_vn"].asnumpy(), before)  # updated in place
+
+    second = inputs.build(spec, second_variant, tiny_lam, drawn=drawn)
+    fresh = inputs.build(spec, second_variant, tiny_lam)
+    fields = [n for n, v in fresh.kwargs.items() if hasattr(v, "ndarray")]
+    assert len(fields) == 16
+    assert set(drawn.fields) == set(fields)
+    for field in fields:
+        assert np.array_equal(second.kwargs[field].asnumpy(), fresh.kwargs[field].asnumpy()), field
+        assert second.kwargs[field].ndarray.strides == fresh.kwargs[field].ndarray.strides
+        shared = second.kwargs[field] is first.kwargs[field]
+        assert shared == (field not in spec.outputs), field  # outputs are copies of their own
+    assert second.static_args["is_iau_active"] is True
+    assert first.static_args["is_iau_active"] is False
+    assert second.provenance == fresh.provenance
+    assert drawn.nbytes == sum(fresh.kwargs[f].ndarray.nbytes for f in fields)
+    with pytest.raises(ValueError, match="poisoned"):
+        inputs.build(spec, second_variant, tiny_lam, drawn=drawn, poison_outputs=True)
+
+
+def test_a_process_draws_a_programs_inputs_once_for_all_its_variants(monkeypatch):
+    from iconbench import suite
+
+    monkeypatch.setattr(suite, "_has_catalog", lambda: True)  # cached off by an earlier test
+    monkeypatch.setattr(suite, "_DRAWN", suite.DrawnFieldsCache())
+    draws = []
+    original = inputs.field_values
+    monkeypatch.setattr(
+        inputs, "field_values", lambda *a, **k: draws.append(a[1].name) or original(*a, **k)
+    )
+    cases = [f"apply_diffusion_to_vn[limited_area={lam}]" for lam in (True, False)]
+    for case in cases:
+        suite._build(case, suite.as_backend("embedded"), suite.as_grid("tiny"))
+    spec, _ = catalog.lookup(cases[0])
+    assert sorted(draws) == sorted(p.name for p in spec.params if p.is_field)  # once, not twice
+    assert suite._DRAWN.keys() == [("apply_diffusion_to_vn", suite.as_backend("embedded"),
+                                    suite.as_grid("tiny"))]  # fmt: skip

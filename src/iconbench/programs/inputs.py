@@ -29,6 +29,7 @@ import numpy as np
 from iconbench.errors import IconbenchError
 from iconbench.programs import backends, overrides
 from iconbench.programs.catalog import DomainBound, Param, ProgramSpec, Variant
+from iconbench.programs.drawn_fields import DrawnFields
 
 #: The version of :func:`minimum_bytes`, kept with each measured case: the asv step counts the
 #: bytes of older cases again (a slow count, seconds a program) and takes newer ones as they
@@ -271,6 +272,7 @@ def build(
     poison_outputs: bool = False,
     fields: bool = True,
     device_values: bool = False,
+    drawn: DrawnFields | None = None,
 ) -> ProgramCall:
     """The arguments of ``spec`` for ``variant`` on ``grid`` (a :class:`GeneratedGrid`).
 
@@ -281,7 +283,13 @@ def build(
     the static arguments and the offset provider: no gigabytes for a compile worker).
     ``device_values`` draws random fields on the GPU (:class:`DeviceRandom`, timing on big
     grids) and keeps no copy of the initial outputs (:meth:`ProgramCall.reset` does nothing).
+    ``drawn`` holds the fields of another static variant of ``spec`` as drawn
+    (:mod:`iconbench.programs.drawn_fields`): its read-only fields are shared, its outputs
+    copied, and whatever it lacks is drawn and entered (outputs as a copy of their own). Not
+    with ``poison_outputs``, whose outputs are not the drawn values.
     """
+    if drawn is not None and poison_outputs:
+        raise ValueError("drawn fields hold the drawn outputs, not poisoned ones")
     icon_grid = getattr(grid, "grid", grid)
     sizes = grid_sizes(icon_grid)
     context = overrides.Context.of(grid)
@@ -302,15 +310,28 @@ def build(
         if param.is_field:
             if not fields:
                 continue
-            full = param.name in overrides.FULL_LEVEL_FIELDS.get(spec.name, ())
-            shape = sizes.shape(param, full_levels=full)
-            values, source = field_values(
-                spec, param, shape, context, seed, on_device=device_values
-            )
-            pure_output = param.name in spec.outputs and param.name not in in_out
-            if poison_outputs and pure_output and np.issubdtype(values.dtype, np.floating):
-                values = np.full(shape, np.nan, dtype=values.dtype)
-            kwargs[param.name] = _allocate(values, param, allocator, on_gpu=on_gpu)
+            output = param.name in spec.outputs
+            earlier = drawn.get(param.name) if drawn is not None else None
+            if earlier is not None:
+                field, source = earlier
+                kwargs[param.name] = (
+                    _allocate(field.ndarray, param, allocator, on_gpu=on_gpu) if output else field
+                )
+            else:
+                full = param.name in overrides.FULL_LEVEL_FIELDS.get(spec.name, ())
+                shape = sizes.shape(param, full_levels=full)
+                values, source = field_values(
+                    spec, param, shape, context, seed, on_device=device_values
+                )
+                pure_output = output and param.name not in in_out
+                if poison_outputs and pure_output and np.issubdtype(values.dtype, np.floating):
+                    values = np.full(shape, np.nan, dtype=values.dtype)
+                kwargs[param.name] = _allocate(values, param, allocator, on_gpu=on_gpu)
+                if drawn is not None:
+                    field = kwargs[param.name]
+                    if output:  # the calls update it: keep the values as drawn
+                        field = _allocate(field.ndarray, param, allocator, on_gpu=on_gpu)
+                    drawn.keep(param.name, field, source)
             provenance[param.name] = source
             if param.name in spec.outputs and not device_values:
                 initial[param.name] = kwargs[param.name].ndarray.copy()
