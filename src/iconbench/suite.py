@@ -384,11 +384,16 @@ def reference_call(program_name: str, backend_obj: Any) -> tuple[Any, dict, dict
 
 
 def _build(
-    case: str, backend: Backend, grid: Grid, *, fields: bool = True
+    case: str, backend: Backend, grid: Grid, *, fields: bool = True, bound: bool = True
 ) -> tuple[Any, dict, dict, dict, int]:
     """(program bound to backend, kwargs, static args, offset provider, bytes moved).
 
     ``fields=False``: no fields (for compiling: static arguments and neighbour tables suffice).
+    ``bound=False``: the program is left out (``None``), for a caller that has it loaded
+    already (:func:`prepare`). Binding it to the backend makes gt4py fingerprint its definition
+    (the source of every operator it calls, read and tokenized): on the H100 host
+    (2026-11-27, mch_icon-ch1_medium) 0.04-0.3 s a case, the larger part of what preparing a
+    case cost once its fields were shared, for a program that was then dropped.
     The fields are drawn once per program, backend and grid in a process (within
     :data:`_DRAWN`'s budget) and shared by the program's static variants
     (:mod:`iconbench.programs.drawn_fields`).
@@ -427,7 +432,7 @@ def _build(
                 f"grid {grid.name!r} needs the program catalog (not available yet)"
             )
         program, kwargs, static, offsets, nbytes = reference_call(program_name, backend_obj)
-    program = program.with_backend(backend_obj)
+    program = program.with_backend(backend_obj) if bound else None
     return program, kwargs, static, offsets, nbytes
 
 
@@ -552,7 +557,7 @@ def prepare(case: str, backend: Backend | str, grid: Grid | str) -> PreparedCase
     if key not in _PREPARED:
         preload(case, backend, grid)  # the program first: its objects frozen, not the fields
         program, load_s, build = _LOADED.pop(key)
-        _, kwargs, _, offsets, nbytes = _build(case, backend, grid)
+        _, kwargs, _, offsets, nbytes = _build(case, backend, grid, bound=False)
         _PREPARED[key] = PreparedCase(
             case, backend, grid, program, kwargs, offsets, nbytes, load_s, build,
             _bytes_model(),

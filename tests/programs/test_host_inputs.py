@@ -47,3 +47,20 @@ def test_a_case_that_reads_no_orography_computes_none(computed):
     suite.preload(FLAT, backend("gtfn_cpu"), TINY)
     suite.prepare(FLAT, backend("gtfn_cpu"), TINY)
     assert computed == []
+
+
+def test_prepare_binds_no_program_in_the_turn(computed, monkeypatch):
+    """The loaded program is measured: binding another (gt4py fingerprints its source) cost
+    0.04-0.3 s of every measuring turn's case on the H100 host."""
+    from iconbench.programs import catalog
+
+    program_type = type(catalog.lookup(FLAT)[0].program)
+    binds: list[int] = []
+    real = program_type.with_backend
+    monkeypatch.setattr(program_type, "with_backend",
+                        lambda self, target: binds.append(1) or real(self, target))  # fmt: skip
+    suite.preload(FLAT, backend("gtfn_cpu"), TINY)
+    assert binds == [1]
+    prepared = suite.prepare(FLAT, backend("gtfn_cpu"), TINY)
+    assert binds == [1]
+    assert prepared.program is not None
