@@ -75,3 +75,23 @@ def test_row_matches_its_check_json(row):
         said = f"{counts['unchanged']} unchanged, {counts['inconclusive']} inconclusive"
         assert said in verdict
         assert counts["regression"] == counts["improvement"] == 0
+
+
+def test_case_inputs_table_is_the_committed_h100_run():
+    """The table of a case's inputs (now, bound again, drawn again) is the medians of
+    results/case-inputs/h100-2026-11-27.json's later variants, in milliseconds."""
+    import json
+    import statistics
+
+    run = json.loads((ROOT / "results" / "case-inputs" / "h100-2026-11-27.json").read_text())
+    text = DOC.read_text()
+    rows = re.findall(r"\| (gtfn_gpu|dace_gpu), `(\w+)` \| ([0-9.]+) ms \| ([0-9.]+) ms \| "
+                      r"([0-9.]+) ms \|", text)  # fmt: skip
+    assert len(rows) == 4
+    for backend, program, *shown in rows:
+        mine = [r for r in run["records"] if (r["backend"], r["program"]) == (backend, program)]
+        later = [r for r in mine if r["variant"] > 0]
+        assert len(later) == 3
+        medians = [round(statistics.median(r[way] for r in later) * 1000, 1)
+                   for way in ("now", "bound", "drawn")]  # fmt: skip
+        assert [float(x) for x in shown] == medians, (backend, program)
