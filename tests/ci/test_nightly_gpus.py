@@ -1,0 +1,54 @@
+"""``ci/gpu/nightly-gpus`` on the CPU: the measuring part (4, 2 and 1 "GPUs", the agreement).
+
+On a CPU host the shards run the CPU backend, so this checks the part's order, its own build
+cache, the until-merge runs, the compare of the 1-GPU run with the 4-GPU run and the table of
+ratios; the GPU figures come from running it on a GPU host (docs/nightly-gpu.md).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from tests.ci.test_nightly_host import ENV, REPO
+
+SCRIPT = REPO / "ci" / "gpu" / "nightly-gpus"
+
+
+def _run(out, *parts: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(SCRIPT), str(out), *parts], env=ENV,
+                          capture_output=True, text=True, check=False)  # fmt: skip
+
+
+@pytest.mark.slow  # three runs until merge and a compare: about 90 s on 2 shared cores
+def test_the_gpus_part_measures_on_4_2_and_1_with_one_cache_and_compares_1_with_4(tmp_path):
+    done = _run(tmp_path, "gpus")
+    assert done.returncode == 0, done.stderr[-3000:]
+    for gpus in (4, 2, 1):
+        phases = json.loads((tmp_path / f"gpus-{gpus}" / "phases.json").read_text())
+        assert (phases["gpus"], phases["until"]) == (gpus, "merge")
+        assert "finish" not in phases["phases_s"]
+    assert (tmp_path / "gpus-cache").is_dir()
+    assert not (tmp_path / "nights-cache").exists()  # the nights part keeps a cache of its own
+    assert not (tmp_path / "night-1").exists()
+    agreement = json.loads((tmp_path / "agreement.json").read_text())
+    gated = sorted(row["id"] for row in agreement["benchmarks"] if row["gated"])
+    assert gated == ["compute_tangential_wind[default]|gtfn_cpu|device_time",
+                     "update_theta_and_exner[default]|gtfn_cpu|device_time"]  # fmt: skip
+    # its verdict is the GPU host's: here the four shards share two cores, one shard has both
+    assert sum(agreement["counts"][v] for v in ("regression", "improvement", "unchanged",
+                                                "inconclusive")) == 2  # fmt: skip
+    table = (tmp_path / "table.txt").read_text().splitlines()
+    assert [line.split(":")[0] for line in table] == ["gpus-1", "gpus-2", "gpus-4"]
+    assert "measure x1.00 of 1 GPU" in table[0]
+
+    again = _run(tmp_path, "gpus")  # resumable: every run done, nothing measured again
+    assert again.returncode == 0
+    assert again.stderr.count("done already") == 3
+
+
+def test_an_unknown_part_is_one_line(tmp_path):
+    done = _run(tmp_path, "weekly")
+    assert done.returncode == 2
+    assert "nightly-gpus: unknown part weekly (nights, gpus)" in done.stderr
