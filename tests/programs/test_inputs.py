@@ -271,3 +271,33 @@ def test_a_process_draws_a_programs_inputs_once_for_all_its_variants(monkeypatch
     assert sorted(draws) == sorted(p.name for p in spec.params if p.is_field)  # once, not twice
     assert suite._DRAWN.keys() == [("apply_diffusion_to_vn", suite.as_backend("embedded"),
                                     suite.as_grid("tiny"))]  # fmt: skip
+
+
+def test_a_program_past_the_drawn_limit_keeps_nothing_and_copies_no_output(tiny_lam, monkeypatch):
+    """A program too big to keep (the limit is 4 GiB a process) costs no copies of its outputs."""
+    from iconbench.programs.drawn_fields import DrawnFields, DrawnFieldsCache
+
+    spec, variant = catalog.lookup("apply_diffusion_to_vn[limited_area=True]")
+    allocations: list[str] = []
+    real = inputs._allocate
+    monkeypatch.setattr(inputs, "_allocate",
+                        lambda values, param, *a, **k: allocations.append(param.name)
+                        or real(values, param, *a, **k))  # fmt: skip
+    fields = [p.name for p in spec.params if p.is_field]
+    outputs = [name for name in fields if name in spec.outputs]
+    assert outputs
+
+    kept = DrawnFields(limit_bytes=None)
+    inputs.build(spec, variant, tiny_lam, drawn=kept)
+    assert len(allocations) == len(fields) + len(outputs)  # each output once more, as drawn
+    assert set(kept.fields) == set(fields)
+
+    allocations.clear()
+    small = DrawnFields(limit_bytes=0)
+    inputs.build(spec, variant, tiny_lam, drawn=small)
+    assert small.full
+    assert small.fields == {}
+    assert sorted(allocations) == sorted(fields)  # no output copied for keeping
+    cache = DrawnFieldsCache(limit_bytes=0)
+    cache.store("apply_diffusion_to_vn", small)
+    assert cache.for_key("apply_diffusion_to_vn") is None  # drawn for every variant from now on

@@ -35,13 +35,40 @@ class DrawnFields:
 
     Outputs are kept as a copy of their own (the first variant's calls update its outputs);
     read-only inputs are the first variant's field objects, never written by any variant.
+    Past ``limit_bytes`` nothing more is kept and what was is dropped (``full``): a program
+    too big to keep is drawn for every variant, without copies of its outputs on top.
+
+    >>> import numpy as np
+    >>> class Field:
+    ...     def __init__(self, n): self.ndarray = np.zeros(n)
+    >>> drawn = DrawnFields(limit_bytes=1000)
+    >>> drawn.room_for(800), drawn.keep("a", Field(100), "default"), drawn.room_for(800)
+    (True, True, False)
+    >>> drawn.keep("b", Field(100), "default"), drawn.full, drawn.fields, drawn.room_for(8)
+    (False, True, {}, False)
     """
 
     fields: dict[str, tuple[Any, str]] = dataclasses.field(default_factory=dict)
+    limit_bytes: int | None = None
+    full: bool = False
 
-    def keep(self, name: str, field: Any, source: str) -> None:
-        """Remember field ``name`` as drawn (give an output's copy, not the call's field)."""
+    def room_for(self, nbytes: int) -> bool:
+        """Whether a field of ``nbytes`` more can be kept (never once the set was full)."""
+        if self.full:
+            return False
+        return self.limit_bytes is None or self.nbytes + nbytes <= self.limit_bytes
+
+    def keep(self, name: str, field: Any, source: str) -> bool:
+        """Remember field ``name`` as drawn (give an output's copy, not the call's field).
+
+        Past the limit the set is full: emptied, and nothing is kept from then on.
+        """
+        if not self.room_for(int(field.ndarray.nbytes)):
+            self.full = True
+            self.fields.clear()
+            return False
         self.fields[name] = (field, source)
+        return True
 
     def get(self, name: str) -> tuple[Any, str] | None:
         """The field ``name`` as drawn, with its source; ``None`` before it was drawn."""
@@ -61,37 +88,48 @@ class DrawnFieldsCache:
     ...     def __init__(self, n): self.ndarray = np.zeros(n)
     >>> cache = DrawnFieldsCache(limit_bytes=2000)
     >>> a = cache.for_key("a"); a.keep("x", Field(100), "default")   # 800 bytes
+    True
     >>> cache.store("a", a)
     >>> b = cache.for_key("b"); b.keep("x", Field(100), "default")
+    True
     >>> cache.store("b", b)
     >>> cache.for_key("a") is a, cache.nbytes
     (True, 1600)
     >>> c = cache.for_key("c"); c.keep("x", Field(100), "default")
+    True
     >>> cache.store("c", c)  # over 2000 bytes: "b", the least recently used, goes
     >>> sorted(cache.keys()), cache.nbytes
     (['a', 'c'], 1600)
-    >>> big = cache.for_key("big"); big.keep("x", Field(1000), "default")
+    >>> big = cache.for_key("big"); big.keep("x", Field(1000), "default")  # past 2000 bytes
+    False
     >>> cache.store("big", big)  # over the limit on its own: not kept, nothing else dropped
-    >>> sorted(cache.keys())
-    ['a', 'c']
+    >>> sorted(cache.keys()), cache.for_key("big")  # and never tried again
+    (['a', 'c'], None)
     """
 
     def __init__(self, limit_bytes: int = DEFAULT_LIMIT_BYTES) -> None:
         self.limit_bytes = limit_bytes
         self._kept: collections.OrderedDict[Hashable, DrawnFields] = collections.OrderedDict()
+        self._too_big: set[Hashable] = set()
 
-    def for_key(self, key: Hashable) -> DrawnFields:
-        """The fields kept for ``key`` (marked as just used), or a new, empty set to fill."""
+    def for_key(self, key: Hashable) -> DrawnFields | None:
+        """The fields kept for ``key`` (marked as just used), or a new, empty set to fill.
+
+        ``None`` for a key whose fields did not fit: drawn for each variant, nothing kept.
+        """
+        if key in self._too_big:
+            return None
         if key in self._kept:
             self._kept.move_to_end(key)
             return self._kept[key]
-        return DrawnFields()
+        return DrawnFields(limit_bytes=self.limit_bytes)
 
     def store(self, key: Hashable, drawn: DrawnFields) -> None:
         """Keep ``drawn`` for ``key`` unless it alone exceeds the limit; older sets make room."""
         size = drawn.nbytes
-        if size > self.limit_bytes:
+        if drawn.full or size > self.limit_bytes:
             self._kept.pop(key, None)
+            self._too_big.add(key)
             return
         self._kept[key] = drawn
         self._kept.move_to_end(key)
@@ -105,6 +143,7 @@ class DrawnFieldsCache:
     def clear(self) -> None:
         """Drop every kept set (their memory goes with the last reference)."""
         self._kept.clear()
+        self._too_big.clear()
 
     @property
     def nbytes(self) -> int:

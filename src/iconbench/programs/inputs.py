@@ -329,9 +329,10 @@ def build(
                 kwargs[param.name] = _allocate(values, param, allocator, on_gpu=on_gpu)
                 if drawn is not None:
                     field = kwargs[param.name]
-                    if output:  # the calls update it: keep the values as drawn
+                    if output and drawn.room_for(int(field.ndarray.nbytes)):
+                        # the calls update it: keep the values as drawn
                         field = _allocate(field.ndarray, param, allocator, on_gpu=on_gpu)
-                    drawn.keep(param.name, field, source)
+                    drawn.keep(param.name, field, source)  # past its limit: nothing kept
             provenance[param.name] = source
             if param.name in spec.outputs and not device_values:
                 initial[param.name] = kwargs[param.name].ndarray.copy()
