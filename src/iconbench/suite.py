@@ -392,8 +392,8 @@ def _build(
     ``bound=False``: the program is left out (``None``), for a caller that has it loaded
     already (:func:`prepare`). Binding it to the backend makes gt4py fingerprint its definition
     (the source of every operator it calls, read and tokenized): on the H100 host
-    (2026-11-27, mch_icon-ch1_medium) 0.04-0.3 s a case, the larger part of what preparing a
-    case cost once its fields were shared, for a program that was then dropped.
+    (2026-11-27, mch_icon-ch1_medium) 40-116 ms a case against 2.0-4.7 ms without
+    (``results/case-inputs/h100-2026-11-27.json``), for a program that was then dropped.
     The fields are drawn once per program, backend and grid in a process (within
     :data:`_DRAWN`'s budget) and shared by the program's static variants
     (:mod:`iconbench.programs.drawn_fields`).
