@@ -20,6 +20,7 @@ out of the ratios. Prints the medians and their ratios to ``now``; ``--out`` wri
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import pathlib
 import statistics
@@ -28,23 +29,18 @@ import time
 from iconbench import suite
 from iconbench.files.atomic import write_atomic
 from iconbench.programs.drawn_fields import DrawnFieldsCache
+from iconbench.timing import isolation
 
 PROGRAMS = ("apply_divergence_damping_and_update_vn", "compute_rho_theta_pgrad_and_update_vn")
 
 
-def _settle(on_gpu: bool) -> None:
-    """What a worker does between cases: collect, give cupy's free blocks back."""
-    import gc
-
-    gc.collect()
-    if on_gpu:
-        import cupy
-
-        cupy.get_default_memory_pool().free_all_blocks()
-
-
 def _timed(case: str, backend, grid, *, bound: bool, on_gpu: bool) -> float:
-    _settle(on_gpu)
+    # what a worker does between cases: its device-memory check collects and gives cupy's
+    # free blocks back (a CPU worker only collects)
+    if on_gpu:
+        isolation.gpu_memory_in_use()
+    else:
+        gc.collect()
     start = time.perf_counter()
     built = suite._build(case, backend, grid, bound=bound)
     if on_gpu:
