@@ -15,19 +15,24 @@ from iconbench.records.check import CheckRecord
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "pr-check-h100.md"
-RESULTS = ROOT / "results" / "pr-check-h100"
+#: The results tables in the document's order, each with the directory of its checks: one H100
+#: host, then the two-GPU host ("The heavy check on a two-GPU host").
+RESULTS = (ROOT / "results" / "pr-check-h100", ROOT / "results" / "pr-check-2xh200")
 
 
-def _rows() -> list[list[str]]:
-    """The results table's rows, as lists of cells."""
+def _tables() -> list[list[list[str]]]:
+    """The results tables' rows, as lists of cells, one list a table."""
     lines = DOC.read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("| check (result directory)"))
-    rows = []
-    for line in lines[start + 2 :]:
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip("|").split("|")])
-    return rows
+    starts = [i for i, line in enumerate(lines) if line.startswith("| check (result directory)")]
+    tables = []
+    for start in starts:
+        rows = []
+        for line in lines[start + 2 :]:
+            if not line.startswith("|"):
+                break
+            rows.append([cell.strip() for cell in line.strip("|").split("|")])
+        tables.append(rows)
+    return tables
 
 
 def _seconds(cell: str) -> float | None:
@@ -41,17 +46,26 @@ def _name(row: list[str]) -> str:
     return re.search(r"\(`([^`]+)`", row[0]).group(1)
 
 
-ROWS = _rows()
+TABLES = _tables()
+ROWS = [
+    (results / _name(row), row)
+    for results, table in zip(RESULTS, TABLES, strict=True)
+    for row in table
+]
 
 
-def test_the_table_has_the_checks_rows():
-    assert len(ROWS) >= 19
-    assert all(len(row) == 11 for row in ROWS), [row[0] for row in ROWS if len(row) != 11]
+def test_the_tables_have_the_checks_rows():
+    assert len(TABLES) == len(RESULTS)
+    assert len(TABLES[0]) >= 19
+    assert len(TABLES[1]) >= 2
+    assert all(len(row) == 11 for _, row in ROWS), [row[0] for _, row in ROWS if len(row) != 11]
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[_name(r) for r in ROWS])
-def test_row_matches_its_check_json(row):
-    record = CheckRecord.read(RESULTS / _name(row))
+@pytest.mark.parametrize(
+    ("directory", "row"), ROWS, ids=[f"{d.parent.name}/{d.name}" for d, _ in ROWS]
+)
+def test_row_matches_its_check_json(directory, row):
+    record = CheckRecord.read(directory)
     check, phases = record.facts, record.phases
     _, _, _, select, environments, precompile, measure, gate, why, whole, verdict = row
     assert _seconds(select) == phases["select"]
