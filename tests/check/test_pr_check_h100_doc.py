@@ -109,3 +109,25 @@ def test_case_inputs_table_is_the_committed_h100_run():
         medians = [round(statistics.median(r[way] for r in later) * 1000, 1)
                    for way in ("now", "bound", "drawn")]  # fmt: skip
         assert [float(x) for x in shown] == medians, (backend, program)
+
+
+@pytest.mark.parametrize("side", ["base", "head"])
+def test_two_gpu_checks_of_the_same_code_are_an_a_a(side, tmp_path):
+    """The empty-cache check and the re-run on the two-GPU host, same code, separate runs:
+    each side compared with itself passes with nothing flagged, as the document says."""
+    from tests.archived_results import restored
+
+    from iconbench.cli import main
+    from iconbench.records.summary import Summary
+
+    runs = restored("results/pr-check-2xh200")
+    out = tmp_path / f"{side}.json"
+    empty, rerun = (runs / f"icon4py-edge-{run}-2026-11-27" / side for run in ("empty", "rerun"))
+    assert main(["compare", str(empty), str(rerun), "--out", str(out)]) == 0
+    summary = Summary.read(out)
+    counts = summary.counts
+    assert summary.verdict == "pass"
+    assert counts["regression"] == counts["improvement"] == 0
+    said = (f"passes on both sides, {counts['unchanged']}\nunchanged and "
+            f"{counts['inconclusive']} inconclusive, 0 regressions and 0 improvements")  # fmt: skip
+    assert said in DOC.read_text()
