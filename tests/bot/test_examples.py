@@ -5,9 +5,11 @@ The two H100 checks on the experiment's grid show the OpenACC section a reviewer
 icon4py #1405 (``cafee706`` -> ``9cbcaa0775``, the check of 2026-11-27,
 results/pr-check-h100/icon4py-1405-2026-11-27: the four variants of
 ``compute_rho_theta_pgrad_and_update_vn`` +18.9 to +22.8 % on gtfn_gpu, each profiled, with
-``compute_hydrostatic_correction_term``, which ICON's timer times with it) and gtfn's GPU
-blocks 8x4 instead of 32x8 (results/pr-check-h100/gt4py-blocks-2026-11-26a), with base and
-head speed-ups.
+``compute_hydrostatic_correction_term``, which ICON's timer times with it; the same change's
+check with main's builds at e36f4f5, results/pr-check-h100/icon4py-1405-main-2026-11-27, which
+profiled one variant for the four) and gtfn's GPU blocks 8x4 instead of 32x8
+(results/pr-check-h100/gt4py-blocks-2026-11-26a), with base and head speed-ups. The summaries
+of checks are their archived gate summaries (``iconbench results fetch``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "docs" / "examples"
 SITE = "https://c2sm.github.io/iconbench"
 #: comment, its summary, the pull request, the site (as docs/bot.md's commands give them)
 RENDERED = [
-    ("comment-h100-icon4py-1405.md", "summary-h100-icon4py-1405.json", "C2SM/icon4py", 1405, SITE),
+    ("comment-h100-icon4py-1405.md",
+     restored("results/pr-check-h100/icon4py-1405-2026-11-27") / "gate-summary.json",
+     "C2SM/icon4py", 1405, SITE),
+    ("comment-h100-icon4py-1405-main.md",
+     restored("results/pr-check-h100/icon4py-1405-main-2026-11-27") / "gate-summary.json",
+     "C2SM/icon4py", 1405, SITE),
     ("comment-h100-gt4py-blocks-openacc.md", "summary-h100-gt4py-blocks-openacc.json",
      "GridTools/gt4py", 7, SITE),
     ("comment-h100.md", "summary-h100-7212540-fd920c0.json", "GridTools/gt4py", 1234, SITE),
@@ -114,11 +121,39 @@ def test_icon4py_1405_shows_openacc_base_and_head_and_one_kernel_table():
     assert changed[0].startswith("+                return [](auto const& pg_exdist,")
     removed = {normalise(ln[1:]) for ln in changed if ln.startswith("-")}
     assert normalise(changed[0][1:]) not in removed
-    summary = Summary.read(EXAMPLES / "summary-h100-icon4py-1405.json")
+    summary = Summary.read(
+        restored("results/pr-check-h100/icon4py-1405-2026-11-27") / "gate-summary.json"
+    )
     assert {w.code.renamed_lines for w in summary.why} == {8}  # renamed, not shown as changed
     screen = _screen(body)
     assert screen.index("#### Regressions (4)") < screen.index("#### Why it changed")
     assert screen.index("#### Why it changed") < screen.index("#### Against OpenACC")
+    assert len(screen) < 60
+
+
+def test_icon4py_1405_with_mains_builds_profiles_one_variant_for_the_same_kernels():
+    """The check a runner with main's builds makes of #1405: the four flagged variants have
+    one kernel sequence, so the why phase profiled one and names the others, and the
+    OpenACC section moves gtfn_gpu below OpenACC while dace_gpu stays where it was."""
+    summary = Summary.read(
+        restored("results/pr-check-h100/icon4py-1405-main-2026-11-27") / "gate-summary.json"
+    )
+    assert len(summary.why) == 1
+    body = (EXAMPLES / "comment-h100-icon4py-1405-main.md").read_text(encoding="utf-8")
+    why = body[body.index("#### Why it changed") : body.index("#### Against OpenACC")]
+    assert why.count("| kernel | launches |") == 1
+    assert "kernel time 556.1 µs → 685.7 µs per call (+23.3 %), 7 → 10 kernels" in why
+    assert (
+        "The same kernels, flagged too (not profiled again): "
+        "`is_iau_active=False-limited_area=True` +22.4 %, "
+        "`is_iau_active=True-limited_area=True` +20.0 %, "
+        "`is_iau_active=False-limited_area=False` +19.2 %."
+    ) in why
+    section = _section(body)
+    assert "| gtfn_gpu | 6.5 % | 1.28x | **1.09x** | −15.3 % | 1.72x → 1.46x |" in section
+    assert "| dace_gpu | 6.5 % | 1.55x | **1.56x** | +0.4 % | 2.09x → 2.09x |" in section
+    screen = _screen(body)
+    assert screen.index("#### Regressions (4)") < screen.index("#### Why it changed")
     assert len(screen) < 60
 
 

@@ -84,11 +84,50 @@ def test_row_matches_its_check_json(directory, row):
         split["deciding"],
     ]
     assert verdict.lower().startswith(check["verdict"])
-    if check["verdict"] == "pass":
-        counts = check["counts"]
+    counts = check["counts"]
+    if check["verdict"] == "pass" or re.search(r"[0-9]+ unchanged, [0-9]+ inconclusive", verdict):
         said = f"{counts['unchanged']} unchanged, {counts['inconclusive']} inconclusive"
         assert said in verdict
+    if check["verdict"] == "pass":
         assert counts["regression"] == counts["improvement"] == 0
+    flagged = re.match(r"REGRESSION: ([0-9]+) \w+ device times", verdict)
+    if flagged:
+        assert int(flagged.group(1)) == counts["regression"]
+
+
+#: Rows that give the flagged device times' range and the backend with none flagged:
+#: "... (+19.1 to +23.4 %), 0 dace_gpu".
+FLAGGED = [
+    (directory, row)
+    for directory, row in ROWS
+    if re.search(r"\(\+[0-9.]+ to \+[0-9.]+ %\), 0 \w+_gpu", row[-1])
+]
+
+
+@pytest.mark.parametrize(
+    ("directory", "row"), FLAGGED, ids=[f"{d.parent.name}/{d.name}" for d, _ in FLAGGED]
+)
+def test_flagged_range_and_unflagged_backend_match_the_gate_summary(directory, row):
+    """A regression row's range of flagged device times and its unflagged backend are what
+    the check's gate summary (archived) says: the verdict a reviewer reads, not a copy."""
+    from tests.archived_results import restored
+
+    from iconbench.records.summary import Summary
+
+    low, high, unflagged = re.search(
+        r"\(\+([0-9.]+) to \+([0-9.]+) %\), 0 (\w+_gpu)", row[-1]
+    ).groups()
+    where = restored(str(directory.relative_to(ROOT)))
+    summary = Summary.read(where / "gate-summary.json")
+    flagged = [b for b in summary.benchmarks if b.gated and b.verdict == "regression"]
+    assert flagged
+    assert all(b.metric == "device_time" for b in flagged)
+    assert not [b for b in flagged if b.backend == unflagged]
+    ratios = sorted(b.ratio for b in flagged)
+    assert [float(low), float(high)] == [
+        round((ratios[0] - 1) * 100, 1),
+        round((ratios[-1] - 1) * 100, 1),
+    ]
 
 
 def test_case_inputs_table_is_the_committed_h100_run():
