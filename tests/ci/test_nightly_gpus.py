@@ -48,6 +48,25 @@ def test_the_gpus_part_measures_on_4_2_and_1_with_one_cache_and_compares_1_with_
     assert again.stderr.count("done already") == 3
 
 
+@pytest.mark.slow  # three runs until merge and a compare: about 90 s on 2 shared cores
+def test_after_the_nights_part_the_gpus_part_measures_with_the_nights_builds(tmp_path):
+    """On a host that ran the nights, every case is built in their cache: the 1/2/4-GPU runs
+    use it rather than compiling the stack a second time in a cache of their own."""
+    night = tmp_path / "night-1"
+    night.mkdir()
+    record = {"gpus": 4, "road": "shards", "remote": None, "until": "finish",
+              "phases_s": {"stack": 1.0, "precompile": 2.0, "measure": 3.0, "merge": 1.0,
+                           "finish": 1.0}}  # fmt: skip
+    (night / "phases.json").write_text(json.dumps(record))
+    done = _run(tmp_path, "gpus")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not (tmp_path / "gpus-cache").exists()
+    assert (tmp_path / "nights-cache" / "program-index").exists()
+    assert "(cache " + str(tmp_path / "nights-cache") + ")" in done.stderr
+    table = (tmp_path / "table.txt").read_text().splitlines()
+    assert [line.split(":")[0] for line in table] == ["gpus-1", "gpus-2", "gpus-4", "night-1"]
+
+
 def test_an_unknown_part_is_one_line(tmp_path):
     done = _run(tmp_path, "weekly")
     assert done.returncode == 2
