@@ -63,6 +63,18 @@ def _section(body: str) -> str:
     return body[body.index("#### Against OpenACC") : body.index("#### Notes")]
 
 
+def _why_with_one_kernel_table(body: str) -> str:
+    """The comment's why section, which shows the flagged variants' same kernels once."""
+    why = body[body.index("#### Why it changed") : body.index("#### Against OpenACC")]
+    assert why.count("| kernel | launches |") == 1
+    return why
+
+
+def _check_summary(check: str) -> Summary:
+    """The archived gate summary of a committed H100 check (results/pr-check-h100/CHECK)."""
+    return Summary.read(restored(f"results/pr-check-h100/{check}") / "gate-summary.json")
+
+
 def _screen(body: str) -> list[str]:
     """The lines a reviewer sees before the folded tables (a folded code diff left out)."""
     lines, folded = [], False
@@ -106,8 +118,7 @@ def test_icon4py_1405_shows_openacc_base_and_head_and_one_kernel_table():
         "× 0.74: GH200 4 TB/s (datasheet) / NVIDIA H100 80GB HBM3 2.96 TB/s (measured copy peak)"
     ) in section
     # the four variants were profiled each (before shapes were their kernels): one table
-    why = body[body.index("#### Why it changed") : body.index("#### Against OpenACC")]
-    assert why.count("| kernel | launches |") == 1
+    why = _why_with_one_kernel_table(body)
     assert "per call (+23.0 %), 7 → 10 kernels" in why
     assert (
         "The same kernels, flagged and profiled too (one table for all): "
@@ -121,9 +132,7 @@ def test_icon4py_1405_shows_openacc_base_and_head_and_one_kernel_table():
     assert changed[0].startswith("+                return [](auto const& pg_exdist,")
     removed = {normalise(ln[1:]) for ln in changed if ln.startswith("-")}
     assert normalise(changed[0][1:]) not in removed
-    summary = Summary.read(
-        restored("results/pr-check-h100/icon4py-1405-2026-11-27") / "gate-summary.json"
-    )
+    summary = _check_summary("icon4py-1405-2026-11-27")
     assert {w.code.renamed_lines for w in summary.why} == {8}  # renamed, not shown as changed
     screen = _screen(body)
     assert screen.index("#### Regressions (4)") < screen.index("#### Why it changed")
@@ -135,13 +144,10 @@ def test_icon4py_1405_with_mains_builds_profiles_one_variant_for_the_same_kernel
     """The check a runner with main's builds makes of #1405: the four flagged variants have
     one kernel sequence, so the why phase profiled one and names the others, and the
     OpenACC section moves gtfn_gpu below OpenACC while dace_gpu stays where it was."""
-    summary = Summary.read(
-        restored("results/pr-check-h100/icon4py-1405-main-2026-11-27") / "gate-summary.json"
-    )
+    summary = _check_summary("icon4py-1405-main-2026-11-27")
     assert len(summary.why) == 1
     body = (EXAMPLES / "comment-h100-icon4py-1405-main.md").read_text(encoding="utf-8")
-    why = body[body.index("#### Why it changed") : body.index("#### Against OpenACC")]
-    assert why.count("| kernel | launches |") == 1
+    why = _why_with_one_kernel_table(body)
     assert "kernel time 556.1 µs → 685.7 µs per call (+23.3 %), 7 → 10 kernels" in why
     assert (
         "The same kernels, flagged too (not profiled again): "
