@@ -46,6 +46,11 @@ def _name(row: list[str]) -> str:
     return re.search(r"\(`([^`]+)`", row[0]).group(1)
 
 
+def _ids(rows: list[tuple[pathlib.Path, list[str]]]) -> list[str]:
+    """A row's test id: its results directory and check, 'pr-check-h100/icon4py-...'."""
+    return [f"{directory.parent.name}/{directory.name}" for directory, _ in rows]
+
+
 TABLES = _tables()
 ROWS = [
     (results / _name(row), row)
@@ -61,9 +66,7 @@ def test_the_tables_have_the_checks_rows():
     assert all(len(row) == 11 for _, row in ROWS), [row[0] for _, row in ROWS if len(row) != 11]
 
 
-@pytest.mark.parametrize(
-    ("directory", "row"), ROWS, ids=[f"{d.parent.name}/{d.name}" for d, _ in ROWS]
-)
+@pytest.mark.parametrize(("directory", "row"), ROWS, ids=_ids(ROWS))
 def test_row_matches_its_check_json(directory, row):
     record = CheckRecord.read(directory)
     check, phases = record.facts, record.phases
@@ -95,18 +98,13 @@ def test_row_matches_its_check_json(directory, row):
         assert int(flagged.group(1)) == counts["regression"]
 
 
-#: Rows that give the flagged device times' range and the backend with none flagged:
+#: A verdict's range of flagged device times and the backend with none flagged:
 #: "... (+19.1 to +23.4 %), 0 dace_gpu".
-FLAGGED = [
-    (directory, row)
-    for directory, row in ROWS
-    if re.search(r"\(\+[0-9.]+ to \+[0-9.]+ %\), 0 \w+_gpu", row[-1])
-]
+FLAGGED_RANGE = re.compile(r"\(\+([0-9.]+) to \+([0-9.]+) %\), 0 (\w+_gpu)")
+FLAGGED = [(directory, row) for directory, row in ROWS if FLAGGED_RANGE.search(row[-1])]
 
 
-@pytest.mark.parametrize(
-    ("directory", "row"), FLAGGED, ids=[f"{d.parent.name}/{d.name}" for d, _ in FLAGGED]
-)
+@pytest.mark.parametrize(("directory", "row"), FLAGGED, ids=_ids(FLAGGED))
 def test_flagged_range_and_unflagged_backend_match_the_gate_summary(directory, row):
     """A regression row's range of flagged device times and its unflagged backend are what
     the check's gate summary (archived) says: the verdict a reviewer reads, not a copy."""
@@ -114,9 +112,7 @@ def test_flagged_range_and_unflagged_backend_match_the_gate_summary(directory, r
 
     from iconbench.records.summary import Summary
 
-    low, high, unflagged = re.search(
-        r"\(\+([0-9.]+) to \+([0-9.]+) %\), 0 (\w+_gpu)", row[-1]
-    ).groups()
+    low, high, unflagged = FLAGGED_RANGE.search(row[-1]).groups()
     where = restored(str(directory.relative_to(ROOT)))
     summary = Summary.read(where / "gate-summary.json")
     flagged = [b for b in summary.benchmarks if b.gated and b.verdict == "regression"]
