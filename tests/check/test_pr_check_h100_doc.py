@@ -146,23 +146,54 @@ def test_case_inputs_table_is_the_committed_h100_run():
         assert [float(x) for x in shown] == medians, (backend, program)
 
 
-@pytest.mark.parametrize("side", ["base", "head"])
-def test_two_gpu_checks_of_the_same_code_are_an_a_a(side, tmp_path):
-    """The empty-cache check and the re-run on the two-GPU host, same code, separate runs:
-    each side compared with itself passes with nothing flagged, as the document says."""
+def _a_a_counts(results: str, check: str, other: str, side: str, out: pathlib.Path) -> dict:
+    """``iconbench compare`` of one side of two archived checks of the same code (separate
+    runs): it must pass with nothing flagged; the counts of its verdicts."""
     from tests.archived_results import restored
 
     from iconbench.cli import main
     from iconbench.records.summary import Summary
 
-    runs = restored("results/pr-check-2xh200")
-    out = tmp_path / f"{side}.json"
-    empty, rerun = (runs / f"icon4py-edge-{run}-2026-11-27" / side for run in ("empty", "rerun"))
-    assert main(["compare", str(empty), str(rerun), "--out", str(out)]) == 0
+    runs = restored(results)
+    a, b = (runs / name / side for name in (check, other))
+    assert main(["compare", str(a), str(b), "--out", str(out)]) == 0
     summary = Summary.read(out)
-    counts = summary.counts
     assert summary.verdict == "pass"
-    assert counts["regression"] == counts["improvement"] == 0
+    assert summary.counts["regression"] == summary.counts["improvement"] == 0
+    return summary.counts
+
+
+@pytest.mark.parametrize("side", ["base", "head"])
+def test_two_gpu_checks_of_the_same_code_are_an_a_a(side, tmp_path):
+    """The empty-cache check and the re-run on the two-GPU host, same code, separate runs:
+    each side compared with itself passes with nothing flagged, as the document says."""
+    empty, rerun = "icon4py-edge-empty-2026-11-27", "icon4py-edge-rerun-2026-11-27"
+    counts = _a_a_counts("results/pr-check-2xh200", empty, rerun, side, tmp_path / "a.json")
     said = (f"passes on both sides, {counts['unchanged']}\nunchanged and "
             f"{counts['inconclusive']} inconclusive, 0 regressions and 0 improvements")  # fmt: skip
     assert said in DOC.read_text()
+
+
+#: The #1405 A/A table: host, the two checks compared, each side's counts.
+A_A_ROW = re.compile(
+    r"\| (1 × H100|2 × H200) \| (\w+) vs (\w+) \| pass: ([0-9]+) unchanged, ([0-9]+) "
+    r"inconclusive \| pass: ([0-9]+) unchanged, ([0-9]+) inconclusive \|"
+)
+
+#: The table's hosts and the results directories of their checks.
+A_A_RESULTS = {"1 × H100": "results/pr-check-h100", "2 × H200": "results/pr-check-2xh200"}
+
+
+def test_1405_checks_of_the_same_code_are_a_as(tmp_path):
+    """Each side of a #1405 check against the same side of another check (same code, separate
+    runs) passes with nothing flagged and the counts the document's table gives."""
+    rows = A_A_ROW.findall(DOC.read_text())
+    assert len(rows) == 3
+    for host, first, second, *shown in rows:
+        counts = []
+        for side in ("base", "head"):
+            mine = _a_a_counts(A_A_RESULTS[host], f"icon4py-1405-{first}-2026-11-27",
+                               f"icon4py-1405-{second}-2026-11-27", side,
+                               tmp_path / f"{host[0]}-{first}-{second}-{side}.json")  # fmt: skip
+            counts += [str(mine["unchanged"]), str(mine["inconclusive"])]
+        assert counts == shown, (host, first, second)
