@@ -18,9 +18,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "nightly-gpu.md"
 RUN = ROOT / "results" / "nightly-4xh200"
 
-#: the wall-time table's rows: "| last night's builds | devices | 20.2 s | ... | **319 s** | `night-3` |"
-ROW = re.compile(r"^\| (empty build cache|last night's builds) \| (shards|devices) \| "
-                 r"([0-9.]+) s \| (.+) \| \*\*([0-9]+) s\*\* \| `(night-\d)` \|$", re.M)  # fmt: skip
+#: a wall-time row: "| last night's builds | devices | 20.2 s | ... | **319 s** | `night-3` |"
+ROW = re.compile(
+    r"^\| (empty build cache|last night's builds) \| (shards|devices) \| "
+    r"([0-9.]+) s \| (.+) \| \*\*([0-9]+) s\*\* \| `(night-\d)` \|$",
+    re.M,
+)
 PHASES = ("stack", "precompile", "measure", "merge", "finish")
 
 
@@ -58,9 +61,8 @@ def test_the_4_gpu_measuring_row_is_gpus_4():
 
 def test_the_confirmations_builds_and_times_are_their_check_records():
     text = DOC.read_text()
-    checks = [json.loads(p.read_text())
-              for run in ("night-2", "night-3")
-              for p in sorted((RUN / run / "merged").glob("finish-*/confirm/check.json"))]  # fmt: skip
+    found = sorted(RUN.glob("night-*/merged/finish-*/confirm/check.json"))
+    checks = [json.loads(p.read_text()) for p in found]
     assert len(checks) == 2
     compiled = [c["builds"]["head"]["compiled"] for c in checks]
     assert [c["builds"]["base"]["compiled"] for c in checks] == compiled
@@ -89,7 +91,8 @@ def test_the_cold_precompile_figures_are_its_compile_ledger():
     seconds = sum(r["seconds"] for r in rows)
     span = max(r["at"] for r in rows) - min(r["at"] - r["seconds"] for r in rows)
     text = DOC.read_text().replace("\n  ", " ")
-    assert f"{len(rows)} builds in" in text and not [r for r in rows if r["error"]]
+    assert f"{len(rows)} builds in" in text
+    assert not [r for r in rows if r["error"]]
     assert f"{seconds:,.0f} compile-seconds".replace(",", " ") in text
     assert f"over 64 cores is {seconds / 64:.0f} s" in text
     assert f"spends {span:.0f} s between" in text
