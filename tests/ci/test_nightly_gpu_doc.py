@@ -97,3 +97,48 @@ def test_the_cold_precompile_figures_are_its_compile_ledger():
     assert f"over 64 cores is {seconds / 64:.0f} s" in text
     assert f"spends {span:.0f} s between" in text
     assert f"on average {seconds / span:.0f} builds at a time" in text
+
+
+def _device_times(run: pathlib.Path) -> dict[tuple[str, str], tuple[str, float]]:
+    """Each case's GPU and the median of its device-time samples in one night.
+
+    The devices road records the GPU per case; a shard sees only its own GPU (as device 0),
+    so on the shards road the GPU is the shard's: shard i ran on GPU i-1.
+    """
+    import statistics
+
+    times = {}
+    for line in (run / "merged" / "work" / "session.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        median = statistics.median(row["measurement"]["device_s"])
+        times[row["case"], row["backend"]] = (row.get("device"), median)
+    for shard in sorted(run.glob("shard-*/summary.json")):
+        gpu = str(int(shard.parent.name.removeprefix("shard-")) - 1)
+        for case in json.loads(shard.read_text())["cases"]:
+            times[case["case"], case["backend"]] = (gpu, times[case["case"], case["backend"]][1])
+    return times
+
+
+def test_a_case_on_another_gpu_measures_the_same_as_on_its_own():
+    import statistics
+
+    from tests.archived_results import restored
+
+    where = restored("results/nightly-4xh200")
+    one, two, three = (_device_times(where / f"night-{n}") for n in (1, 2, 3))
+    text = DOC.read_text()
+    for later, earlier, label in (
+        (three, two, "night 3 / night 2"),
+        (two, one, "night 2 / night 1"),
+    ):
+        for same in (False, True):
+            ratios = [later[k][1] / earlier[k][1] for k in earlier
+                      if (later[k][0] == earlier[k][0]) == same]  # fmt: skip
+            if not ratios:
+                continue
+            low, *_, high = statistics.quantiles(ratios, n=20, method="inclusive")
+            row = (f"| {label} | {'the same' if same else 'another'}: {len(ratios)} | "
+                   f"{statistics.median(ratios):.3f} | {low:.3f} to {high:.3f} | "
+                   f"{min(ratios):.3f} to {max(ratios):.3f} |")  # fmt: skip
+            assert row in text
+    assert sum(three[k][0] != two[k][0] for k in two) == 286
