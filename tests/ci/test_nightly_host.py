@@ -61,6 +61,10 @@ def test_two_nights_on_one_host_land_in_the_results_repository_and_the_site(tmp_
         assert (tmp_path / night / "site" / "index.html").is_file()
     # the first night: one case a shard, each shard on its own core
     assert [_cases(tmp_path / "n1" / f"shard-{i}") for i in (1, 2)] == [1, 1]
+    # each shard's cases record its GPU (CUDA_VISIBLE_DEVICES=i-1), not "the one it found"
+    for i in (1, 2):
+        ledger = (tmp_path / "n1" / f"shard-{i}" / "work" / "session.jsonl").read_text()
+        assert {json.loads(line)["device"] for line in ledger.splitlines()} == {str(i - 1)}
     assert "no earlier nightly in the history" in first.stderr
     # the second night is compared with the first, and what it flags is measured again
     assert "gate against the last nightly: exit" in second.stderr

@@ -107,8 +107,9 @@ class CaseResult:
     #: the version of the model that counted ``bytes_moved``
     #: (:data:`iconbench.programs.inputs.MINIMUM_BYTES_MODEL`; ``None``: unknown, older lines)
     bytes_model: int | None = None
-    #: the device that measured it (its ``CUDA_VISIBLE_DEVICES`` entry, where a run measures
-    #: on several: :mod:`iconbench.runner.devices`); ``None``: the one device a process finds
+    #: the device that measured it: its ``CUDA_VISIBLE_DEVICES`` entry, where a run measures
+    #: on several or a shard's runner gave it one GPU (:func:`iconbench.runner.devices.
+    #: recorded_label`); ``None``: the one device a process finds
     device: str | None = None
     #: wall seconds drawing the case's inputs (and loading its program where the process had
     #: not loaded it ahead) before the warm-up; ``None`` in older ledger lines

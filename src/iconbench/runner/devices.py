@@ -102,6 +102,28 @@ class Devices:
         return f"{cases} cases on {self.describe()}; {split}"
 
 
+def recorded_label(given: str, env: Mapping[str, str]) -> str | None:
+    """The device a measuring process records with each case: ``given``, else its own GPU.
+
+    A worker of the devices road is told its device (``given``). A process of one shard of
+    the shards road is not: its runner set ``CUDA_VISIBLE_DEVICES`` to one GPU, which the
+    process sees as device 0. Recording that entry keeps which GPU of the host measured a
+    case, so that two runs can be compared case by case across GPUs (docs/nightly-gpu.md).
+    Several entries, or none, name no one GPU: ``None``.
+
+    >>> recorded_label("1", {"CUDA_VISIBLE_DEVICES": "3"})
+    '1'
+    >>> recorded_label("", {"CUDA_VISIBLE_DEVICES": "3"})
+    '3'
+    >>> recorded_label("", {"CUDA_VISIBLE_DEVICES": "0,1"}), recorded_label("", {})
+    (None, None)
+    """
+    if given:
+        return given
+    visible = env.get("CUDA_VISIBLE_DEVICES", "").strip()
+    return visible if visible and "," not in visible else None
+
+
 #: One device, the one every process finds: a run as on a host with one GPU.
 ONE = Devices((Device(),), "one device")
 

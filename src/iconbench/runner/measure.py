@@ -214,7 +214,7 @@ def worker(options: RunOptions) -> None:
         fit_for_next=isolation.DeviceMemory() if on_gpu else lambda: None,
         starting=lambda job: options.inflight and isolation.write_inflight(options.inflight, job),
         worker=options.round_name or None,
-        device=options.device or None,
+        device=devices.recorded_label(options.device, os.environ),
         progress=_progress(options.device),
         backends=options.backends,
     )
