@@ -56,7 +56,7 @@ def test_each_night_row_is_its_phases_and_its_whole_command():
 def test_the_4_gpu_measuring_row_is_gpus_4():
     phases = _phases("gpus-4")
     assert (phases["gpus"], phases["until"]) == (4, "merge")
-    assert f"| 4 | {phases['phases_s']['measure']} s |" in DOC.read_text()
+    assert f"| 4 | {phases['phases_s']['measure']} s (shards road) |" in DOC.read_text()
 
 
 def test_the_confirmations_builds_and_times_are_their_check_records():

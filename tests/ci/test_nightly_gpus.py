@@ -21,17 +21,22 @@ def _run(out, *parts: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, check=False)  # fmt: skip
 
 
-@pytest.mark.slow  # three runs until merge and a compare: about 90 s on 2 shared cores
+@pytest.mark.slow  # a first night, two runs until merge and a compare: ~100 s on 2 cores
 def test_the_gpus_part_measures_on_4_2_and_1_with_one_cache_and_compares_1_with_4(tmp_path):
     done = _run(tmp_path, "gpus")
     assert done.returncode == 0, done.stderr[-3000:]
     for gpus in (4, 2, 1):
         phases = json.loads((tmp_path / f"gpus-{gpus}" / "phases.json").read_text())
-        assert (phases["gpus"], phases["until"]) == (gpus, "merge")
-        assert "finish" not in phases["phases_s"]
+        assert (phases["gpus"], phases["road"]) == (gpus, "devices")
+        # the first is a whole night (the devices road's cold one), the others stop at merge
+        assert phases["until"] == ("finish" if gpus == 4 else "merge")
+        assert ("finish" in phases["phases_s"]) == (gpus == 4)
     assert (tmp_path / "gpus-cache").is_dir()
     assert not (tmp_path / "nights-cache").exists()  # the nights part keeps a cache of its own
     assert not (tmp_path / "night-1").exists()
+    # the 4-GPU run's ledger says which GPU measured each case: the agreement's other side
+    ledger = (tmp_path / "gpus-4" / "merged" / "work" / "session.jsonl").read_text()
+    assert {json.loads(line)["device"] for line in ledger.splitlines()} <= {"0", "1", "2", "3"}
     agreement = json.loads((tmp_path / "agreement.json").read_text())
     gated = sorted(row["id"] for row in agreement["benchmarks"] if row["gated"])
     assert gated == ["compute_tangential_wind[default]|gtfn_cpu|device_time",
@@ -48,7 +53,7 @@ def test_the_gpus_part_measures_on_4_2_and_1_with_one_cache_and_compares_1_with_
     assert again.stderr.count("done already") == 3
 
 
-@pytest.mark.slow  # three runs until merge and a compare: about 90 s on 2 shared cores
+@pytest.mark.slow  # a first night, two runs until merge and a compare: ~100 s on 2 cores
 def test_after_the_nights_part_the_gpus_part_measures_with_the_nights_builds(tmp_path):
     """On a host that ran the nights, every case is built in their cache: the 1/2/4-GPU runs
     use it rather than compiling the stack a second time in a cache of their own."""
