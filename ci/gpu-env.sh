@@ -3,7 +3,9 @@
 # iconbench's sources on the path. Usage:  source ci/gpu-env.sh
 # The wheelhouse is made on a machine with network by ci/gpu-wheelhouse (gt4py, dace, icon4py
 # and those of their dependencies that a CUDA image lacks). Its bytecode is compiled once here,
-# as an installer does (iconbench bytecode), not by the first processes of the first run.
+# as an installer does (iconbench bytecode), not by the first processes of the first run; every
+# later source finds the stamp of that compile for this stack (under a second) instead of
+# compiling again, and sources at once wait for the one compiling.
 # Sourced again by every script a job starts (ci/run-shard of each GPU at once, ci/nightly):
 # the wheelhouse is installed once per wheelhouse (a stamp of its files in /tmp/site), under a
 # lock, so a shard never finds /tmp/site removed under a running one.

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import numpy as np
-from tests.history.test_changepoints_cli import commit_of, write_night
+from tests.history.test_changepoints_cli import MACHINE, commit_of, write_night
 from tests.runner.test_merge import _shard
 
 from iconbench.history.store import HistoryStore
@@ -110,7 +110,7 @@ def test_the_night_a_step_becomes_detectable_reports_its_change_point(tmp_path, 
         asv = write_night(tmp_path / "nights" / str(night), night, rng, step_from=9)
         files = {p.relative_to(asv).as_posix(): ("asv", p) for p in sorted(asv.rglob("*.json"))}
         store.append(files, kind="main", component="icon4py", commit=commit_of(night),
-                     label="nightly", machine="h100",
+                     label="nightly", machine="ci",  # MACHINE's name: no GPU, asv's name
                      created=start + datetime.timedelta(days=night))  # fmt: skip
     git(seed, "add", "-A")
     git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "13 nights")
@@ -136,3 +136,48 @@ def test_the_night_a_step_becomes_detectable_reports_its_change_point(tmp_path, 
     text = points
     assert reported[0] in text
     assert "1 new change points in 14 runs" in text
+
+
+def test_a_night_is_compared_with_the_last_night_of_its_own_machine(tmp_path, git):
+    """Two GPU models in one runner pool, both hosts named ``vm``: an H200 night compares with
+    the last H200 night, not with the newer H100 night (twice as fast: a regression if
+    compared)."""
+    checkouts, _ = _checkouts(tmp_path, git)
+    remote = tmp_path / "results.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    seed = tmp_path / "seed"
+    git(tmp_path, "init", "-q", "-b", "results", str(seed))
+    rng = np.random.default_rng(5)
+    h200, h100 = ({**MACHINE, "machine": "vm", "gpu": gpu} for gpu in
+                  ("NVIDIA H200", "NVIDIA H100 80GB HBM3"))  # fmt: skip
+    for night, (machine, scale) in enumerate([(h200, 1.0), (h100, 0.5)]):
+        asv = write_night(tmp_path / "nights" / str(night), night, rng, step_from=99,
+                          machine=machine, scale=scale)  # fmt: skip
+        subprocess.run([sys.executable, "-m", "iconbench", "history", "append", "--store",
+                        str(seed), "--kind", "main", "--component", "icon4py", "--label",
+                        "nightly", "--commit", commit_of(night), "--asv", str(asv)],
+                       env=ENV, check=True, capture_output=True)  # fmt: skip
+    git(seed, "add", "-A")
+    git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "2 nights")
+    git(seed, "push", "-q", str(remote), "HEAD:refs/heads/results")
+    merged = tmp_path / "merged"
+    write_night(merged / "asv", 2, rng, step_from=99, machine=h200)
+    done = _finish(checkouts, merged, tmp_path / "site", remote)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "gate against the last nightly: exit 0" in done.stderr, done.stderr[-3000:]
+    # a runner that names its machine: no night of that name yet, so none to compare with
+    done = _finish(checkouts, merged, tmp_path / "site2", remote,
+                   env=dict(ENV, ICONBENCH_MACHINE="gh200"))  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "no earlier nightly of machine gh200 in the history: nothing to compare with" in (
+        done.stderr
+    )
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "-b", "results", str(remote), str(clone))
+    store = HistoryStore.open(clone)
+    entries = store.entries()
+    assert [e.machine for e in entries] == ["h200", "h100", "h200", "gh200"]
+    (gate,) = [f for f in entries[2].files if f.role == "gate"]
+    base = json.loads(store.read(gate))["base"]
+    assert (base["commit"], base["machine"]["gpu"]) == (commit_of(0), "NVIDIA H200")
+    assert [f.role for f in entries[3].files if f.role == "gate"] == []

@@ -28,14 +28,20 @@ def commit_of(night: int) -> str:
     return f"{night:08x}" + "c" * 32
 
 
-def write_night(root: pathlib.Path, night: int, rng, *, step_from: int) -> pathlib.Path:
-    """One nightly's asv result file: ``a[default]`` 8 % slower from ``step_from`` on."""
+def write_night(
+    root: pathlib.Path, night: int, rng, *, step_from: int, machine=MACHINE, scale: float = 1.0
+) -> pathlib.Path:
+    """One nightly's asv result file: ``a[default]`` 8 % slower from ``step_from`` on.
+
+    ``machine``: the runner's description (its ``machine.json``); ``scale``: its speed (2.0:
+    every case twice as slow).
+    """
     values = {}
     for case, level in zip(CASES, (1.2e-4, 3.4e-4), strict=True):
         step = 1.08 if case == "a[default]" and night >= step_from else 1.0
-        samples = list(level * step * np.exp(rng.normal(0, 0.01, 10)))
+        samples = list(level * scale * step * np.exp(rng.normal(0, 0.01, 10)))
         values[case, "gtfn_gpu", "tiny"] = (float(np.median(samples)), samples)
-    results.write_asv(root, [BENCHMARK], {"time_device": values}, machine=MACHINE,
+    results.write_asv(root, [BENCHMARK], {"time_device": values}, machine=machine,
                       commit=commit_of(night), env_name="e", python="3.12",
                       date_ms=1_795_000_000_000 + night * 86_400_000)  # fmt: skip
     return root

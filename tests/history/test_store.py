@@ -7,12 +7,15 @@ import pathlib
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from tests.asv_results import write_asv_results
+from tests.history.test_changepoints_cli import MACHINE, commit_of, write_night
 
 from iconbench.errors import IconbenchError
 from iconbench.history import export, retention
 from iconbench.history.store import HistoryStore
+from iconbench.records import asv as asv_results
 
 WRITERS, APPENDS = 6, 15
 
@@ -233,3 +236,47 @@ def test_export_expands_an_abbreviated_commit_and_keeps_the_stored_bytes(tmp_pat
     assert json.loads(exported.read_text())["commit_hash"] == full
     stored = [store.read(ref) for ref in entry.files if ref.path.endswith(exported.name)]
     assert [json.loads(data)["commit_hash"] for data in stored] == [full[:7]]
+
+
+def test_append_names_the_machine_of_its_results_and_list_picks_one_machine(tmp_path, capsys):
+    """Nights of an H100 and an H200 host (both ``vm`` to asv) and of a CPU runner, appended
+    without --machine; one appended with --machine, which wins."""
+    from iconbench.cli import main
+
+    store = str(tmp_path / "h")
+    hosts = [("vm", "NVIDIA H100 80GB HBM3"), ("vm", "NVIDIA H200"), ("ci", "none"),
+             ("vm", "NVIDIA H200"), ("vm", "NVIDIA H200")]  # fmt: skip
+    for night, (host, gpu) in enumerate(hosts):
+        asv = write_night(tmp_path / str(night), night, np.random.default_rng(night), step_from=9,
+                          machine={**MACHINE, "machine": host, "gpu": gpu})  # fmt: skip
+        named = ["--machine", "h200-pcie"] if night == 4 else []
+        assert main(["history", "append", "--store", store, "--kind", "main", "--component",
+                     "icon4py", "--label", "nightly", "--commit", commit_of(night), "--asv",
+                     str(asv), *named]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["history", "machine", "--asv", str(tmp_path / "1")]) == 0
+    assert capsys.readouterr().out == "h200\n"  # what append records (ci/nightly asks first)
+    assert [e.machine for e in HistoryStore.open(store).entries()] == [
+        "h100", "h200", "ci", "h200", "h200-pcie"
+    ]  # fmt: skip
+    listed = ["history", "list", "--store", store, "--kind", "main", "--label", "nightly"]
+    assert main([*listed, "--machine", "h200", "--json"]) == 0
+    entries = json.loads(capsys.readouterr().out)
+    assert [e["commit"] for e in entries] == [commit_of(1), commit_of(3)]
+    # the nightly's last night of one machine: its result file, not the newer ones of others
+    assert main([*listed, "--machine", "h200", "--last", "--files", "asv"]) == 0
+    files = capsys.readouterr().out.split()
+    assert [f for f in files if f.startswith("vm/") and f != "vm/machine.json"] == [
+        f"vm/{commit_of(3)[:8]}-e.json"
+    ]
+    assert main([*listed, "--machine", "gh200", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert main(["history", "cat", "--store", store, "--machine", "h100", "--path",
+                 "vm/machine.json"]) == 0  # fmt: skip
+    assert json.loads(capsys.readouterr().out)["gpu"] == "NVIDIA H100 80GB HBM3"
+    exported = tmp_path / "exported"
+    assert main(["history", "export", "--store", store, "--machine", "ci", "--out",
+                 str(exported)]) == 0  # fmt: skip
+    assert [p.name for p in asv_results.result_files(exported / "asv")] == [
+        f"{commit_of(2)[:8]}-e.json"
+    ]

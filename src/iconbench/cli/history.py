@@ -21,7 +21,10 @@ from iconbench.errors import IconbenchError
 if TYPE_CHECKING:
     from iconbench.history.store import Entry, HistoryStore
 
-ACTIONS = ("append", "list", "cat", "export", "prune", "check", "publish", "backfill", "confirm")
+ACTIONS = (
+    "append", "machine", "list", "cat", "export", "prune", "check", "publish", "backfill",
+    "confirm",
+)  # fmt: skip
 
 
 def site_command(
@@ -55,6 +58,37 @@ def _files(args: argparse.Namespace) -> dict[str, tuple[str, pathlib.Path]]:
     )
 
 
+def _machine(args: argparse.Namespace) -> str:
+    """The machine an appended result set was measured on, resolved once.
+
+    ``--machine``, else the name its asv results give (:func:`iconbench.records.asv.machine_name`:
+    the GPU model, else asv's machine name), else this host's name.
+    """
+    if args.machine:
+        return args.machine
+    from iconbench.records import asv
+    from iconbench.runner.pipeline import hostname
+
+    named = {name for name in map(asv.machine_of, args.asv or ()) if name}
+    if len(named) > 1:
+        raise IconbenchError(
+            f"history {args.action}: the --asv results are of {len(named)} machines "
+            f"({', '.join(sorted(named))}); append each machine's results on its own"
+        )
+    return named.pop() if named else hostname()
+
+
+def _chosen(store: HistoryStore, args: argparse.Namespace) -> list[Entry]:
+    """The entries of ``--kind``, ``--label`` and ``--machine`` (each where given), oldest first."""
+    return [
+        e
+        for e in store.entries()
+        if (not args.kind or e.kind == args.kind)
+        and (not args.label or e.label == args.label)
+        and (not args.machine or e.machine == args.machine)
+    ]
+
+
 def _cat(store: HistoryStore, entries: list[Entry], path: str | None) -> int:
     """Print the file ``path`` of the newest of ``entries`` that has one."""
     if not path:
@@ -66,8 +100,8 @@ def _cat(store: HistoryStore, entries: list[Entry], path: str | None) -> int:
                 sys.stdout.flush()
                 return 0
     raise IconbenchError(
-        f"history cat: no entry of {store.root} (of the --kind/--label given) has {path}; "
-        "'iconbench history list' shows the entries"
+        f"history cat: no entry of {store.root} (of the --kind/--label/--machine given) has "
+        f"{path}; 'iconbench history list' shows the entries"
     )
 
 
@@ -101,7 +135,9 @@ class History(Command):
         "iconbench history append --store history --kind pr --pr 42 --component icon4py "
         "--commit $SHA --gate gate-summary.json",
         "iconbench history list --store history --json",
-        "iconbench history list --store history --kind main --label nightly --last --files asv",
+        "iconbench history list --store history --kind main --label nightly --machine h200 "
+        "--last --files asv",
+        "iconbench history machine --asv results/merged/asv   # the name append records: h200",
         "iconbench history cat --store history --label nightly --path other/stack.json",
         "iconbench history prune --store history --dry-run",
         "iconbench history publish --store history --out site",
@@ -122,7 +158,9 @@ class History(Command):
         parser.add_argument("action", choices=ACTIONS, help="what to do with the store")
         options.add_store(parser, help="the history directory (created by the first append)")
         parser.add_argument(
-            "--kind", choices=("main", "pr", "manual"), help="append: run kind; list/cat: only it"
+            "--kind",
+            choices=("main", "pr", "manual"),
+            help="append: run kind; list/cat/export: only it",
         )
         parser.add_argument("--component", help="append: gt4py | dace | icon4py | iconbench")
         parser.add_argument(
@@ -134,13 +172,21 @@ class History(Command):
         parser.add_argument("--repository", default="", help="append: owner/name")
         parser.add_argument("--ref", default="", help="append: branch or PR ref")
         parser.add_argument(
-            "--machine", default="", help="append, backfill: machine name (default: host name)"
+            "--machine",
+            default="",
+            help="append, backfill: machine name (append's default: of its --asv results, the "
+            "GPU model, e.g. h100, else asv's machine name; else the host name); list/cat/"
+            "export: only its entries",
         )
         parser.add_argument(
-            "--label", default="", help="append: free text, e.g. 'nightly'; list/cat: only it"
+            "--label",
+            default="",
+            help="append: free text, e.g. 'nightly'; list/cat/export: only it",
         )
         parser.add_argument(
-            "--last", action="store_true", help="list: only the newest entry (of --kind/--label)"
+            "--last",
+            action="store_true",
+            help="list: only the newest entry (of --kind/--label/--machine)",
         )
         parser.add_argument(
             "--files",
@@ -152,7 +198,9 @@ class History(Command):
             "--path", help="cat: print this file of the newest entry that has it (e.g. gate/x)"
         )
         parser.add_argument("--pr", type=int, help="append: pull request number (kind pr)")
-        parser.add_argument("--asv", action="append", help="append: an asv results directory")
+        parser.add_argument(
+            "--asv", action="append", help="append, machine: an asv results directory"
+        )
         parser.add_argument("--summary", action="append", help="append: a runner summary.json")
         parser.add_argument("--gate", action="append", help="append: a gate summary JSON")
         parser.add_argument(
@@ -308,6 +356,11 @@ class History(Command):
             return cls._backfill(args)
         if args.action == "confirm":
             return cls._confirm(args)
+        if args.action == "machine":
+            if not args.asv:
+                raise IconbenchError("history machine: give --asv DIR (a result set's asv results)")
+            print(_machine(args))
+            return 0
         if args.store is None:
             raise IconbenchError(f"history {args.action}: give --store DIR (the history)")
         if args.action in ("export", "publish") and not args.out:
@@ -321,8 +374,9 @@ class History(Command):
             if len(args.commit) > 1:
                 raise IconbenchError("history append: give one --commit (a result set's commit)")
             files = _files(args)
+            machine = _machine(args)
             if args.dry_run:
-                print(f"would append {len(files)} files to {args.store}")
+                print(f"would append {len(files)} files of machine {machine} to {args.store}")
                 return 0
             entry = HistoryStore.create(args.store).append(
                 files,
@@ -331,7 +385,7 @@ class History(Command):
                 commit=args.commit[0],
                 repository=args.repository,
                 ref=args.ref,
-                machine=args.machine,
+                machine=machine,
                 label=args.label,
                 pr=args.pr,
             )
@@ -343,12 +397,7 @@ class History(Command):
             return 0
         store = HistoryStore.open(args.store)
         if args.action in ("list", "cat"):
-            entries = [
-                e
-                for e in store.entries()
-                if (not args.kind or e.kind == args.kind)
-                and (not args.label or e.label == args.label)
-            ]
+            entries = _chosen(store, args)
         if args.action == "cat":
             return _cat(store, entries, args.path)
         if args.action == "list":
@@ -363,7 +412,7 @@ class History(Command):
                 what = f"{e.kind}{'' if e.pr is None else f' #{e.pr}'}"
                 print(
                     f"{e.id[:16]}  {e.created[:19]}  {what:<8} {e.component:<9} "
-                    f"{e.commit[:12]:<12} {len(e.files):>4} files  {e.label}"
+                    f"{e.commit[:12]:<12} {e.machine or '-':<8} {len(e.files):>4} files  {e.label}"
                 )
             return 0
         if args.action == "check":
@@ -383,7 +432,7 @@ class History(Command):
             return 0
         out = pathlib.Path(args.out)
         if args.action == "export":
-            done = export.export(store, out, repo=args.repo)
+            done = export.export(store, out, _chosen(store, args), repo=args.repo)
             print(
                 f"exported {done.result_files} asv result files to {done.asv_dir}, "
                 f"{done.gate_summaries} gate summaries to {done.gate_dir}, "

@@ -21,7 +21,8 @@ import json
 import math
 import os
 import pathlib
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from iconbench.errors import IconbenchError
@@ -477,6 +478,57 @@ def program_benchmarks(
         {**bench, "params": params} if bench["name"].startswith(SUITE + ".") else bench
         for bench in described
     ]
+
+
+#: What a runner's ``machine.json`` says of a machine without a GPU (iconbench's writer: "none").
+NO_GPU = ("", "none")
+
+
+def machine_name(description: Mapping[str, Any]) -> str:
+    """The name a runner goes by in the history: its GPU model's, else asv's machine name.
+
+    A GPU host's numbers are its GPU's, so two hosts of one model are one machine to compare
+    night with night, and two models are two even where the hosts share a name (asv's
+    machine name is the host name, ``vm`` on many cloud GPU hosts). The model's name is its
+    first word of letters and digits (``H100`` of ``NVIDIA H100 80GB HBM3``), lower-case; a
+    model without one keeps its whole name.
+
+    >>> [machine_name({"machine": "vm", "gpu": gpu}) for gpu in ("NVIDIA H100 80GB HBM3",
+    ...  "NVIDIA H200", "NVIDIA GH200 480GB", "NVIDIA A100-SXM4-80GB", "Tesla V100-SXM2-16GB",
+    ...  "NVIDIA GeForce RTX 4090")]
+    ['h100', 'h200', 'gh200', 'a100', 'v100', 'nvidia-geforce-rtx-4090']
+    >>> machine_name({"machine": "balfrin-cn12", "cpu": "128 cores", "gpu": "none"})
+    'balfrin-cn12'
+    """
+    gpu = str(description.get("gpu") or "").strip()
+    if gpu.lower() in NO_GPU:
+        return str(description.get("machine") or "")
+    words = re.split(r"[\s_-]+", gpu)
+    model = next((w for w in words if re.search("[A-Za-z]", w) and re.search("[0-9]", w)), "")
+    return (model or re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-")).lower()
+
+
+def machine_of(results_dir: str | os.PathLike[str]) -> str | None:
+    """:func:`machine_name` of the machine of an asv results directory (its ``machine.json``).
+
+    ``None`` where the directory has no ``machine.json``; several machines of different names
+    are one error line (a result set is measured on one machine).
+    """
+    root = pathlib.Path(results_dir)
+    names: dict[str, pathlib.Path] = {}
+    for path in sorted(root.glob("*/machine.json")):
+        data = decode.load_json(path, hint=HINT)
+        if not isinstance(data, dict):
+            raise decode.fail(path, f"expected an object, got {describe(data)}", HINT)
+        Fields(str(path), data, hint=HINT).text("machine")
+        names.setdefault(machine_name(data), path)
+    if len(names) > 1:
+        listed = ", ".join(f"{name} in {path.parent.name}/" for name, path in names.items())
+        raise IconbenchError(
+            f"{root}: results of {len(names)} machines ({listed}); give the machine's name "
+            "(--machine) or one machine's results"
+        )
+    return next(iter(names), None)
 
 
 def write_asv(
