@@ -11,6 +11,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pathlib
+import subprocess
+import sys
 
 from iconbench.stacks.shared_builds import CACHE_FOLDER, link_runner_builds
 
@@ -102,3 +104,18 @@ def test_stacks_linking_at_once_link_each_build_once(tmp_path):
     assert sorted(os.listdir(target)) == sorted(names)
     assert all((target / name).is_symlink() and (target / name / "p.so").is_file()
                for name in names)  # fmt: skip
+
+
+def test_a_switch_that_is_not_one_is_one_line(tmp_path):
+    env = {**os.environ, "ICONBENCH_SHARED_BUILD_CACHE": "yes"}
+    done = subprocess.run(
+        [sys.executable, "-m", "iconbench", "suite", "plan", "--out", str(tmp_path / "o"),
+         "--backends", "gtfn_cpu", "--grid", "tiny"],
+        env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        "iconbench: error: ICONBENCH_SHARED_BUILD_CACHE='yes': give 1 (this runner's stacks share "
+        "their builds) or 0; fix or unset ICONBENCH_SHARED_BUILD_CACHE"
+    )
+    assert not (tmp_path / "o").exists()

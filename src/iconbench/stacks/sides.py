@@ -160,7 +160,7 @@ def of_commits(
     for component, sha in commits.items():
         tree = trees.export_tree(repos[component], sha, exported_trees(component))
         roots += trees.source_roots(tree)
-    identity = trees.code_identity(roots)
+    identity = trees.code_identity(roots) if roots else ""  # none: the environment's code
     own = [component for component in commits if component not in SHARES_BUILD_CACHE]
     key = f"{stack}-{'-'.join(own)}-{identity[:12]}" if own else stack
     commit = commit or next(iter(commits.values()), "")
