@@ -22,13 +22,14 @@ else
     export PYTHONPATH="$root/src${PYTHONPATH:+:$PYTHONPATH}"
 fi
 export ICONBENCH_CACHE_DIR="${ICONBENCH_CACHE_DIR:-$root/.cache}"
-# ICONBENCH_SHARED_BUILD_CACHE=1 (the workflows set it): one gt4py build cache for every run
-# on this runner instead of one per stack. gt4py names each build folder by a fingerprint of
-# the generated source and its own version, so different stacks never share a build, and a
-# pull request's head finds main's builds of every program whose code it did not change.
-if [ "${ICONBENCH_SHARED_BUILD_CACHE:-0}" = 1 ]; then
-    export GT4PY_BUILD_CACHE_DIR="${GT4PY_BUILD_CACHE_DIR:-$ICONBENCH_CACHE_DIR/gt4py/shared}"
-    export GT4PY_BUILD_CACHE_LIFETIME=persistent
-fi
+# ICONBENCH_SHARED_BUILD_CACHE=1 (the workflows set it): this runner keeps ICONBENCH_CACHE_DIR
+# between jobs and its stacks share their builds. Each stack keeps its own gt4py build cache
+# (ICONBENCH_CACHE_DIR/gt4py/<stack>: gt4py's translation caches in it are keyed by the
+# program's IR alone, so one shared between stacks handed a new gt4py the code an old one had
+# generated), and every precompile first links into it the build folders of the runner's other
+# stacks (gt4py names each by a fingerprint of the generated source and its own version: the
+# same name is the same build). The nightly's precompile, shards and confirmation and a later
+# check of the same stack find one another's builds; a new stack gets every identical build
+# and translates for itself (iconbench.stacks.shared_builds, docs/ci.md).
 export PYTHONUNBUFFERED=1
 iconbench() { python -m iconbench "$@"; }

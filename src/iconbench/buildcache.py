@@ -4,7 +4,10 @@ gt4py reads its configuration from environment variables *when it is imported*, 
 :func:`configure` must run before the first ``import gt4py``; the CLI and the asv suite call
 it first thing. A persistent cache matters because one program takes 30–50 s to compile per
 backend: a second run of the same stack must not compile again. The cache directory is keyed
-by the stack (see :mod:`iconbench.stacks`) so that a changed gt4py never reuses stale code.
+by the stack (see :mod:`iconbench.stacks`) so that a changed gt4py never reuses stale code:
+gt4py's translation caches in it are keyed by the program's IR alone. A runner that keeps its
+cache shares the build folders of its stacks between them, never their translations
+(:mod:`iconbench.stacks.shared_builds`, ``ICONBENCH_SHARED_BUILD_CACHE=1``).
 """
 
 from __future__ import annotations

@@ -443,6 +443,13 @@ def build_cache_dir() -> pathlib.Path:
     return pathlib.Path(config.BUILD_CACHE_DIR)
 
 
+def build_cache_version() -> str:
+    """The version gt4py names its build folders by here (its own, unless overridden)."""
+    from gt4py.next import config
+
+    return config.BUILD_CACHE_VERSION_ID
+
+
 def _compile(program: Any, static: dict, offsets: dict, backend: Backend) -> codegen.Build | None:
     """Compile (or load from the persistent cache) ``program``'s one variant; return its build."""
     if backend.is_embedded:

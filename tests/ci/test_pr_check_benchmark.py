@@ -19,7 +19,7 @@ import sys
 import pytest
 from tests.ci.test_nightly_host import REPO
 
-from iconbench.stacks.sides import TRANSLATION_CACHES
+from iconbench.stacks.shared_builds import TRANSLATION_CACHES
 
 BENCHMARK = REPO / "ci" / "gpu" / "pr-check-benchmark"
 REPOS = REPO / "ci" / "gpu" / "pr-check-repos"

@@ -41,6 +41,28 @@ def test_a_held_build_folder_raises_and_other_locks_are_gt4pys(tmp_path):
     assert locking._lock_constructor.__name__ == type(held).__name__  # restored
 
 
+def test_a_build_linked_from_another_stack_is_not_waited_on_either(tmp_path):
+    """gt4py resolves a linked build folder and locks it where it lies: in the other stack's
+    cache (iconbench.stacks.shared_builds), where another stack's process may be building it."""
+    from gt4py._core import locking
+
+    cache, others = tmp_path / "stack-a" / ".gt4py_cache", tmp_path / "stack-b" / ".gt4py_cache"
+    build = others / "apply_pyext_0123456789abcdef_1.2.1"
+    build.mkdir(parents=True)
+    cache.mkdir(parents=True)
+    (cache / build.name).symlink_to(build)
+    held = locking.lock(build)
+    held.acquire()
+    try:
+        with busy_builds.deferring(cache):
+            same = locking.lock((cache / build.name).resolve())
+            assert isinstance(same, busy_builds._NotWaiting)  # not gt4py's waiting lock
+            with pytest.raises(busy_builds.BusyBuildError, match=build.name), same:
+                pass
+    finally:
+        held.release()
+
+
 def test_a_busy_build_is_taken_up_again_waiting_after_the_other_jobs(tmp_path, monkeypatch):
     calls: list[tuple[str, bool]] = []
 

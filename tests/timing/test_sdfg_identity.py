@@ -74,3 +74,34 @@ def test_an_incomplete_build_is_not_reused(tmp_path):
     again.mkdir()
     assert sdfg_identity.adopt(again, _translated_again(SDFG, "/b", "e5617e23"), "bind()") is None
     assert not again.is_symlink()
+
+
+def test_two_dace_commits_at_one_path_and_version_are_two_generators(tmp_path, monkeypatch):
+    """A nightly's environment is made anew at the same path each night, and DaCe main keeps
+    its version: the environment's record of DaCe's commit (ci/nightly stack) tells them apart,
+    so tonight's stack never links a build that last night's DaCe generated."""
+    import sys
+
+    from iconbench.stacks import identity
+
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    generators = []
+    for commit in ("a" * 40, "b" * 40):
+        identity.write_record(tmp_path, "dace", commit, "https://github.com/spcl/dace")
+        sdfg_identity._generator.cache_clear()
+        generators.append(sdfg_identity._generator())
+    sdfg_identity._generator.cache_clear()
+    assert generators[0] != generators[1]
+    assert generators[0].split(":")[:2] == generators[1].split(":")[:2]  # version, directory
+    assert "a" * 40 in generators[0]
+    cache = tmp_path / ".gt4py_cache"
+    last_night = cache / "compute_tangential_wind_pyext_ad4b9f498ab078c0_1.2.1_3c38bc993c73f67d"
+    last_night.mkdir(parents=True)
+    assert sdfg_identity.adopt(last_night, SDFG, "bind()", generators[0]) is None
+    (last_night / sdfg_identity.COMPLETE_MARKER).touch()
+    tonight = cache / "compute_tangential_wind_pyext_1b394524e3f1f824_1.2.1_3c38bc993c73f67d"
+    tonight.mkdir()
+    assert sdfg_identity.adopt(tonight, SDFG, "bind()", generators[1]) is None  # built anew
+    again = cache / "compute_tangential_wind_pyext_2c394524e3f1f824_1.2.1_3c38bc993c73f67d"
+    again.mkdir()
+    assert sdfg_identity.adopt(again, SDFG, "bind()", generators[0]) == last_night  # same DaCe

@@ -204,6 +204,7 @@ class Suite(Command):
         from iconbench.runner.devices import ONE
         from iconbench.runner.devices import resolve as resolve_devices
         from iconbench.runner.options import RunOptions
+        from iconbench.stacks import shared_builds
         from iconbench.timing.sharding import parse_shard
 
         experiment = None
@@ -243,6 +244,7 @@ class Suite(Command):
             stack=resolve_stack(args.stack),
             processes=args.jobs or max(1, (os.cpu_count() or 2) - 2),
             build_jobs=args.build_jobs,
+            shared_builds=shared_builds.enabled(),
             shortest_first=args.shortest_first,
             budget=args.budget,
             samples=args.samples,

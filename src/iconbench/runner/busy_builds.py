@@ -28,9 +28,7 @@ import pathlib
 from collections.abc import Iterator
 from typing import Any
 
-#: Folders of gt4py's build cache that are no program's build (translation caches, gtfn's
-#: compile-command prototypes): their locks are waited on.
-NOT_BUILDS = ("gtfn_cache", "translation_cache", "compile_commands_cache")
+from iconbench.stacks import shared_builds
 
 
 class BusyBuildError(Exception):
@@ -53,16 +51,24 @@ class Deferred:
 def is_build_folder(folder: pathlib.Path, cache: pathlib.Path) -> bool:
     """Whether ``folder`` is a program's build folder in gt4py's build cache ``cache``.
 
-    >>> cache = pathlib.Path("/c/.gt4py_cache")
+    A folder linked from another stack's cache (:mod:`iconbench.stacks.shared_builds`) is
+    locked where it lies, in that cache: it is one of this cache's builds all the same.
+    Translation caches and gtfn's compile-command templates are no program's build: their
+    locks are waited on.
+
+    >>> cache = pathlib.Path("/c/stack-a/.gt4py_cache")
     >>> is_build_folder(cache / "apply_pyext_0123456789abcdef_1.2.1", cache)
     True
     >>> [is_build_folder(cache / name, cache) for name in ("gtfn_cache", "translation_cache",
     ...  "compile_commands_cache_gridtools_cpu_Release__pyext_123bb3065fb08ee0_1.2.1")]
     [False, False, False]
+    >>> is_build_folder(pathlib.Path("/c/stack-b/.gt4py_cache/apply_pyext_0123456789abcdef_1.2.1"),
+    ...                 cache)  # linked from another stack
+    True
     >>> is_build_folder(pathlib.Path("/elsewhere/apply_pyext_0123456789abcdef_1.2.1"), cache)
     False
     """
-    return folder.parent == cache and not folder.name.startswith(NOT_BUILDS)
+    return folder.parent.name == cache.name and shared_builds.is_build(folder.name)
 
 
 class _NotWaiting:

@@ -31,6 +31,9 @@ class RunOptions:
     shard: str = ""
     processes: int = 1
     build_jobs: int = 1
+    #: link the build folders of the runner's other stacks into this stack's cache before
+    #: precompiling (``ICONBENCH_SHARED_BUILD_CACHE=1``, :mod:`iconbench.stacks.shared_builds`)
+    shared_builds: bool = False
     #: precompile the shortest compiles first: a second precompile into the same build cache
     #: (a check's head beside its base) then meets the first in the middle
     shortest_first: bool = False

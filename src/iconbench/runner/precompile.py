@@ -11,6 +11,8 @@ cache. Every command that compiles goes through it: ``iconbench suite``/``run``/
 (``asv continuous``). A pair whose build the compile index knows
 (:mod:`iconbench.timing.compile_index`) is not compiled, and no pool starts when every pair
 is known: a check whose builds are all cached precompiles in the seconds of one process start.
+On a runner that keeps its cache (``ICONBENCH_SHARED_BUILD_CACHE=1``) the stack's cache first
+gets the build folders of the runner's other stacks (:mod:`iconbench.stacks.shared_builds`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from iconbench.runner import busy_builds, cases
 from iconbench.runner.busy_builds import Deferred
 from iconbench.runner.options import RunOptions
 from iconbench.runner.progress import log
+from iconbench.stacks import shared_builds
 from iconbench.timing.compile_index import CompileIndex, Sources
 
 
@@ -42,6 +45,11 @@ def run(options: RunOptions) -> None:
     jobs = cases.unmeasured(options)
     ledger = CompileLedger(options.work / "compile.jsonl")
     cache_dir = suite.build_cache_dir()
+    if options.shared_builds:
+        version = suite.build_cache_version()
+        linked = shared_builds.link_runner_builds(cache_dir, version)
+        log(f"precompile: {linked} build folders of this runner's other stacks (gt4py {version}) "
+            f"linked into {cache_dir}; translations are the stack's own")  # fmt: skip
     index = compile_index(options) if options.compile_index else None
     log(
         f"precompile: {len(jobs)} (program, backend) pairs, {options.processes} processes, "

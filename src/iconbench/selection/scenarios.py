@@ -6,10 +6,11 @@ what it costs with the runner's ledgers (:mod:`iconbench.selection.cost`):
 - base (main of the repository under test) is built and measured by the nightly run, so its
   gt4py build cache is warm: its cases only load (nothing compiles), they are measured again;
 - head: with a gt4py or dace change every selected case compiles cold (gt4py salts its build
-  folders with its version); with an icon4py change the runner's shared build cache
-  (``ICONBENCH_SHARED_BUILD_CACHE=1``, ``ci/runner-env.sh``) holds main's builds, and gt4py
-  finds every program whose generated code is unchanged (its build folder is named by a
-  fingerprint of the generated source), so only the affected programs compile;
+  folders with its version); with an icon4py change the runner's cache (kept between jobs,
+  ``ICONBENCH_SHARED_BUILD_CACHE=1``: the stack's own, with the build folders of the runner's
+  other stacks linked in, :mod:`iconbench.stacks.shared_builds`) holds main's builds, and
+  gt4py finds every program whose generated code is unchanged (its build folder is named by
+  a fingerprint of the generated source), so only the affected programs compile;
 - both sides are measured (cases one after the other on the one GPU).
 """
 

@@ -88,23 +88,30 @@ def _checkout_identity(path: pathlib.Path) -> dict[str, str] | None:
 
 def environment_stack() -> dict[str, dict[str, str]]:
     """Each component of the running environment: its git commit if known, else its version."""
-    record = json.loads(record_path().read_text()) if record_path().exists() else {}
-    stack: dict[str, dict[str, str]] = {}
-    for name, comp in COMPONENTS.items():
-        versions = {}
-        for dist in comp.distributions:
-            try:
-                versions[dist] = importlib.metadata.version(dist)
-            except importlib.metadata.PackageNotFoundError:
-                continue
-        entry: dict[str, str] = {"version": versions.get(comp.distributions[0], "missing")}
-        if name in record:
-            entry |= record[name]
-        else:
-            checkout = _editable_checkout(comp.distributions[0])
-            entry |= (_checkout_identity(checkout) if checkout else None) or {"source": "release"}
-        stack[name] = entry
-    return stack
+    record = _record()
+    return {name: installed(name, record) for name in COMPONENTS}
+
+
+def installed(name: str, record: dict[str, dict[str, str]] | None = None) -> dict[str, str]:
+    """The component ``name`` of the running environment, as :func:`environment_stack` has it.
+
+    ``record``: the environment's stack record, read when not given.
+    """
+    first = COMPONENTS[name].distributions[0]
+    try:
+        version = importlib.metadata.version(first)
+    except importlib.metadata.PackageNotFoundError:
+        version = "missing"
+    entry: dict[str, str] = {"version": version}
+    record = _record() if record is None else record
+    if name in record:
+        return entry | record[name]
+    checkout = _editable_checkout(first)
+    return entry | ((_checkout_identity(checkout) if checkout else None) or {"source": "release"})
+
+
+def _record() -> dict[str, dict[str, str]]:
+    return json.loads(record_path().read_text()) if record_path().exists() else {}
 
 
 def stack_key(

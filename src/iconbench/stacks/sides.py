@@ -13,7 +13,7 @@ import pathlib
 from collections.abc import Mapping
 
 from iconbench.buildcache import REPO_ROOT
-from iconbench.stacks import trees
+from iconbench.stacks import shared_builds, trees
 
 #: Components whose change reaches the programs only through their IR: base and head share
 #: one gt4py build cache (its translation caches are keyed by the program's IR, its build
@@ -21,9 +21,6 @@ from iconbench.stacks import trees
 #: an unchanged program, which the translation caches would not notice: each commit of theirs
 #: has its own cache, and the head's gets the base's build folders (:func:`link_builds`).
 SHARES_BUILD_CACHE = frozenset({"icon4py"})
-
-#: Folders of a gt4py cache keyed by the program's IR alone (gtfn's and DaCe's translations).
-TRANSLATION_CACHES = frozenset({"gtfn_cache", "translation_cache"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,7 +74,7 @@ def build_cache(stack: str) -> pathlib.Path:
     """gt4py's cache folder for ``stack`` (as :func:`iconbench.buildcache.configure` sets it)."""
     from iconbench.buildcache import cache_root
 
-    return cache_root() / "gt4py" / stack / ".gt4py_cache"
+    return cache_root() / "gt4py" / stack / shared_builds.CACHE_FOLDER
 
 
 def link_builds(base: Side, head: Side) -> int:
@@ -86,10 +83,11 @@ def link_builds(base: Side, head: Side) -> int:
     A build folder's name is a fingerprint of the generated code (and of gt4py's version), so
     head finds a folder of base's exactly when it generates the same code for a program: an
     unchanged program is not compiled twice, a changed one is. The translation caches stay
-    apart: they are keyed by the program's IR, which a change of gt4py leaves as it is.
+    apart: they are keyed by the program's IR, which a change of gt4py leaves as it is. Both
+    sides run in one environment, so head takes base's compile-command templates too
+    (:mod:`iconbench.stacks.shared_builds`).
 
     >>> import tempfile
-    >>> from iconbench.buildcache import cache_root
     >>> os.environ["ICONBENCH_CACHE_DIR"] = tempfile.mkdtemp()
     >>> a = Side("base", "main", "a" * 40, (), pathlib.Path("b"), "stack-a")
     >>> b = Side("head", "pr", "b" * 40, (), pathlib.Path("h"), "stack-b")
@@ -100,18 +98,7 @@ def link_builds(base: Side, head: Side) -> int:
     >>> link_builds(a, b)  # kept: linked once
     0
     """
-    source, target = build_cache(base.stack), build_cache(head.stack)
-    if source == target or not source.is_dir():
-        return 0
-    target.mkdir(parents=True, exist_ok=True)
-    linked = 0
-    for folder in source.iterdir():
-        link = target / folder.name
-        if folder.name in TRANSLATION_CACHES or not folder.is_dir() or link.exists():
-            continue
-        link.symlink_to(folder.resolve(), target_is_directory=True)
-        linked += 1
-    return linked
+    return shared_builds.link(build_cache(base.stack), build_cache(head.stack), templates=True)
 
 
 def exported_trees(component: str) -> pathlib.Path:
@@ -173,7 +160,7 @@ def of_commits(
     for component, sha in commits.items():
         tree = trees.export_tree(repos[component], sha, exported_trees(component))
         roots += trees.source_roots(tree)
-    identity = trees.code_identity(roots)
+    identity = trees.code_identity(roots) if roots else ""  # none: the environment's code
     own = [component for component in commits if component not in SHARES_BUILD_CACHE]
     key = f"{stack}-{'-'.join(own)}-{identity[:12]}" if own else stack
     commit = commit or next(iter(commits.values()), "")

@@ -13,17 +13,20 @@ While :func:`reusing` is active, a DaCe build folder that gt4py is about to fill
 part of every source path taken out, plus the Python binding gt4py generated for it and the
 folder name's suffix (gt4py's version and the DaCe configuration, which holds the compiler
 flags). When a complete build of the same identity is already in the cache (the base's build
-folders are linked into the head's cache, :func:`iconbench.stacks.sides.link_builds`), the new
+folders are linked into the head's cache, :func:`iconbench.stacks.sides.link_builds`, and a
+runner's other stacks' into every stack's, :mod:`iconbench.stacks.shared_builds`), the new
 folder becomes a link to it and gt4py finds its library there instead of compiling.
 
 A change of DaCe itself can change the code generated from one SDFG, so the identity also
-holds the DaCe that generates the code (its version and where its sources are): the two sides
-of a DaCe change, each with its own DaCe tree, never share a build this way.
+holds the DaCe that generates the code (its version, where its sources are and the
+environment's commit of it): the two sides of a DaCe change, each with its own DaCe tree, and
+two nights' stacks of two DaCe commits never share a build this way.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import pathlib
@@ -153,13 +156,25 @@ def adopt(
     return None
 
 
+@functools.cache
 def _generator() -> str:
-    """The DaCe that turns SDFGs into code here: its version and its sources' directory."""
+    """The DaCe that turns SDFGs into code here: its version, sources' directory and commit.
+
+    The commit is the environment's (:func:`iconbench.stacks.identity.installed`: its stack
+    record, or an editable checkout's commit and diff): a nightly's environment is made anew
+    at the same path each night, and a DaCe main's version stays as it is from one commit to
+    the next, so version and directory alone would let tonight's stack link a build that
+    last night's DaCe generated (:mod:`iconbench.stacks.shared_builds`).
+    """
     try:
         import dace
     except ImportError:
         return ""
-    return f"{getattr(dace, '__version__', '?')}:{pathlib.Path(dace.__file__).resolve().parent}"
+    from iconbench.stacks.identity import installed
+
+    where = pathlib.Path(dace.__file__).resolve().parent
+    which = json.dumps(installed("dace"), sort_keys=True)
+    return f"{getattr(dace, '__version__', '?')}:{where}:{which}"
 
 
 def _hex(text: str) -> bool:
