@@ -19,7 +19,7 @@ from iconbench.history.store import HistoryStore
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "ci" / "gpu" / "nightly-host"
 PROGRAMS = r"^(compute_tangential_wind|update_theta_and_exner)\["
-PHASES = ["stack", "precompile", "measure", "merge", "finish"]
+PHASES = ["setup", "stack", "precompile", "measure", "merge", "finish"]
 ENV = dict(
     os.environ,
     ICONBENCH_PYTHON=sys.executable,
