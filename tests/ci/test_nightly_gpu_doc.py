@@ -142,3 +142,20 @@ def test_a_case_on_another_gpu_measures_the_same_as_on_its_own():
                    f"{min(ratios):.3f} to {max(ratios):.3f} |")  # fmt: skip
             assert row in text
     assert sum(three[k][0] != two[k][0] for k in two) == 286
+
+
+def test_the_deferred_variants_are_the_nights_log():
+    """The variants that went back (their build folder busy in another process) and the
+    seconds each then took to load it, from the archived night's log and compile ledger."""
+    from tests.archived_results import restored
+
+    night = restored("results/nightly-4xh200") / "night-1"
+    log = (night / "nightly-host.log").read_text()
+    deferred = re.findall(r"precompile: (\S+) on (\w+): .* taken up again later", log)
+    ledger = night / "precompile" / "work" / "compile.jsonl"
+    rows = [json.loads(line) for line in ledger.read_text().splitlines()]
+    seconds = {(r["case"], r["backend"]): r["seconds"] for r in rows}
+    loaded = sorted(seconds[pair] for pair in deferred)
+    text = DOC.read_text().replace("\n  ", " ")
+    assert f"last attempt only: {len(deferred)} static variants" in text
+    assert f"in {loaded[0]:.1f}-{loaded[-1]:.1f} s each" in text
