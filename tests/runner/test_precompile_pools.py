@@ -63,14 +63,14 @@ def test_a_build_linked_from_another_stack_is_not_waited_on_either(tmp_path):
         held.release()
 
 
-def test_a_busy_build_is_taken_up_again_waiting_after_the_other_jobs(tmp_path, monkeypatch):
+def test_a_busy_build_is_taken_up_again_waiting_after_the_other_jobs(tmp_path, monkeypatch, capsys):
     calls: list[tuple[str, bool]] = []
 
     def worker(job):
         case, backend, grid, stack, defer = job
         calls.append((case, defer))
         if case == "b[default]" and defer:  # another process is building b's code
-            return busy_builds.Deferred(case, backend, "b_pyext_0123456789abcdef_1.2.1")
+            return busy_builds.Deferred(case, backend, "b_pyext_0123456789abcdef_1.2.1", 97.54)
         return CompileRecord(case, backend, grid.name, stack, 1.0, "f", library=f"{case}/l.so")
 
     monkeypatch.setattr(precompile.concurrent.futures, "ProcessPoolExecutor", InlinePool)
@@ -82,6 +82,11 @@ def test_a_busy_build_is_taken_up_again_waiting_after_the_other_jobs(tmp_path, m
                      ("b[default]", False)]  # fmt: skip
     assert sorted(r.case for r in records) == sorted(case for case, _ in jobs)
     assert {r.case for r in ledger.records()} == {case for case, _ in jobs}
+    # the seconds spent before going back are in the log: no compile record holds them
+    assert (
+        "b[default] on gtfn_cpu: b_pyext_0123456789abcdef_1.2.1 is being built by another "
+        "process; taken up again later (after 97.5 s)" in capsys.readouterr().err
+    )
 
 
 def test_a_fresh_result_directory_orders_by_the_runners_ledger(tmp_path, monkeypatch):

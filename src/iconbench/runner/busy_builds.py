@@ -46,6 +46,9 @@ class Deferred:
     case: str
     backend: str
     folder: str
+    #: what the worker spent before it found the folder busy (translating the program): work
+    #: no compile record holds, since the retry's record has only its own seconds
+    seconds: float = 0.0
 
 
 def is_build_folder(folder: pathlib.Path, cache: pathlib.Path) -> bool:

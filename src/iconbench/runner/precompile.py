@@ -172,7 +172,8 @@ def compile_pairs(
                 job, record = running.pop(future), future.result()
                 if isinstance(record, Deferred):
                     log(f"precompile: {record.case} on {record.backend}: {record.folder} is "
-                        "being built by another process; taken up again later")  # fmt: skip
+                        "being built by another process; taken up again later (after "
+                        f"{record.seconds:.1f} s)")  # fmt: skip
                     deferred.append(job)
                     continue
                 ledger.append(record)
@@ -214,6 +215,7 @@ def _worker(job: tuple[str, str, Grid, str, bool]) -> CompileRecord | Deferred:
     buildcache.configure(stack, jobs=int(os.environ.get("GT4PY_BUILD_JOBS", "1")))
     from iconbench import suite
 
+    started = time.perf_counter()
     try:
         with busy_builds.deferring(suite.build_cache_dir()) if defer else nullcontext():
             seconds, build = suite.compile_case(case, backend, grid)
@@ -223,7 +225,7 @@ def _worker(job: tuple[str, str, Grid, str, bool]) -> CompileRecord | Deferred:
             case, backend, name, stack, seconds, build.fingerprint, library=build.library
         )
     except busy_builds.BusyBuildError as busy:
-        return Deferred(case, backend, busy.folder)
+        return Deferred(case, backend, busy.folder, time.perf_counter() - started)
     except Exception as error:
         detail = "".join(traceback.format_exception_only(error)).strip()
         return CompileRecord(case, backend, name, stack, 0.0, None, detail[-2000:])
