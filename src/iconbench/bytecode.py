@@ -26,21 +26,20 @@ without importing the stack.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime
-import fcntl
 import hashlib
 import json
 import os
 import pathlib
 import sys
 import time
-from collections.abc import Iterator, MutableMapping
+from collections.abc import MutableMapping
 from typing import Any
 
 from iconbench.buildcache import cache_root
 from iconbench.files.atomic import write_atomic
+from iconbench.files.lock import exclusive
 
 
 def configure(environ: MutableMapping[str, str] = os.environ) -> pathlib.Path | None:
@@ -238,18 +237,6 @@ def _current(stamp: pathlib.Path, key: dict[str, Any], start: float) -> Compiled
         return None
 
 
-@contextlib.contextmanager
-def _locked(directory: pathlib.Path) -> Iterator[None]:
-    """One compile at a time per bytecode location (the shards of a night start together)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / f".{STAMP}.lock", "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-
 def compile_once(
     workers: int | None = None, modules: tuple[str, ...] = STACK_MODULES, *, force: bool = False
 ) -> Compiled:
@@ -266,7 +253,7 @@ def compile_once(
     stamp = _stamp_of(key)
     if not force and (found := _current(stamp, key, start)):
         return found
-    with _locked(stamp.parent):
+    with exclusive(stamp.parent / f".{STAMP}.lock"):  # the shards of a night start together
         if not force and (found := _current(stamp, key, start)):  # compiled while we waited
             return found
         files, packages = compile_stack(workers, modules)

@@ -21,17 +21,17 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
-import fcntl
 import hashlib
 import json
 import os
 import pathlib
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
+from iconbench.files.lock import exclusive
 
 MARKER = "iconbench-history 1\n"
 SCHEMA = "iconbench-history-entry"
@@ -175,16 +175,9 @@ class HistoryStore:
             )
         return cls(path)
 
-    @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self) -> contextlib.AbstractContextManager[None]:
         """Exclusive lock of this store against other writers on this machine."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / ".lock", "a+b") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        return exclusive(self.root / ".lock")
 
     def blob(self, sha256: str) -> pathlib.Path:
         """Where the file with content hash ``sha256`` lives."""
