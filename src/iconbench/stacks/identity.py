@@ -20,6 +20,7 @@ import sys
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from iconbench.files.atomic import write_atomic
 from iconbench.stacks.spec import COMPONENTS
 
 #: File in an environment's prefix that records the components installed from git commits.
@@ -36,16 +37,13 @@ def write_record(
 ) -> pathlib.Path:
     """Record that ``component`` in the environment at ``prefix`` is ``commit`` of ``repo``.
 
-    Written atomically (temporary file + ``os.replace``): a benchmark that starts while asv
-    reinstalls must see the old record or the new one, never half of one.
+    Written atomically (:func:`iconbench.files.atomic.write_atomic`): a benchmark that starts
+    while asv reinstalls must see the old record or the new one, never half of one.
     """
     path = record_path(prefix)
     record = json.loads(path.read_text()) if path.exists() else {}
     record[component] = {"source": "git", "commit": commit, "repo": repo}
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(record, indent=2, sort_keys=True))
-    os.replace(tmp, path)
-    return path
+    return write_atomic(path, json.dumps(record, indent=2, sort_keys=True))
 
 
 def _editable_checkout(dist: str) -> pathlib.Path | None:
