@@ -214,6 +214,11 @@ class Compiled:
         )
 
 
+def _where(key: dict[str, Any]) -> str:
+    """The bytecode location a stamp's ``key`` names, as the printed line says it."""
+    return key["location"] or "next to the sources"
+
+
 def _stamp_of(key: dict[str, Any]) -> pathlib.Path:
     canonical = json.dumps(key, sort_keys=True, separators=(",", ":"))
     return bytecode_dir() / f"{STAMP}-{hashlib.sha256(canonical.encode()).hexdigest()[:16]}.json"
@@ -230,7 +235,7 @@ def _current(stamp: pathlib.Path, key: dict[str, Any], start: float) -> Compiled
             packages=int(data["packages"]),
             compiled_at=datetime.datetime.fromisoformat(data["compiled"]),
             seconds=time.perf_counter() - start,
-            location=key["location"] or "next to the sources",
+            location=_where(key),
             current=True,
         )
     except (OSError, ValueError, KeyError, TypeError):  # none yet, or not ours: compile
@@ -262,4 +267,4 @@ def compile_once(
                   "files": files, "packages": packages, "key": key}  # fmt: skip
         write_atomic(stamp, json.dumps(record, indent=1))
     return Compiled(files, packages, done, time.perf_counter() - start,
-                    key["location"] or "next to the sources", current=False)  # fmt: skip
+                    _where(key), current=False)  # fmt: skip

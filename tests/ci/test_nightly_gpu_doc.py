@@ -33,6 +33,11 @@ def _whole_seconds() -> dict[str, int]:
     return {name: int(s) for name, s in re.findall(r"\] (\S+): exit 0 after (\d+) s", log)}
 
 
+def _prose() -> str:
+    """The doc with its bullets' continuation lines joined: a sentence reads as one line."""
+    return DOC.read_text().replace("\n  ", " ")
+
+
 def _phases(run: str) -> dict:
     return json.loads((RUN / run / "phases.json").read_text())
 
@@ -80,7 +85,7 @@ def test_a_warm_night_of_the_same_code_reports_nothing(run, flagged):
     log = (restored("results/nightly-4xh200") / run / "nightly-host.log").read_text()
     line = f"0 changes reported, {flagged} not confirmed (run-to-run noise)"
     assert line in log
-    assert f"0 changes reported, {flagged} not confirmed" in DOC.read_text().replace("\n  ", " ")
+    assert f"0 changes reported, {flagged} not confirmed" in _prose()
 
 
 def test_the_cold_precompile_figures_are_its_compile_ledger():
@@ -90,7 +95,7 @@ def test_the_cold_precompile_figures_are_its_compile_ledger():
     rows = [json.loads(line) for line in (ledger / "compile.jsonl").read_text().splitlines()]
     seconds = sum(r["seconds"] for r in rows)
     span = max(r["at"] for r in rows) - min(r["at"] - r["seconds"] for r in rows)
-    text = DOC.read_text().replace("\n  ", " ")
+    text = _prose()
     assert f"{len(rows)} builds in" in text
     assert not [r for r in rows if r["error"]]
     assert f"{seconds:,.0f} compile-seconds".replace(",", " ") in text
@@ -156,6 +161,6 @@ def test_the_deferred_variants_are_the_nights_log():
     rows = [json.loads(line) for line in ledger.read_text().splitlines()]
     seconds = {(r["case"], r["backend"]): r["seconds"] for r in rows}
     loaded = sorted(seconds[pair] for pair in deferred)
-    text = DOC.read_text().replace("\n  ", " ")
+    text = _prose()
     assert f"last attempt only: {len(deferred)} static variants" in text
     assert f"in {loaded[0]:.1f}-{loaded[-1]:.1f} s each" in text
