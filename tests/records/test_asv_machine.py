@@ -25,7 +25,11 @@ def test_a_gpu_host_is_named_by_its_gpu_model_and_a_cpu_host_by_asvs_machine(tmp
     assert named == {"NVIDIA H100 80GB HBM3": "h100", "NVIDIA H200": "h200", "none": "vm"}
     # a runner's machine.json of another writer, without a gpu key
     assert asv.machine_of(_night(tmp_path / "ci", machine="ci")) == "ci"
+    (tmp_path / "empty").mkdir()
     assert asv.machine_of(tmp_path / "empty") is None
+    # no directory at all is a mistake, not a machine without a name
+    with pytest.raises(IconbenchError, match=r"nothing: no asv results directory there; give "):
+        asv.machine_of(tmp_path / "nothing")
 
 
 def test_results_of_two_machines_or_a_broken_machine_json_are_one_line(tmp_path):

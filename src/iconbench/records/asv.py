@@ -511,10 +511,15 @@ def machine_name(description: Mapping[str, Any]) -> str:
 def machine_of(results_dir: str | os.PathLike[str]) -> str | None:
     """:func:`machine_name` of the machine of an asv results directory (its ``machine.json``).
 
-    ``None`` where the directory has no ``machine.json``; several machines of different names
-    are one error line (a result set is measured on one machine).
+    ``None`` where the directory has no ``machine.json``; no directory, or several machines of
+    different names, are one error line (a result set is measured on one machine).
     """
     root = pathlib.Path(results_dir)
+    if not root.is_dir():
+        raise IconbenchError(
+            f"{root}: no asv results directory there; give a result set's asv/ (e.g. "
+            "results/merged/asv)"
+        )
     names: dict[str, pathlib.Path] = {}
     for path in sorted(root.glob("*/machine.json")):
         data = decode.load_json(path, hint=HINT)
