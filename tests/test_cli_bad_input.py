@@ -35,6 +35,10 @@ BASELINE = "mch-r04b09/unknown_unknown_2024-05"
 TIMER_LOG = REPO / "tests" / "baselines" / "data" / "icon_run.log"
 #: A gate summary (iconbench compare's output) whose name looks like a runner's summary.
 GATE_SUMMARY = REPO / "docs" / "examples" / "summary-h100-7212540-fd920c0.json"
+#: ``iconbench confirm`` of that summary with every option it needs (the stacks: not stacks).
+CONFIRM_WITH_STACKS = ("confirm", str(GATE_SUMMARY), "--base-stack", str(GATE_SUMMARY),
+                       "--head-stack", str(GATE_SUMMARY), "--checkouts", "{tmp}",
+                       "--out", "{tmp}/confirmed.json")  # fmt: skip
 #: Repository directories no row may change.
 REPO_STORES = ("baselines", "ci/asv/stacks", "results", "results-local")
 
@@ -751,19 +755,18 @@ ROWS: list[Row] = [
     ),
     Row(
         "confirm-stack-not-a-stack",
-        (
-            "confirm",
-            str(GATE_SUMMARY),
-            "--base-stack",
-            str(GATE_SUMMARY),
-            "--head-stack",
-            str(GATE_SUMMARY),
-            "--checkouts",
-            "{tmp}",
-            "--out",
-            "{tmp}/confirmed.json",
-        ),
+        CONFIRM_WITH_STACKS,
         ("summary-h100-7212540-fd920c0.json: no 'commits' table",),
+    ),
+    Row(
+        "confirm-on-their-gpus-without-a-ledger",
+        (
+            *CONFIRM_WITH_STACKS,
+            "--on-their-gpus",
+            "{tmp}",
+            "{tmp}",
+        ),
+        ("no work/session.jsonl", "give the directories of the two runs that were compared"),
     ),
     Row(
         "confirm-out-exists",

@@ -23,6 +23,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -224,3 +225,67 @@ def test_the_committed_record_reads_as_the_docs_quote_it():
     for line in report.splitlines()[1:]:
         assert line in docs[0]
     assert report.splitlines()[1] in docs[1]
+
+
+def _ledger(run: pathlib.Path, gpus: dict[str, str]) -> pathlib.Path:
+    """``run/work/session.jsonl`` recording the GPU each case was measured on; ``run``."""
+    from iconbench.records.session import CaseResult, SessionLedger
+
+    for case, gpu in gpus.items():
+        result = CaseResult(case, BACKEND, "tiny", None, 0, 0.0, None, None, None, None, 0.0, 1.0)
+        SessionLedger(run / "work" / "session.jsonl").append(replace(result, device=gpu))
+    return run
+
+
+def test_two_runs_of_one_stack_on_different_gpus_are_measured_each_on_its_gpu(
+    checkouts, tmp_path, git
+):
+    """``iconbench confirm --on-their-gpus``: the A/B of two GPUs, not of two commits.
+
+    One stack, two runs; both programs planted 1.3x slower in the second (flagged). The first
+    run measured both on GPU 0, the second ``compute_tangential_wind`` on GPU 2 and the other
+    on GPU 0: one A/B a pair of GPUs, each side's processes on its run's GPU (the device each
+    A/B process recorded), and nothing confirmed (one stack, measured again).
+    """
+    from iconbench.records.session import SessionLedger
+
+    root, c = checkouts
+    _night(root, c["c5"], git)
+    runs = [_merged(tmp_path / name, c["c5"], night, steps) for name, night, steps in
+            (("one", 1, {}), ("four", 2, {fake.STEPPED: 1.3, fake.FLAT: 1.3}))]  # fmt: skip
+    ledgers = (_ledger(tmp_path / "one-ledger", {fake.STEPPED: "0", fake.FLAT: "0"}),
+               _ledger(tmp_path / "four-ledger", {fake.STEPPED: "2", fake.FLAT: "0"}))  # fmt: skip
+    iconbench = [sys.executable, "-m", "iconbench"]
+    files = [next(f for f in run.glob("asv/*/*.json") if f.name != "machine.json") for run in runs]
+    compared = subprocess.run([*iconbench, "compare", *map(str, files), "--out",
+                               str(tmp_path / "agreement.json")],
+                              env=ENV, capture_output=True, text=True, check=False)  # fmt: skip
+    assert compared.returncode == 1, compared.stdout + compared.stderr
+    stack = str(root / "stack.json")
+    done = subprocess.run(
+        [*iconbench, "confirm", str(tmp_path / "agreement.json"), "--base-stack", stack,
+         "--head-stack", stack, "--checkouts", str(root), "--quick", "--out",
+         str(tmp_path / "agreement.confirmed.json"), "--work", str(tmp_path / "ab"),
+         "--on-their-gpus", *map(str, ledgers)],
+        env=ENV, capture_output=True, text=True, check=False, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    (line,) = [ln for ln in done.stderr.splitlines() if "measured again" in ln]
+    assert "measured again, the same stack on both sides; each side on its run's GPU: " in line
+    assert "1 on GPUs 0 and 2" in line
+    assert "1 on GPU 0," in line
+    for pair, case in (("gpu0-gpu2", fake.STEPPED), ("gpu0-gpu0", fake.FLAT)):
+        for side, gpu in zip(("base", "head"), pair.replace("gpu", "").split("-"), strict=True):
+            ledger = SessionLedger(tmp_path / "ab" / pair / side / "work" / "session.jsonl")
+            rounds = ledger.results_since(0)
+            assert {(r.case, r.device) for r in rounds} == {(case, gpu)}
+            assert len(rounds) >= 4  # a process a round, --quick: 4 a side
+        assert json.loads((tmp_path / "ab" / pair / "check.json").read_text())["gpus"] == {
+            "base": "0",
+            "head": pair[-1],
+        }
+    confirmed = Summary.read(tmp_path / "agreement.confirmed.json")
+    held = {b.id.split("|")[0]: b.confirmation for b in confirmed.benchmarks if b.confirmation}
+    assert set(held) >= {fake.STEPPED, fake.FLAT}
+    assert not [b for b in held.values() if b.confirmed]
+    assert confirmed.exit_code == 0

@@ -44,6 +44,14 @@ def test_the_gpus_part_measures_on_4_2_and_1_with_one_cache_and_compares_1_with_
     # its verdict is the GPU host's: here the four shards share two cores, one shard has both
     assert sum(agreement["counts"][v] for v in ("regression", "improvement", "unchanged",
                                                 "inconclusive")) == 2  # fmt: skip
+    # what it flags, measured again with each side on its run's GPU; nothing flagged, nothing
+    # measured: the summary as compared
+    confirmed = json.loads((tmp_path / "agreement.confirmed.json").read_text())
+    flagged = [r["id"] for r in agreement["benchmarks"]
+               if r["gated"] and r["verdict"] in ("regression", "improvement")]  # fmt: skip
+    held = [r["id"] for r in confirmed["benchmarks"] if r.get("confirmation")]
+    assert held == flagged
+    assert (tmp_path / "agreement-ab").is_dir() == bool(flagged)
     table = (tmp_path / "table.txt").read_text().splitlines()
     assert [line.split(":")[0] for line in table] == ["gpus-1", "gpus-2", "gpus-4"]
     assert "measure x1.00 of 1 GPU" in table[0]

@@ -18,6 +18,13 @@ The summary comes back with each flagged benchmark held to its A/B
 (:func:`iconbench.gate.confirmation.apply`), written as a new file. Nothing flagged: nothing is
 measured. ``work`` keeps the A/B: ``base/``, ``head/`` (each side's results), ``rounds/``,
 ``gate-summary.json`` (the A/B's own verdicts), ``check.json`` and ``check.md`` (phase times).
+
+Both sides are measured on one GPU: a confirmation asks whether the code changed. Two runs of
+one stack on different GPUs of a host ask the other question, whether a GPU measures a case
+as another does (the devices road hands a case to whichever GPU's worker takes it). With
+``gpus`` (each case's GPU in either run, :func:`gpus_of`), each side is measured on the GPU
+its run measured the case on, the rounds alternating between the two: one A/B per pair of
+GPUs, one after another, each in ``work/gpu<base>-gpu<head>/``.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import pathlib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from iconbench.check import rounds
 from iconbench.errors import IconbenchError
@@ -33,6 +42,9 @@ from iconbench.records.summary import ConfirmationRun, Summary
 from iconbench.runner.progress import log
 from iconbench.stacks import sides
 from iconbench.stacks.spec import COMPONENTS
+
+if TYPE_CHECKING:
+    from iconbench.check.run import Remeasured
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,6 +84,10 @@ class Stacks:
         )  # fmt: skip
 
 
+#: a (case, backend) pair
+Job = tuple[str, str]
+
+
 @dataclasses.dataclass(frozen=True)
 class Request:
     """One confirmation, resolved at the command line."""
@@ -81,6 +97,47 @@ class Request:
     work: pathlib.Path
     plan: rounds.Plan
     compile_jobs: int = 1
+    #: per (case, backend), the GPU of the base run and of the head run that measured it
+    #: (:func:`gpus_of`); ``None``: both sides on the one GPU a process finds
+    gpus: Mapping[Job, tuple[str, str]] | None = None
+
+
+def gpus_of(base_run: pathlib.Path, head_run: pathlib.Path) -> dict[Job, tuple[str, str]]:
+    """Each case's GPU in two runs, from their session ledgers (``RUN/work/session.jsonl``).
+
+    A case a ledger records on no one GPU (a run on the one device a process finds) gets
+    ``""``: measured on that device again.
+    """
+    from iconbench.records.session import SessionLedger
+
+    found = []
+    for run in (base_run, head_run):
+        ledger = run / "work" / "session.jsonl"
+        if not ledger.is_file():
+            raise IconbenchError(
+                f"{run}: no work/session.jsonl; give the directories of the two runs that "
+                "were compared (a suite's --out, a nightly's merged results)"
+            )
+        found.append({(r.case, r.backend): r.device or "" for r in SessionLedger(ledger).results()})
+    base, head = found
+    return {job: (gpu, head.get(job, "")) for job, gpu in base.items()}
+
+
+def by_gpus(
+    wanted: list[Job], gpus: Mapping[Job, tuple[str, str]] | None
+) -> dict[tuple[str, str], list[Job]]:
+    """``wanted`` grouped by the pair of GPUs its sides are measured on, in order.
+
+    >>> on = {("a", "g"): ("0", "2"), ("c", "g"): ("0", "2")}
+    >>> by_gpus([("a", "g"), ("b", "g"), ("c", "g")], on)
+    {('0', '2'): [('a', 'g'), ('c', 'g')], ('', ''): [('b', 'g')]}
+    >>> by_gpus([("a", "g")], None)
+    {('', ''): [('a', 'g')]}
+    """
+    groups: dict[tuple[str, str], list[Job]] = {}
+    for job in wanted:
+        groups.setdefault((gpus or {}).get(job, ("", "")), []).append(job)
+    return groups
 
 
 def jobs(summary: Summary) -> list[tuple[str, str]]:
@@ -95,40 +152,76 @@ def jobs(summary: Summary) -> list[tuple[str, str]]:
 
 def confirm(request: Request) -> Summary:
     """The summary with every flagged benchmark measured again and held to its A/B."""
-    from iconbench.check.run import measure_again
-    from iconbench.grids.grid import resolve as resolve_grid
     from iconbench.stacks.identity import stack_key
 
     summary = request.summary
     wanted = jobs(summary)
     if not wanted:
         return summary
-    grid = resolve_grid(summary.head.grid.name or summary.base.grid.name)
     stacks = request.stacks
-    base, head = stacks.sides(request.work, stack_key())
     changed = ", ".join(f"{c} {stacks.base[c][:10]}..{stacks.head[c][:10]}" for c in stacks.changed)
+    groups = by_gpus(wanted, request.gpus)
+    where = ""
+    if request.gpus is not None:
+        on = (f"{len(group)} on {_pair(gpus)}" for gpus, group in groups.items())
+        where = f"; each side on its run's GPU: {', '.join(on)}"
     flagged = len(confirmation.flagged(summary))
     log(f"confirm: {flagged} flagged benchmarks ({len(wanted)} cases) measured again, "
-        f"{changed or 'the same stack on both sides'}, in {request.work}")  # fmt: skip
-    again = measure_again(
-        base, head, wanted, grid=grid, plan=request.plan, out=request.work,
-        compile_jobs=request.compile_jobs,
-        facts={"confirm": "flagged benchmarks of a comparison of two runs",
-               "base": base.commit, "head": head.commit,
-               "base_sources": {c: stacks.base[c] for c in stacks.changed},
-               "head_sources": {c: stacks.head[c] for c in stacks.changed}},
-    )  # fmt: skip
+        f"{changed or 'the same stack on both sides'}{where}, in {request.work}")  # fmt: skip
+    answers = []
+    for (base_gpu, head_gpu), group in groups.items():
+        work = request.work
+        if request.gpus is not None:
+            work = request.work / f"gpu{base_gpu or '-'}-gpu{head_gpu or '-'}"
+        base, head = stacks.sides(work, stack_key())
+        base, head = (dataclasses.replace(base, device=base_gpu),
+                      dataclasses.replace(head, device=head_gpu))  # fmt: skip
+        answers.append(_measure(request, base, head, group, work))
+    again = answers[0]
+    ab = dataclasses.replace(again.summary, benchmarks=tuple(
+        b for answer in answers for b in answer.summary.benchmarks))  # fmt: skip
     run = ConfirmationRun(
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         directory=str(request.work),
         base={c: stacks.base[c] for c in stacks.changed},
         head={c: stacks.head[c] for c in stacks.changed},
-        rounds=again.rounds,
-        stopped=again.stopped,
+        rounds=sum(answer.rounds for answer in answers),
+        stopped="; ".join(dict.fromkeys(answer.stopped for answer in answers)),
     )
-    confirmed = confirmation.apply(summary, again.summary, again.processes, run)
-    again.timeline.facts["verdicts"] = {
-        b.id: b.confirmation.verdict for b in confirmed.benchmarks if b.confirmation is not None
-    }
-    again.timeline.write()
+    processes = {key: n for answer in answers for key, n in answer.processes.items()}
+    confirmed = confirmation.apply(summary, ab, processes, run)
+    verdicts = {b.id: b.confirmation.verdict for b in confirmed.benchmarks if b.confirmation}
+    for answer in answers:
+        measured = {b.id for b in answer.summary.benchmarks}
+        answer.timeline.facts["verdicts"] = {
+            k: v for k, v in verdicts.items() if len(answers) == 1 or k in measured
+        }
+        answer.timeline.write()
     return confirmed
+
+
+def _pair(gpus: tuple[str, str]) -> str:
+    """``"GPUs 0 and 2"`` / ``"GPU 0"`` / ``"the one GPU found"``, for the log."""
+    base, head = gpus
+    if not (base or head):
+        return "the one GPU found"
+    return f"GPU {base}" if base == head else f"GPUs {base or '(found)'} and {head or '(found)'}"
+
+
+def _measure(request: Request, base: sides.Side, head: sides.Side, group: list[Job],
+             work: pathlib.Path) -> Remeasured:  # fmt: skip
+    """One A/B of ``group``: the check's road on the summary's grid."""
+    from iconbench.check.run import measure_again
+    from iconbench.grids.grid import resolve as resolve_grid
+
+    summary, stacks = request.summary, request.stacks
+    return measure_again(
+        base, head, group, grid=resolve_grid(summary.head.grid.name or summary.base.grid.name),
+        plan=request.plan, out=work, compile_jobs=request.compile_jobs,
+        facts={"confirm": "flagged benchmarks of a comparison of two runs",
+               "base": base.commit, "head": head.commit,
+               "base_sources": {c: stacks.base[c] for c in stacks.changed},
+               "head_sources": {c: stacks.head[c] for c in stacks.changed},
+               **({"gpus": {"base": base.device, "head": head.device}}
+                  if base.device or head.device else {})},
+    )  # fmt: skip

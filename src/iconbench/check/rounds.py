@@ -37,7 +37,9 @@ On a host with several GPUs (:mod:`iconbench.runner.devices`) each device takes 
 cases, balanced by their measuring time, and runs these blocks over its share with its own
 workers, at the same time as the other devices: one worker measures on each device at a time,
 on a core of its own, and both sides of a case are always measured on the same device (the
-gate compares them). A block ends when every device has measured it.
+gate compares them). A block ends when every device has measured it. The one exception is
+an A/B of two GPUs rather than two commits: each side names its own GPU (``Side.device``),
+both are measured in one lane, and the rounds alternate between the two GPUs.
 """
 
 from __future__ import annotations
@@ -200,8 +202,8 @@ def _worker_command(side: Side, common: Sequence[str], lane: _Lane, name: str, *
     if lane.cores:
         command += ["--measure-cores", ",".join(map(str, lane.cores)),
                     "--startup-cores", ",".join(map(str, lane.startup_cores))]  # fmt: skip
-    if lane.device.label:
-        command += ["--device", lane.device.label]
+    if side.device or lane.device.label:
+        command += ["--device", side.device or lane.device.label]
     if load_after is not None:
         command += ["--load-after", str(load_after)]
     return command
@@ -232,7 +234,10 @@ def measure(
     load only the programs whose builds it has entered in the compile index, and its seconds
     count neither as start-up nor as measuring. A worker that fails ends the check
     with one line naming its round and its log; the workers end when ``meanwhile`` fails.
+    A side with a ``device`` of its own measures there, whatever its lane's device.
     """
+    if len(shares) > 1 and any(side.device for side in sides.values()):
+        raise ValueError("sides on GPUs of their own are measured on one lane, not shared out")
     scratch.mkdir(parents=True, exist_ok=True)
     pinned = set().union(*plan.measure_cores)
     startup_cores = tuple(sorted(set(os.sched_getaffinity(0)) - pinned)) if pinned else ()
@@ -262,7 +267,8 @@ def measure(
         """A round's processes (one a part), waiting in ``lane`` for their turns."""
         lane.number += 1
         side = sides[side_name]
-        env = lane.device.environment(side.environment())
+        device = Device(side.device) if side.device else lane.device
+        env = device.environment(side.environment())
         if lane.cores:  # a CPU program's threads: as many as its cores
             env["OMP_NUM_THREADS"] = str(len(lane.cores))
         workers = []

@@ -25,6 +25,9 @@ class Confirm(Command):
         "CHECKOUTS/stack.json --checkouts CHECKOUTS --out gate-summary.confirmed.json",
         "iconbench confirm gate-summary.json --base-stack a.json --head-stack b.json "
         "--checkouts CHECKOUTS --out confirmed.json --work ab --quick",
+        "iconbench confirm agreement.json --base-stack gpus-1/checkouts/stack.json --head-stack "
+        "gpus-4/checkouts/stack.json --checkouts gpus-4/checkouts --out agreement.confirmed.json "
+        "--on-their-gpus gpus-1/merged gpus-4/merged",
         "iconbench confirm gate-summary.confirmed.json --report",
     )
 
@@ -52,6 +55,15 @@ class Confirm(Command):
             type=pathlib.Path,
             metavar="DIR",
             help="the A/B's directory, new or empty (default: beside --out, <name>.ab)",
+        )
+        parser.add_argument(
+            "--on-their-gpus",
+            nargs=2,
+            type=pathlib.Path,
+            metavar=("BASE_RUN", "HEAD_RUN"),
+            help="measure each side on the GPU its run measured the case on (each run's "
+            "work/session.jsonl): for two runs of one stack on different GPUs of a host, an "
+            "A/B of the GPUs (default: both sides on one GPU, an A/B of the code)",
         )
         options.add_jobs(parser, default_help="cores")
         add_rounds(parser, quick=True)
@@ -94,6 +106,7 @@ class Confirm(Command):
                 f"{args.summary}: {flagged} flagged benchmarks to measure again; give "
                 f"{', '.join(missing)} (the stacks of both runs and their checkouts)"
             )
+        gpus = confirm.gpus_of(*args.on_their_gpus) if args.on_their_gpus else None
         work = args.work or args.out.parent / f"{args.out.stem}.ab"
         if work.exists() and (not work.is_dir() or any(work.iterdir())):
             raise IconbenchError(
@@ -110,6 +123,7 @@ class Confirm(Command):
             work=work.resolve(),
             plan=rounds_plan(args),
             compile_jobs=args.jobs or os.cpu_count() or 1,
+            gpus=gpus,
         )
         confirmed = confirm.confirm(request)
         confirmed.write(args.out)

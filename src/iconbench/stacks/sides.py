@@ -36,6 +36,10 @@ class Side:
     #: the code identity of ``sources`` (:func:`iconbench.stacks.trees.code_identity`; "": not
     #: computed yet), what the compile index keys this side's builds by beside their paths
     identity: str = ""
+    #: the GPU every process of this side measures on (a ``CUDA_VISIBLE_DEVICES`` entry; "":
+    #: the device of the lane that measures it): set where an A/B compares two GPUs of one
+    #: host rather than two commits (:func:`iconbench.check.confirm.confirm` with ``gpus``)
+    device: str = ""
 
     def runner_options(self) -> list[str]:
         """The runner's options that name this side's code: its compile-index entries follow it.
