@@ -249,5 +249,8 @@ def test_the_deferred_variants_are_the_nights_log(record, variants):
         assert f"spent {sum(before):,.0f} s translating".replace(",", " ") in text
         assert f"`(after {max(before)} s)`" in text
         assert f"(after {min(before)} s)`" in text
-        share = 100 * sum(before) / sum(seconds.values())
-        assert f"{share:.0f} % of the compile-seconds, done twice" in text
+        work = sum(r["seconds"] for r in rows) + sum(before)
+        span = max(r["at"] for r in rows) - min(r["at"] - r["seconds"] for r in rows)
+        assert f"the precompile's work is {work:,.0f} s".replace(",", " ") in text
+        assert f"{work / 64:.0f} s over 64 cores, of the {span:.0f} s it spent" in text
+        assert f"the cores were busy {100 * work / 64 / span:.0f} % of the span" in text
