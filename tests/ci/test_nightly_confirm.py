@@ -245,7 +245,7 @@ def test_two_runs_of_one_stack_on_different_gpus_are_measured_each_on_its_gpu(
     One stack, two runs; both programs planted 1.3x slower in the second (flagged). The first
     run measured both on GPU 0, the second ``compute_tangential_wind`` on GPU 2 and the other
     on GPU 0: one A/B a pair of GPUs, each side's processes on its run's GPU (the device each
-    A/B process recorded), and nothing confirmed (one stack, measured again).
+    A/B process recorded, one block ABBA), and nothing confirmed (one stack, measured again).
     """
     from iconbench.records.session import SessionLedger
 
@@ -264,7 +264,8 @@ def test_two_runs_of_one_stack_on_different_gpus_are_measured_each_on_its_gpu(
     stack = str(root / "stack.json")
     done = subprocess.run(
         [*iconbench, "confirm", str(tmp_path / "agreement.json"), "--base-stack", stack,
-         "--head-stack", stack, "--checkouts", str(root), "--quick", "--out",
+         "--head-stack", stack, "--checkouts", str(root), "--min-blocks", "1",
+         "--max-blocks", "1", "--out",
          str(tmp_path / "agreement.confirmed.json"), "--work", str(tmp_path / "ab"),
          "--on-their-gpus", *map(str, ledgers)],
         env=ENV, capture_output=True, text=True, check=False, timeout=600,
@@ -279,7 +280,7 @@ def test_two_runs_of_one_stack_on_different_gpus_are_measured_each_on_its_gpu(
             ledger = SessionLedger(tmp_path / "ab" / pair / side / "work" / "session.jsonl")
             rounds = ledger.results_since(0)
             assert {(r.case, r.device) for r in rounds} == {(case, gpu)}
-            assert len(rounds) >= 4  # a process a round, --quick: 4 a side
+            assert len(rounds) == 2  # a process a round, one block (ABBA): 2 a side
         assert json.loads((tmp_path / "ab" / pair / "check.json").read_text())["gpus"] == {
             "base": "0",
             "head": pair[-1],
