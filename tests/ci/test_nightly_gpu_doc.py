@@ -254,3 +254,27 @@ def test_the_deferred_variants_are_the_nights_log(record, variants):
         assert f"the precompile's work is {work:,.0f} s".replace(",", " ") in text
         assert f"{work / 64:.0f} s over 64 cores, of the {span:.0f} s it spent" in text
         assert f"the cores were busy {100 * work / 64 / span:.0f} % of the span" in text
+
+
+def test_where_the_measuring_phase_goes_is_each_cases_record():
+    from tests.archived_results import restored
+
+    second = restored("results/nightly-4xh200-2")
+    text = DOC.read_text()
+    shares = {}
+    for run, label in (("gpus-1", "`gpus-1` (1 GPU)"), ("night-2", "night 2 (4 GPUs, summed)")):
+        ledger = second / run / "merged" / "work" / "session.jsonl"
+        rows = [json.loads(line) for line in ledger.read_text().splitlines()]
+        whole, load = sum(r["duration_s"] for r in rows), sum(r["load_s"] for r in rows)
+        inputs = sum(r["prepare_s"] for r in rows) - load
+        warm = sum(r["measurement"]["warmup_s"] for r in rows)
+        rest = whole - load - inputs - warm
+        cells = " | ".join(f"{v:.1f} s" for v in (whole, load, inputs, warm, rest))
+        assert f"| {label} | {cells} |" in text
+        shares[run] = (whole, load, inputs)
+    (_, one_load, one_inputs), (four, four_load, four_inputs) = shares.values()
+    measure = _phases("night-2", SECOND)["phases_s"]["measure"]
+    prose = _prose()
+    assert f"loading takes {100 * (four_load / one_load - 1):.0f} % longer" in prose
+    assert round(four_inputs / one_inputs) == 2  # "twice as long"
+    assert f"{four:.1f} s of cases end in {measure} s, {four / 4 / measure:.2f} of a" in prose
