@@ -20,7 +20,7 @@ from iconbench.runner.devices import ONE
 from iconbench.stacks.sides import Side
 
 #: A measuring worker's protocol: wait for LOAD_AFTER, "load" (note the time), say ready
-#: (iconbench.runner.measure.ready_path), wait for the turn, end.
+#: (iconbench.runner.turn.ready_path), wait for the turn, end.
 WORKER = """
 import pathlib, sys, time
 turn, load_after = pathlib.Path(sys.argv[1]), sys.argv[2]

@@ -54,6 +54,18 @@ def _overlap(spans: list[tuple[float, float]]) -> bool:
     return max(start for start, _ in spans) < min(end for _, end in spans)
 
 
+def _suite_measure(out: pathlib.Path, *options: str) -> subprocess.CompletedProcess:
+    """``iconbench suite measure`` of the three cases on embedded and the tiny grid."""
+    env = {k: v for k, v in os.environ.items() if k != "ICONBENCH_CATALOG"}  # whole catalog
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, "-m", "iconbench", "suite", "measure", "--out", str(out), "--backends",
+         "embedded", "--grid", "tiny", "--programs", PROGRAMS, "--warmup-s", "0.01",
+         "--gt4py-calls", "0", *options],
+        cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=600,
+    )  # fmt: skip
+
+
 def test_suite_measure_measures_each_devices_share_at_the_same_time(tmp_path):
     ledgers = tmp_path / "earlier" / "work"  # an earlier run's ledger: what each case takes
     for case, seconds in SECONDS.items():
@@ -62,16 +74,9 @@ def test_suite_measure_measures_each_devices_share_at_the_same_time(tmp_path):
             session.CaseResult(case, "embedded", "tiny", m, 8, 0.1, None, None, None, None,
                                0.0, seconds)
         )  # fmt: skip
-    env = {k: v for k, v in os.environ.items() if k != "ICONBENCH_CATALOG"}  # whole catalog
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
     out = tmp_path / "run"
-    done = subprocess.run(
-        [sys.executable, "-m", "iconbench", "suite", "measure", "--out", str(out), "--backends",
-         "embedded", "--grid", "tiny", "--programs", PROGRAMS, "--devices", "a,b",
-         "--shard-ledgers", str(ledgers), "--samples", "100000", "--max-s", "2",
-         "--warmup-s", "0.01", "--gt4py-calls", "0"],
-        cwd=REPO, env=env, capture_output=True, text=True, check=False, timeout=600,
-    )  # fmt: skip
+    done = _suite_measure(out, "--devices", "a,b", "--shard-ledgers", str(ledgers),
+                          "--samples", "100000", "--max-s", "2")  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert "measure: 3 cases on 2 devices (--devices): a, b; 1 on a, 2 on b" in done.stderr
     assert "(2 workers, 0 failed); 0 left" in done.stderr
@@ -140,3 +145,22 @@ def test_each_device_runs_its_own_interleaved_rounds_at_the_same_time(tmp_path, 
         assert all(spans[a][1] <= spans[b][0] for a, b in itertools.pairwise(order))
     # the two devices measured at the same time: their blocks overlap
     assert _overlap(list(_spans(rows, "device").values()))
+
+
+def test_load_ahead_measures_each_case_in_a_fresh_worker_loaded_before_its_turn(tmp_path):
+    """``--load-ahead 1``: a worker a case, each started while the one before measured.
+
+    Every case measured once, in its own worker (3 workers for 3 cases), each worker's program
+    loaded before it was given the device ("1 programs loaded"), and the records are a suite's
+    (no check round's worker name)."""
+    out = tmp_path / "run"
+    done = _suite_measure(out, "--load-ahead", "1", "--samples", "20", "--max-s", "1")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "(3 workers, 0 failed); 0 left" in done.stderr
+    assert done.stderr.count("measure worker: 1 programs loaded after") == 3
+    rows = [json.loads(line) for line in (out / "work" / "session.jsonl").open()]
+    assert sorted(row["case"] for row in rows) == sorted(CASES)
+    assert all(row["error"] is None and row["worker"] is None for row in rows)
+    starts = sorted(row["started_at"] for row in rows)
+    ends = sorted(row["started_at"] + row["duration_s"] for row in rows)
+    assert all(end <= start for end, start in zip(ends, starts[1:], strict=False))  # in turn

@@ -10,7 +10,7 @@ rounds, so the gate sees the spread between processes (:mod:`iconbench.gate.proc
 
 The workers of the first blocks (those every check measures before the gate is asked) start
 up side by side (imports, grid, loading their programs: the seconds a DaCe program takes to
-load), each waits for its turn (:func:`iconbench.runner.measure.ready_path`), and then they
+load), each waits for its turn (:func:`iconbench.runner.turn.ready_path`), and then they
 measure one at a time, the others idle: start-up is paid once for those blocks, and nothing
 else runs beside a measurement. (Starting the next worker while one measured spread the host
 overhead of the same code over 0.6-1.5x between processes on an H100.) A check's first
@@ -381,28 +381,21 @@ class _Worker:
 
 
 def _wait_ready(worker: _Worker) -> None:
-    from iconbench.runner.measure import ready_path
+    from iconbench.runner.turn import wait_ready
 
-    ready = ready_path(worker.turn)
-    while not ready.exists():
-        if worker.process.poll() is not None:
-            raise IconbenchError(
-                f"measuring round {worker.name} ended before it was set up (exit "
-                f"{worker.process.returncode}); its log: {worker.log} "
-                f"(last line: {_last_line(worker.log)})"
-            )
-        time.sleep(0.02)
+    if not wait_ready(worker.process, worker.turn):
+        raise IconbenchError(
+            f"measuring round {worker.name} ended before it was set up (exit "
+            f"{worker.process.returncode}); its log: {worker.log} "
+            f"(last line: {_last_line(worker.log)})"
+        )
 
 
 def _stop(waiting: list[_Worker]) -> None:
     """End the workers started ahead that will not get a turn."""
-    for worker in waiting:
-        worker.process.terminate()
-    for worker in waiting:
-        try:
-            worker.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            worker.process.kill()
+    from iconbench.runner.turn import end
+
+    end(worker.process for worker in waiting)
     waiting.clear()
 
 

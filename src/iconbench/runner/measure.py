@@ -112,7 +112,11 @@ def _lane(
     scratch: pathlib.Path,
     several: bool,
 ) -> Callable[[threading.Event], isolation.WorkerRuns]:
-    """One device's share: measured in its fresh workers, one at a time on that device."""
+    """One device's share: measured in its fresh workers, one at a time on that device.
+
+    With ``--load-ahead N`` each worker measures N cases while the next one loads its N
+    (:mod:`iconbench.runner.load_ahead`).
+    """
     from iconbench.timing.isolation import run_in_workers
 
     scratch.mkdir()
@@ -130,17 +134,39 @@ def _lane(
             command += ["--budget", f"{budget_s:.0f}"]
         return subprocess.run(command, env=env, check=False).returncode
 
+    def spawn(worker_cases: list[tuple[str, str]], turn: pathlib.Path) -> subprocess.Popen:
+        """A worker for ``worker_cases`` that loads them, then waits for ``turn``."""
+        cases_file = turn.with_suffix(".json")
+        cases_file.write_text(json.dumps(worker_cases), encoding="utf-8")
+        command = [sys.executable, "-m", "iconbench", "suite", *options.worker_argv,
+                   "--worker-jobs", str(cases_file), "--inflight", str(scratch / "inflight"),
+                   "--turn", str(turn)]  # fmt: skip
+        if device.label:
+            command += ["--device", device.label]
+        return subprocess.Popen(command, env=env)
+
     def lane(stop: threading.Event) -> isolation.WorkerRuns:
-        return run_in_workers(
-            jobs,
-            grid=options.grid,
-            ledger=ledger,
-            start_worker=start_worker,
-            inflight=scratch / "inflight",
-            budget_s=options.budget,
-            progress=lambda line: log(line.replace("measure", name, 1)),
-            stop=stop,
-        )
+        from iconbench.runner.load_ahead import Ahead
+
+        ahead = None
+        if options.load_ahead and options.budget is None:
+            ahead = Ahead(options.load_ahead, spawn, scratch)
+        elif options.load_ahead:
+            log(f"{name}: --load-ahead is not used with --budget: one worker loads and measures")
+        try:
+            return run_in_workers(
+                jobs,
+                grid=options.grid,
+                ledger=ledger,
+                start_worker=ahead or start_worker,
+                inflight=scratch / "inflight",
+                budget_s=options.budget,
+                progress=lambda line: log(line.replace("measure", name, 1)),
+                stop=stop,
+            )
+        finally:
+            if ahead is not None:
+                ahead.close()
 
     return lane
 
@@ -167,8 +193,9 @@ def worker(options: RunOptions) -> None:
     on_gpu = any(b.on_gpu for b in options.backends)
     named = {b.name: b for b in options.backends}  # the job pairs name them (the ledgers')
     if options.turn is not None:
-        # a check's worker: its programs loaded while another worker measures (or, in the
-        # first block, once the check's precompile has put them in the cache), then its turn
+        # a check's worker, or a suite's loaded ahead: its programs loaded while another
+        # worker measures (or, in a check's first block, once its precompile has put them in
+        # the cache), then its turn
         left = list(jobs)
         if options.load_after is not None:
             left = _load_while_precompiling(jobs, options, named)
@@ -218,8 +245,9 @@ def worker(options: RunOptions) -> None:
         progress=_progress(options.device),
         backends=options.backends,
     )
-    if options.round_name:
-        # a check's round ends here, and the next waits for this process to be gone: leave
+    if options.round_name or options.turn is not None:
+        # a check's round (or a worker loaded ahead) ends here, and the next waits for this
+        # process to be gone: leave
         # without tearing down the interpreter's heap (seconds); the ledger is closed already
         sys.stdout.flush()
         sys.stderr.flush()
@@ -247,11 +275,6 @@ def _copy_peak(ledger: pathlib.Path, *, on_gpu: bool, again: bool) -> copy_peak.
     peak = bandwidth.measure_copy_peak(on_gpu=on_gpu)
     copy_peak.append(ledger, peak)
     return peak
-
-
-def ready_path(turn: pathlib.Path) -> pathlib.Path:
-    """The file a check's worker writes when it is set up and waits for ``turn``."""
-    return turn.with_name(turn.name + ".ready")
 
 
 def _load_while_precompiling(
@@ -327,6 +350,8 @@ def _wait_for_turn(turn: pathlib.Path, cores: tuple[int, ...]) -> None:
     measures at a time. Pinned to one core, the measuring thread does not move between cores
     (and their clock speeds) from process to process.
     """
+    from iconbench.runner.turn import ready_path
+
     ready_path(turn).write_text(str(os.getpid()), encoding="utf-8")
     _wait_for(turn)
     if cores and hasattr(os, "sched_setaffinity"):

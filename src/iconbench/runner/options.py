@@ -67,6 +67,9 @@ class RunOptions:
     measure_cores: tuple[int, ...] = ()
     #: the cores an interleaved check's worker starts up and waits on (empty: not pinned)
     startup_cores: tuple[int, ...] = ()
+    #: cases a measuring worker takes while the next worker loads its own (0: one worker
+    #: loads and measures a device's cases, one after the other; :mod:`.load_ahead`)
+    load_ahead: int = 0
     #: the devices the measure step spreads the cases over, one worker on each at a time
     devices: Devices = ONE
     #: a measure worker's device, as recorded in the ledger ("": the one a process finds)

@@ -1,0 +1,48 @@
+"""A worker's turn on its device: started ahead and set up, it measures when it is told to.
+
+Workers are started before the device is free so that their imports, grid and program loads
+overlap another worker's measurement: a check's rounds (:mod:`iconbench.check.rounds`) and a
+suite's workers loading ahead (:mod:`iconbench.runner.load_ahead`). A worker writes
+:func:`ready_path` once it is set up and then waits for its ``turn`` file
+(:func:`iconbench.runner.measure.worker`); the driver gives one worker of a device its turn
+at a time, and ends those that will not get one.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import time
+from collections.abc import Iterable
+
+
+def ready_path(turn: pathlib.Path) -> pathlib.Path:
+    """The file a worker writes when it is set up and waits for ``turn``.
+
+    >>> ready_path(pathlib.Path("/s/r01-base.turn"))
+    PosixPath('/s/r01-base.turn.ready')
+    """
+    return turn.with_name(turn.name + ".ready")
+
+
+def wait_ready(process: subprocess.Popen, turn: pathlib.Path) -> bool:
+    """Wait until the worker says it is set up (``True``), or until it has ended (``False``)."""
+    ready = ready_path(turn)
+    while not ready.exists():
+        if process.poll() is not None:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def end(processes: Iterable[subprocess.Popen]) -> None:
+    """End workers that will not get their turn: asked first, killed after 30 s."""
+    processes = list(processes)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
