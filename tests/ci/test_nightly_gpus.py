@@ -83,4 +83,33 @@ def test_after_the_nights_part_the_gpus_part_measures_with_the_nights_builds(tmp
 def test_an_unknown_part_is_one_line(tmp_path):
     done = _run(tmp_path, "weekly")
     assert done.returncode == 2
-    assert "nightly-gpus: unknown part weekly (nights, gpus)" in done.stderr
+    assert "nightly-gpus: unknown part weekly (nights, gpus, ahead)" in done.stderr
+
+
+@pytest.mark.slow  # four runs until merge (the first precompiles) and a compare: ~120 s on 2 cores
+def test_the_ahead_part_measures_abba_with_and_without_load_ahead_and_compares(tmp_path):
+    """The ahead part: A, B, B, A on the devices road, the B runs with workers loading ahead
+    (``--load-ahead``, recorded in phases.json), the A runs without, one build cache; the
+    compare of the first A with the first B; the table's ratio of B's measuring to A's."""
+    done = subprocess.run(["bash", str(SCRIPT), str(tmp_path), "ahead"],
+                          env=dict(ENV, ICONBENCH_LOAD_AHEAD="1"),
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    for name, ahead in (("ahead-a1", None), ("ahead-b1", 1), ("ahead-b2", 1), ("ahead-a2", None)):
+        phases = json.loads((tmp_path / name / "phases.json").read_text())
+        assert (phases["road"], phases["until"], phases.get("load_ahead")) == (
+            "devices",
+            "merge",
+            ahead,
+        )
+        # the B runs' workers loaded their programs before their turn on the device
+        log = (tmp_path / name / "measure.log").read_text()
+        assert ("programs loaded after" in log) == (ahead == 1)
+    assert (tmp_path / "ahead-cache").is_dir()
+    compared = json.loads((tmp_path / "ahead-compare.json").read_text())
+    assert {b["backend"] for b in compared["benchmarks"]} == {"gtfn_cpu"}
+    table = (tmp_path / "table.txt").read_text().splitlines()
+    assert [line.split(":")[0] for line in table[:4]] == ["ahead-a1", "ahead-a2", "ahead-b1",
+                                                          "ahead-b2"]  # fmt: skip
+    assert "load-ahead 1," in table[2]
+    assert table[-1].startswith("load-ahead: measure x")

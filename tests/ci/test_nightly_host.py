@@ -112,3 +112,17 @@ def test_until_takes_merge_only(tmp_path):
     assert done.returncode == 2
     assert "--until measure: give merge" in done.stderr
     assert not (tmp_path / "n").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "line"),
+    [
+        (("--load-ahead", "8"), "--load-ahead is the devices road's (give --road devices)"),
+        (("--road", "devices", "--load-ahead", "x"), "--load-ahead x is no count of cases"),
+    ],
+)
+def test_load_ahead_is_a_count_on_the_devices_road(tmp_path, options, line):
+    done = _night(tmp_path / "n", *options)
+    assert done.returncode == 2
+    assert line in done.stderr
+    assert not (tmp_path / "n").exists()
