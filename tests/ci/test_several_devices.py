@@ -151,12 +151,14 @@ def test_load_ahead_measures_each_case_in_a_fresh_worker_loaded_before_its_turn(
     """``--load-ahead 1``: a worker a case, each started while the one before measured.
 
     Every case measured once, in its own worker (3 workers for 3 cases), each worker's program
-    loaded before it was given the device ("1 programs loaded"), and the records are a suite's
-    (no check round's worker name)."""
+    loaded before it was given the device ("1 programs loaded"), the copy peak measured by the
+    first alone, and the records are a suite's (no check round's worker name)."""
     out = tmp_path / "run"
     done = _suite_measure(out, "--load-ahead", "1", "--samples", "20", "--max-s", "1")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "(3 workers, 0 failed); 0 left" in done.stderr
+    # the copy peak measured once, by the first worker: the others' turns are their cases
+    assert len((out / "work" / "copy-peak.jsonl").read_text().splitlines()) == 1
     assert done.stderr.count("measure worker: 1 programs loaded after") == 3
     rows = [json.loads(line) for line in (out / "work" / "session.jsonl").open()]
     assert sorted(row["case"] for row in rows) == sorted(CASES)

@@ -210,7 +210,8 @@ def worker(options: RunOptions) -> None:
         gc.freeze()
         _wait_for_turn(options.turn, options.measure_cores)
         start = time.perf_counter()
-    peak = _copy_peak(options.work / copy_peak.FILE, on_gpu=on_gpu, again=not options.round_name)
+    peak = _copy_peak(options.work / copy_peak.FILE, on_gpu=on_gpu,
+                      again=not (options.round_name or options.turn))  # fmt: skip
     datasheet = bandwidth.datasheet_peak(peak.device)
     log(
         f"{who}: copy peak {peak.bytes_per_s / 1e12:.3f} TB/s on {peak.device} "
@@ -263,9 +264,10 @@ def _progress(device: str) -> Callable[[str], None]:
 def _copy_peak(ledger: pathlib.Path, *, on_gpu: bool, again: bool) -> copy_peak.CopyPeak:
     """The device's copy peak: measured and appended to ``ledger``, or its last line reused.
 
-    A check's rounds (``again=False``) measure it once per side: the first round's figure is
-    the side's, and the 20 one-GiB copies (and cupy's first kernel load) are not repeated in
-    every round's turn on the device.
+    A check's rounds and a suite's workers loading ahead (``again=False``) measure it once:
+    a check's per side, the first round's figure being the side's; a suite's in its first
+    worker, the host's GPUs being of one model. The 20 one-GiB copies (and cupy's first
+    kernel load) are not repeated in every worker's turn on the device.
     """
     from iconbench.timing import bandwidth
 
