@@ -33,6 +33,9 @@ Job = tuple[str, str]
 
 #: Starts a worker for ``cases`` that waits for ``turn``: its process.
 Spawn = Callable[[list[Job], pathlib.Path], subprocess.Popen]
+#: run_in_workers' ``start_worker``: a worker that loads and measures ``cases`` one after the
+#: other, naming each in ``inflight`` before it starts it; its exit status.
+StartWorker = Callable[[list[Job], float | None, pathlib.Path], int]
 
 
 @dataclasses.dataclass
@@ -43,14 +46,14 @@ class Worker:
     process: subprocess.Popen
     turn: pathlib.Path
 
-    def measure(self) -> int:
+    def measure(self) -> int | None:
         """Wait until it is set up, give it the device, wait for it to end: its exit status.
 
-        A worker that ends before it is set up returns its status at once (run_in_workers
-        then records the case it died on, or says why no case was measured).
+        ``None`` where it ended before it was set up: a program of its cases broke the
+        process while loading, and no case says which.
         """
         if not turns.wait_ready(self.process, self.turn):
-            return self.process.returncode
+            return None
         self.turn.write_text("go", encoding="utf-8")
         return self.process.wait()
 
@@ -70,7 +73,7 @@ class Ahead:
     ...     ready_path(turn).write_text("1")
     ...     return subprocess.Popen([sys.executable, "-c", "pass"])
     >>> import tempfile
-    >>> ahead = Ahead(2, spawn, pathlib.Path(tempfile.mkdtemp()))
+    >>> ahead = Ahead(2, spawn, pathlib.Path(tempfile.mkdtemp()), fallback=None)
     >>> jobs = [(c, "gtfn_gpu") for c in "abcde"]
     >>> ahead(jobs, None, None), started  # a and b measured, c and d loading meanwhile
     (0, [['a', 'b'], ['c', 'd']])
@@ -79,24 +82,43 @@ class Ahead:
     >>> ahead([jobs[1], *jobs[4:]], None, None), started[3:]  # b again: e's worker is replaced
     (0, [['b', 'e']])
     >>> ahead.close()
+
+    A worker that ends while loading: its cases go to the fallback (a line on stderr says so),
+    loaded and measured one after the other
+
+    >>> def broken(cases, turn):
+    ...     return subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+    >>> def one_by_one(cases, budget_s, inflight):
+    ...     print("one by one:", [c for c, _ in cases])
+    ...     return 0
+    >>> ahead = Ahead(2, broken, pathlib.Path(tempfile.mkdtemp()), fallback=one_by_one)
+    >>> ahead(jobs, None, None)
+    one by one: ['a', 'b']
+    0
+    >>> ahead.close()
     """
 
-    def __init__(self, size: int, spawn: Spawn, scratch: pathlib.Path) -> None:
+    def __init__(
+        self, size: int, spawn: Spawn, scratch: pathlib.Path, fallback: StartWorker | None
+    ) -> None:
         if size < 1:
             raise IconbenchError(f"--load-ahead {size}: give the cases a worker measures, N >= 1")
         self.size = size
         self.spawn = spawn
         self.scratch = scratch
+        self.fallback = fallback
         self.next: Worker | None = None
         self.started = 0
 
-    def __call__(self, cases: Sequence[Job], budget_s: float | None, inflight: object) -> int:
+    def __call__(self, cases: Sequence[Job], budget_s: float | None, inflight: pathlib.Path) -> int:
         """Measure the first ``size`` of ``cases`` in a worker; start the next one's ahead.
 
         ``budget_s`` and ``inflight`` are run_in_workers' (every worker here writes the
         ``--inflight`` file the spawn gave it, and measures one at a time); a budget is not
         split between workers started ahead: :func:`iconbench.runner.measure` uses this only
-        without one.
+        without one. A worker that ended while loading is replaced by ``fallback``, which
+        loads and measures the same cases one after the other, so that a case whose program
+        breaks the process is named as the one it died on.
         """
         if budget_s is not None:
             raise ValueError("workers loading ahead take no time budget")
@@ -107,7 +129,17 @@ class Ahead:
                 self.next.end()
             current = self._start(chunk)
         self.next = self._start(following) if following else None
-        return current.measure()
+        status = current.measure()
+        if status is not None:
+            return status
+        if self.fallback is None:
+            return current.process.returncode
+        from iconbench.runner.progress import log
+
+        log(f"measure: a worker loading ahead ended while loading (exit "
+            f"{current.process.returncode}): its {len(chunk)} cases loaded and measured "
+            "one after the other")  # fmt: skip
+        return self.fallback(chunk, budget_s, inflight)
 
     def close(self) -> None:
         """End the worker started ahead, if any (the run ended, or another device failed)."""

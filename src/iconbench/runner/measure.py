@@ -150,7 +150,7 @@ def _lane(
 
         ahead = None
         if options.load_ahead and options.budget is None:
-            ahead = Ahead(options.load_ahead, spawn, scratch)
+            ahead = Ahead(options.load_ahead, spawn, scratch, fallback=start_worker)
         elif options.load_ahead:
             log(f"{name}: --load-ahead is not used with --budget: one worker loads and measures")
         try:
