@@ -550,6 +550,11 @@ ROWS: list[Row] = [
         ("unknown backend 'nosuch'", "gtfn_gpu"),
     ),
     Row(
+        "suite-load-ahead-not-a-count",
+        ("suite", "measure", "--load-ahead", "0", "--out", "{tmp}/out"),
+        ("--load-ahead", "expected an integer >= 1, got '0'"),
+    ),
+    Row(
         "suite-unknown-grid",
         ("suite", "plan", "--grid", "nosuch", "--out", "{tmp}/out"),
         ("unknown grid preset 'nosuch'", "icon_benchmark_regional"),

@@ -39,6 +39,7 @@ from iconbench.check import rounds
 from iconbench.errors import IconbenchError
 from iconbench.gate import confirmation
 from iconbench.records.summary import ConfirmationRun, Summary
+from iconbench.runner.devices import Job
 from iconbench.runner.progress import log
 from iconbench.stacks import sides
 from iconbench.stacks.spec import COMPONENTS
@@ -82,10 +83,6 @@ class Stacks:
                              out=out / name, stack=stack, commit=commits.get("icon4py", ""))
             for name, commits in (("base", self.base), ("head", self.head))
         )  # fmt: skip
-
-
-#: a (case, backend) pair
-Job = tuple[str, str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -169,11 +166,12 @@ def confirm(request: Request) -> Summary:
     log(f"confirm: {flagged} flagged benchmarks ({len(wanted)} cases) measured again, "
         f"{changed or 'the same stack on both sides'}{where}, in {request.work}")  # fmt: skip
     answers = []
+    stack = stack_key()
     for (base_gpu, head_gpu), group in groups.items():
         work = request.work
         if request.gpus is not None:
             work = request.work / f"gpu{base_gpu or '-'}-gpu{head_gpu or '-'}"
-        base, head = stacks.sides(work, stack_key())
+        base, head = stacks.sides(work, stack)
         base, head = (dataclasses.replace(base, device=base_gpu),
                       dataclasses.replace(head, device=head_gpu))  # fmt: skip
         answers.append(_measure(request, base, head, group, work))

@@ -202,8 +202,8 @@ def _worker_command(side: Side, common: Sequence[str], lane: _Lane, name: str, *
     if lane.cores:
         command += ["--measure-cores", ",".join(map(str, lane.cores)),
                     "--startup-cores", ",".join(map(str, lane.startup_cores))]  # fmt: skip
-    if side.device or lane.device.label:
-        command += ["--device", side.device or lane.device.label]
+    if device := lane.device_of(side).label:
+        command += ["--device", device]
     if load_after is not None:
         command += ["--load-after", str(load_after)]
     return command
@@ -267,8 +267,7 @@ def measure(
         """A round's processes (one a part), waiting in ``lane`` for their turns."""
         lane.number += 1
         side = sides[side_name]
-        device = Device(side.device) if side.device else lane.device
-        env = device.environment(side.environment())
+        env = lane.device_of(side).environment(side.environment())
         if lane.cores:  # a CPU program's threads: as many as its cores
             env["OMP_NUM_THREADS"] = str(len(lane.cores))
         workers = []
@@ -352,6 +351,10 @@ class _Lane:
     number: int = 0
     waiting: list[_Worker] = dataclasses.field(default_factory=list)
     measuring_s: float = 0.0
+
+    def device_of(self, side: Side) -> Device:
+        """The device ``side``'s workers measure on: its own GPU where it names one."""
+        return Device(side.device) if side.device else self.device
 
     def block(self, stop: threading.Event) -> None:
         """The four rounds of a block on this device, one process at a time, the others idle."""

@@ -91,11 +91,10 @@ class Suite(Command):
         options.add_devices(parser)
         parser.add_argument(
             "--load-ahead",
-            type=int,
-            default=0,
+            type=options.positive_int_type,
             metavar="N",
             help="measure: each worker measures N cases while the next one loads its N programs "
-            "on other cores (default 0: one worker loads and measures a device's cases in turn)",
+            "on other cores (default: one worker loads and measures a device's cases in turn)",
         )
         parser.add_argument("--build-jobs", type=int, default=1, help="GT4PY_BUILD_JOBS each")
         parser.add_argument(
@@ -277,7 +276,7 @@ class Suite(Command):
             measure_cores=cores(args.measure_cores),
             startup_cores=cores(args.startup_cores),
             devices=devices,
-            load_ahead=args.load_ahead,
+            load_ahead=args.load_ahead or 0,
             device=args.device,
             commit=args.commit,
             gt4py_calls=args.gt4py_calls,

@@ -26,10 +26,8 @@ import pathlib
 import subprocess
 from collections.abc import Callable, Sequence
 
-from iconbench.errors import IconbenchError
 from iconbench.runner import turn as turns
-
-Job = tuple[str, str]
+from iconbench.runner.devices import Job
 
 #: Starts a worker for ``cases`` that waits for ``turn``: its process.
 Spawn = Callable[[list[Job], pathlib.Path], subprocess.Popen]
@@ -72,8 +70,11 @@ class Ahead:
     ...     started.append([c for c, _ in cases])
     ...     ready_path(turn).write_text("1")
     ...     return subprocess.Popen([sys.executable, "-c", "pass"])
+    >>> def one_by_one(cases, budget_s, inflight):  # a plain worker, loading as it measures
+    ...     print("one by one:", [c for c, _ in cases])
+    ...     return 0
     >>> import tempfile
-    >>> ahead = Ahead(2, spawn, pathlib.Path(tempfile.mkdtemp()), fallback=None)
+    >>> ahead = Ahead(2, spawn, pathlib.Path(tempfile.mkdtemp()), fallback=one_by_one)
     >>> jobs = [(c, "gtfn_gpu") for c in "abcde"]
     >>> ahead(jobs, None, None), started  # a and b measured, c and d loading meanwhile
     (0, [['a', 'b'], ['c', 'd']])
@@ -88,9 +89,6 @@ class Ahead:
 
     >>> def broken(cases, turn):
     ...     return subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
-    >>> def one_by_one(cases, budget_s, inflight):
-    ...     print("one by one:", [c for c, _ in cases])
-    ...     return 0
     >>> ahead = Ahead(2, broken, pathlib.Path(tempfile.mkdtemp()), fallback=one_by_one)
     >>> ahead(jobs, None, None)
     one by one: ['a', 'b']
@@ -99,10 +97,8 @@ class Ahead:
     """
 
     def __init__(
-        self, size: int, spawn: Spawn, scratch: pathlib.Path, fallback: StartWorker | None
+        self, size: int, spawn: Spawn, scratch: pathlib.Path, fallback: StartWorker
     ) -> None:
-        if size < 1:
-            raise IconbenchError(f"--load-ahead {size}: give the cases a worker measures, N >= 1")
         self.size = size
         self.spawn = spawn
         self.scratch = scratch
@@ -132,8 +128,6 @@ class Ahead:
         status = current.measure()
         if status is not None:
             return status
-        if self.fallback is None:
-            return current.process.returncode
         from iconbench.runner.progress import log
 
         log(f"measure: a worker loading ahead ended while loading (exit "

@@ -120,30 +120,38 @@ def _lane(
     from iconbench.timing.isolation import run_in_workers
 
     scratch.mkdir()
-    jobs_file = scratch / "jobs.json"
+    jobs_file, inflight = scratch / "jobs.json", scratch / "inflight"
     env = device.environment(os.environ)
     name = f"measure [{device.label}]" if several else "measure"
 
+    def command(cases: list[tuple[str, str]], cases_file: pathlib.Path, inflight: pathlib.Path,
+                *extra: str) -> list[str]:  # fmt: skip
+        """A worker's command line: ``cases`` (written to ``cases_file``), this device."""
+        cases_file.write_text(json.dumps(list(cases)), encoding="utf-8")
+        argv = [
+            sys.executable,
+            "-m",
+            "iconbench",
+            "suite",
+            *options.worker_argv,
+            "--worker-jobs",
+            str(cases_file),
+            "--inflight",
+            str(inflight),
+            *extra,
+        ]
+        return argv + (["--device", device.label] if device.label else [])  # fmt: skip
+
     def start_worker(worker_cases, budget_s, inflight):
-        jobs_file.write_text(json.dumps(list(worker_cases)), encoding="utf-8")
-        command = [sys.executable, "-m", "iconbench", "suite", *options.worker_argv,
-                   "--worker-jobs", str(jobs_file), "--inflight", str(inflight)]  # fmt: skip
-        if device.label:
-            command += ["--device", device.label]
-        if budget_s is not None:
-            command += ["--budget", f"{budget_s:.0f}"]
-        return subprocess.run(command, env=env, check=False).returncode
+        budget = ["--budget", f"{budget_s:.0f}"] if budget_s is not None else []
+        return subprocess.run(command(worker_cases, jobs_file, inflight, *budget), env=env,
+                              check=False).returncode  # fmt: skip
 
     def spawn(worker_cases: list[tuple[str, str]], turn: pathlib.Path) -> subprocess.Popen:
         """A worker for ``worker_cases`` that loads them, then waits for ``turn``."""
         cases_file = turn.with_suffix(".json")
-        cases_file.write_text(json.dumps(worker_cases), encoding="utf-8")
-        command = [sys.executable, "-m", "iconbench", "suite", *options.worker_argv,
-                   "--worker-jobs", str(cases_file), "--inflight", str(scratch / "inflight"),
-                   "--turn", str(turn)]  # fmt: skip
-        if device.label:
-            command += ["--device", device.label]
-        return subprocess.Popen(command, env=env)
+        return subprocess.Popen(command(worker_cases, cases_file, inflight, "--turn", str(turn)),
+                                env=env)  # fmt: skip
 
     def lane(stop: threading.Event) -> isolation.WorkerRuns:
         from iconbench.runner.load_ahead import Ahead
@@ -159,7 +167,7 @@ def _lane(
                 grid=options.grid,
                 ledger=ledger,
                 start_worker=ahead or start_worker,
-                inflight=scratch / "inflight",
+                inflight=inflight,
                 budget_s=options.budget,
                 progress=lambda line: log(line.replace("measure", name, 1)),
                 stop=stop,
