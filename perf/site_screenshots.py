@@ -127,14 +127,20 @@ def recompress(paths: list[pathlib.Path]) -> None:
     records beside it. zopflipng (Debian's zopfli) is lossless: a few minutes, skipped
     without it.
     """
+    import io
+
     from PIL import Image
+
+    from iconbench.files.atomic import write_atomic
 
     for path in paths:
         with Image.open(path) as taken:
             palette = taken.convert("RGB").quantize(
                 colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
             )
-        palette.save(path, optimize=True)
+        saved = io.BytesIO()
+        palette.save(saved, format="PNG", optimize=True)
+        write_atomic(path, saved.getvalue())  # a picture is whole, the old or the new
     if not shutil.which("zopflipng"):
         print("zopflipng not found (apt-get install zopfli): PNGs left as saved", file=sys.stderr)
         return
