@@ -21,12 +21,14 @@ DOC = ROOT / "docs" / "nightly-gpu.md"
 RESULTS = ROOT / "results"
 RUN = RESULTS / "nightly-4xh200"
 SECOND = RESULTS / "nightly-4xh200-2"
+THIRD = RESULTS / "nightly-4xh200-3"
 
 #: a wall-time row: "| last night's builds | devices | 20.2 s | ... | **319 s** |
 #: `nightly-4xh200/night-3` |"
 ROW = re.compile(
-    r"^\| (empty build cache|last night's builds(?:, 5a18127)?) \| (shards|devices) \| "
-    r"([0-9.]+) s \| (.+) \| \*\*([0-9]+) s\*\* \| `(nightly-4xh200(?:-2)?)/(night-\d)` \|$",
+    r"^\| (empty build cache(?:, 4615a54)?|last night's builds(?:, 5a18127)?) \| "
+    r"(shards|devices) \| ([0-9.]+) s \| (.+) \| \*\*([0-9]+) s\*\* \| "
+    r"`(nightly-4xh200(?:-[23])?)/(night-\d|gpus-4)` \|$",
     re.M,
 )
 PHASES = ("stack", "precompile", "measure", "merge", "finish")
@@ -50,40 +52,80 @@ def _phases(run: str, record: pathlib.Path = RUN) -> dict:
 def test_each_night_row_is_its_phases_and_its_whole_command():
     rows = ROW.findall(DOC.read_text())
     assert [f"{row[-2]}/{row[-1]}" for row in rows] == [
-        "nightly-4xh200/night-1", "nightly-4xh200-2/night-1", "nightly-4xh200/night-2",
-        "nightly-4xh200/night-3", "nightly-4xh200-2/night-2"]  # fmt: skip
+        "nightly-4xh200/night-1", "nightly-4xh200-2/night-1", "nightly-4xh200-3/gpus-4",
+        "nightly-4xh200/night-2", "nightly-4xh200/night-3", "nightly-4xh200-2/night-2"]  # fmt: skip
     wholes = {}
     for cache, road, setup, cells, shown_whole, record, run in rows:
         phases = _phases(run, RESULTS / record)
         whole = _whole_seconds(RESULTS / record)[run]
         assert (phases["gpus"], phases["road"], phases["until"]) == (4, road, "finish")
-        assert (run == "night-1") == (cache == "empty build cache")
+        assert (run in ("night-1", "gpus-4")) == cache.startswith("empty build cache")
         shown = [float(cell.removesuffix(" s")) for cell in cells.split(" | ")]
         assert shown == [phases["phases_s"][p] for p in PHASES], run
         assert int(shown_whole) == whole
         assert float(setup) == phases["phases_s"].get("setup", round(whole - sum(shown), 1))
         wholes[record, run] = whole
-    # the cold goal holds on both hosts; the warm one (300 s) at 5a18127, not at 5a7f4b0
-    assert max(wholes["nightly-4xh200", "night-1"], wholes["nightly-4xh200-2", "night-1"]) < 900
+    # the cold goal holds on the three hosts; the warm one (300 s) at 5a18127, not at 5a7f4b0
+    cold = [wholes[record, run] for record, run in wholes if run in ("night-1", "gpus-4")]
+    assert len(cold) == 3
+    assert max(cold) < 900
+    assert f"cold in {min(cold)}-{max(cold)} s (goal < 900 s)" in _prose()
     assert wholes["nightly-4xh200-2", "night-2"] < 5 * 60
     assert min(wholes["nightly-4xh200", "night-2"], wholes["nightly-4xh200", "night-3"]) > 5 * 60
 
 
-def test_the_1_and_4_gpu_rows_are_the_second_hosts_runs_with_one_cache():
-    one, four = _phases("gpus-1", SECOND), _phases("night-2", SECOND)
-    assert (one["gpus"], one["road"], one["until"]) == (1, "devices", "merge")
-    assert (four["gpus"], four["road"]) == (4, "devices")
-    # every case built before either measured: night 1's builds, nothing compiled again
-    assert max(one["phases_s"]["precompile"], four["phases_s"]["precompile"]) < 10
-    t1, t4 = one["phases_s"]["measure"], four["phases_s"]["measure"]
+def test_the_1_2_and_4_gpu_rows_are_one_hosts_runs_with_one_cache():
+    runs = {n: _phases(f"gpus-{n}", THIRD) for n in (1, 2, 4)}
+    assert [(r["gpus"], r["road"], r["until"]) for r in runs.values()] == [
+        (1, "devices", "merge"), (2, "devices", "merge"), (4, "devices", "finish")]  # fmt: skip
+    # gpus-4 built every case (a cold night) before it measured; gpus-2 and gpus-1 found them
+    assert runs[4]["phases_s"]["precompile"] > 300
+    assert max(runs[n]["phases_s"]["precompile"] for n in (1, 2)) < 10
+    assert "(precompile 5.0 s each, nothing compiled)" in _prose()
+    t1 = runs[1]["phases_s"]["measure"]
     text = DOC.read_text()
-    assert f"| 1 | {t1} s | 1.00 | | `nightly-4xh200-2/gpus-1` |" in text
-    assert f"| 4 | {t4} s | {t4 / t1:.2f} | ≤ 0.35: yes | `nightly-4xh200-2/night-2` |" in text
-    assert t4 / t1 <= 0.35
+    assert f"| 1 | {t1} s | 1.00 | | `nightly-4xh200-3/gpus-1` |" in text
+    for n, goal in ((2, 0.6), (4, 0.35)):
+        tn = runs[n]["phases_s"]["measure"]
+        assert tn / t1 <= goal
+        assert (
+            f"| {n} | {tn} s | {tn / t1:.2f} | ≤ {goal}: yes | `nightly-4xh200-3/gpus-{n}` |"
+            in text
+        )
+    assert _whole_seconds(THIRD) == {"gpus-4": 585, "gpus-2": 262, "gpus-1": 475}
+    # the second host's pair, same builds: 4 GPUs in its warm night
+    one, four = _phases("gpus-1", SECOND), _phases("night-2", SECOND)
+    assert (one["gpus"], one["until"], four["gpus"]) == (1, "merge", 4)
+    s1, s4 = one["phases_s"]["measure"], four["phases_s"]["measure"]
+    assert (f"1 GPU {s1} s (`gpus-1`), 4 GPUs {s4} s (its warm night), {s4 / s1:.2f}x"
+            in _prose())  # fmt: skip
     assert (
         f"shards road measured the four-GPU phase in {_phases('gpus-4')['phases_s']['measure']} s"
         in _prose()
     )
+
+
+def test_the_third_hosts_cold_precompile_is_its_ledger_and_its_log():
+    from tests.archived_results import restored
+
+    night = restored("results/nightly-4xh200-3") / "gpus-4"
+    rows = [json.loads(line) for line in
+            (night / "merged" / "work" / "compile.jsonl").read_text().splitlines()]  # fmt: skip
+    assert len(rows) == 384
+    assert not [r for r in rows if r["error"]]
+    seconds = sum(r["seconds"] for r in rows)
+    span = max(r["at"] for r in rows) - min(r["at"] - r["seconds"] for r in rows)
+    log = (night / "nightly-host.log").read_text()
+    before = [float(s) for s in re.findall(r"taken up again later \(after ([0-9.]+) s\)", log)]
+    work = seconds + sum(before)
+    text = _prose()
+    assert "384 builds, " + f"{seconds:,.0f} compile-seconds".replace(",", " ") in text
+    assert f"in the {span:.0f} s between the first build's start" in text
+    translating = f"{sum(before):,.0f}".replace(",", " ")
+    assert f"{len(before)} static variants went back, after {translating} s of translating" in text
+    work_s = f"{work:,.0f}".replace(",", " ")
+    assert (f"{work_s} s of work, {work / 64:.0f} s over 64 cores, busy "
+            f"{100 * work / 64 / span:.0f} % of the span") in text  # fmt: skip
 
 
 def test_the_confirmations_builds_and_times_are_their_check_records():
@@ -180,8 +222,12 @@ def test_a_case_on_another_gpu_measures_the_same_as_on_its_own():
     first, second = restored("results/nightly-4xh200"), restored("results/nightly-4xh200-2")
     one, two, three = (_device_times(first / f"night-{n}") for n in (1, 2, 3))
     gpu, night1, night2 = (_device_times(second / r) for r in ("gpus-1", "night-1", "night-2"))
+    g1, g2, g4 = (_device_times(restored("results/nightly-4xh200-3") / f"gpus-{n}")
+                  for n in (1, 2, 4))  # fmt: skip
     text = DOC.read_text()
     for later, earlier, label in (
+        (g4, g1, "`gpus-4` / `gpus-1` (`nightly-4xh200-3`)"),
+        (g2, g1, "`gpus-2` / `gpus-1` (`nightly-4xh200-3`)"),
         (night2, gpu, "night 2 / 1 GPU"),
         (night2, night1, "night 2 / night 1"),
         (three, two, "night 3 / night 2 (`nightly-4xh200`)"),
@@ -198,33 +244,94 @@ def test_a_case_on_another_gpu_measures_the_same_as_on_its_own():
                    f"{min(ratios):.3f} to {max(ratios):.3f} |")  # fmt: skip
             assert row in text
     assert sum(three[k][0] != two[k][0] for k in two) == 286
-    assert {device for device, _ in gpu.values()} == {"0"}
+    assert {device for device, _ in gpu.values()} == {device for device, _ in g1.values()} == {"0"}
+    assert sorted(sum(d == str(i) for d, _ in g2.values()) for i in range(2)) == [192] * 2
+    assert sorted(sum(d == str(i) for d, _ in g4.values()) for i in range(4)) == [96] * 4
     assert sorted(sum(d == str(i) for d, _ in night2.values()) for i in range(4)) == [96] * 4
 
 
-def test_the_agreement_row_is_its_compare_and_the_flags_gpus_its_ledgers():
+def _flagged(summary: dict) -> list[dict]:
+    changed = ("regression", "improvement")
+    return [b for b in summary["benchmarks"]
+            if b["metric"] == "device_time" and b["verdict"] in changed]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("record", "runs", "confirmed", "kept"),
+    [
+        ("nightly-4xh200-2", "night 2 against `gpus-1`", "not run (built after this host)",
+         "agreement.txt"),
+        ("nightly-4xh200-3", "`gpus-4` against `gpus-1`", None, "agreement-confirm.txt"),
+    ],
+)  # fmt: skip
+def test_the_agreement_rows_are_their_compares_and_confirmations(record, runs, confirmed, kept):
     from tests.archived_results import restored
 
-    second = restored("results/nightly-4xh200-2")
-    summary = json.loads((second / "agreement.json").read_text())
+    whole = restored(f"results/{record}")
+    summary = json.loads((whole / "agreement.json").read_text())
     counts = summary["counts"]
     device = [b for b in summary["benchmarks"] if b["metric"] == "device_time"]
-    flagged = [b for b in device if b["verdict"] in ("regression", "improvement")]
+    flagged = _flagged(summary)
+    if confirmed is None:  # measured again on the cases' GPUs: the confirmed summary's counts
+        after = json.loads((whole / "agreement.confirmed.json").read_text())
+        assert after["counts"]["regression"] == after["counts"]["improvement"] == 0
+        assert after["counts"]["inconclusive"] == len(flagged)
+        confirmed = f"0 of {len(flagged)} confirmed"
+        again = [b["confirmation"] for b in after["benchmarks"] if b.get("confirmation")]
+        assert all(c["verdict"] == "not confirmed" and c["processes"] == "4+4"
+                   and c["ratio_ci"][0] < 1 < c["ratio_ci"][1] for c in again)  # fmt: skip
+        ratios = sorted(c["ratio"] for c in again)
+        assert len(ratios) == len(flagged)
+        text = _prose()
+        assert f"out {ratios[0]:.3f}x to {ratios[-1]:.3f}x, each interval holding 1" in text
+        assert (f"0 changes reported, {len(flagged)} not confirmed"
+                in (RESULTS / record / "agreement-confirm.txt").read_text())  # fmt: skip
+        checks = [json.loads((RESULTS / record / "agreement-ab" / pair / "check.json").read_text())
+                  for pair in ("gpu0-gpu0", "gpu0-gpu2")]  # fmt: skip
+        assert all(c["builds"]["compiled"] == 0 for c in checks)
+        assert f"took {checks[0]['total_s']} s and {checks[1]['total_s']} s" in text
     largest = max(b["ratio"] for b in device)
-    row = (f"| night 2 against `gpus-1` | {len(device)} | {counts['regression']} | "
-           f"{counts['improvement']} | {counts['unchanged']} | {largest:.3f} | "
-           "`nightly-4xh200-2/agreement.txt` |")  # fmt: skip
+    row = (f"| {runs} (`{record}`) | {len(device)} | {counts['regression']} | "
+           f"{counts['improvement']} | {counts['unchanged']} | {largest:.3f} | {confirmed} | "
+           f"`{record}/{kept}` |")  # fmt: skip
     assert row in DOC.read_text()
-    night2 = _device_times(second / "night-2")
-    where = [night2[b["program"] + f"[{b['variant']}]", b["backend"]][0] for b in flagged]
+
+
+def test_the_agreements_flags_ran_on_gpu_0_and_are_the_same_programs():
+    from tests.archived_results import restored
+
+    second, third = restored("results/nightly-4xh200-2"), restored("results/nightly-4xh200-3")
     text = _prose()
-    assert f"{where.count('0')} of the {len(flagged)} ran on GPU 0 in both runs" in text
+    flags = {}
+    for whole, four, label in ((second, "night-2", "On the second host"), (third, "gpus-4", "")):
+        flagged = _flagged(json.loads((whole / "agreement.json").read_text()))
+        where = _device_times(whole / four)
+        on = [where[b["program"] + f"[{b['variant']}]", b["backend"]][0] for b in flagged]
+        flags[four] = {(b["program"], b["variant"], b["backend"]) for b in flagged}
+        assert f"{on.count('0')} of {'its' if label else 'the'} {len(flagged)}" in text
+    assert "3 of the 5 ran on GPU 0 in both runs. On the second host 4 of its 7 did" in text
+    assert flags["gpus-4"] < flags["night-2"]  # the third host's 5 among the second's 7
+    flagged = _flagged(json.loads((third / "agreement.json").read_text()))
     low, high = min(b["ratio"] for b in flagged), max(b["ratio"] for b in flagged)
     assert f"({low:.3f}x to {high:.3f}x)" in text
-    shift = re.search(r"host_overhead: the runner was ([0-9.]+ % \[[0-9., -]+\]) slower",
-                      (SECOND / "agreement.txt").read_text())  # fmt: skip
-    assert shift
-    assert f"run {shift[1]} slower than the one-GPU run in host overhead" in text
+    ledger = (third / "gpus-4" / "merged" / "work" / "session.jsonl").read_text()
+    rows = {(r["case"], r["backend"]): r for r in map(json.loads, ledger.splitlines())}
+    moved = sorted(rows[b["program"] + f"[{b['variant']}]", b["backend"]]["bytes_moved"]
+                   for b in flagged)  # fmt: skip
+    assert f"moves {moved[0] / 1e3:.1f}-{moved[-1] / 1e3:.1f} kB a call" in text
+    base = sorted(b["base"]["median"] for b in flagged)
+    assert f"programs of {base[0] * 1e6:.1f}-{base[-1] * 1e6:.1f} µs" in text
+    for pair, counts in (
+        ("gpus-1-gpus-2", "1 regression, 383 unchanged"),
+        ("gpus-2-gpus-4", "5 regression, 1 improvement, 378 unchanged"),
+    ):
+        assert f"REGRESSION: {counts}" in (THIRD / f"compare-{pair}.txt").read_text()
+    # host overhead: the four-GPU run slower on one host, faster on the other
+    for record, word in ((SECOND, "slower"), (THIRD, "faster")):
+        shift = re.search(rf"host_overhead: the runner was ([0-9.]+ % \[[0-9., -]+\]) {word}",
+                          (record / "agreement.txt").read_text())  # fmt: skip
+        assert shift
+        assert shift[1] in text
 
 
 @pytest.mark.parametrize(("record", "variants"), [("nightly-4xh200", 35), ("nightly-4xh200-2", 37)])
@@ -262,8 +369,15 @@ def test_where_the_measuring_phase_goes_is_each_cases_record():
     second = restored("results/nightly-4xh200-2")
     text = DOC.read_text()
     shares = {}
-    for run, label in (("gpus-1", "`gpus-1` (1 GPU)"), ("night-2", "night 2 (4 GPUs, summed)")):
-        ledger = second / run / "merged" / "work" / "session.jsonl"
+    third = restored("results/nightly-4xh200-3")
+    for record, run, label in (
+        (second, "gpus-1", "`gpus-1` (1 GPU)"),
+        (second, "night-2", "night 2 (4 GPUs, summed)"),
+        (third, "gpus-1", "`nightly-4xh200-3/gpus-1` (1 GPU)"),
+        (third, "gpus-2", "`nightly-4xh200-3/gpus-2` (2 GPUs, summed)"),
+        (third, "gpus-4", "`nightly-4xh200-3/gpus-4` (4 GPUs, summed)"),
+    ):
+        ledger = record / run / "merged" / "work" / "session.jsonl"
         rows = [json.loads(line) for line in ledger.read_text().splitlines()]
         whole, load = sum(r["duration_s"] for r in rows), sum(r["load_s"] for r in rows)
         inputs = sum(r["prepare_s"] for r in rows) - load
@@ -271,8 +385,14 @@ def test_where_the_measuring_phase_goes_is_each_cases_record():
         rest = whole - load - inputs - warm
         cells = " | ".join(f"{v:.1f} s" for v in (whole, load, inputs, warm, rest))
         assert f"| {label} | {cells} |" in text
-        shares[run] = (whole, load, inputs)
-    (_, one_load, one_inputs), (four, four_load, four_inputs) = shares.values()
+        shares[record.name, run] = (whole, load, inputs)
+    splits = [shares["nightly-4xh200-3", f"gpus-{n}"][0] / n
+              / _phases(f"gpus-{n}", THIRD)["phases_s"]["measure"] for n in (1, 2, 4)]  # fmt: skip
+    assert ("the splits are {:.2f} (1 GPU: the phase beyond its cases), {:.2f} (2) and {:.2f} (4)"
+            .format(*splits) in _prose())  # fmt: skip
+    (_, one_load, one_inputs), (four, four_load, four_inputs) = (
+        shares["nightly-4xh200-2", run] for run in ("gpus-1", "night-2")
+    )
     measure = _phases("night-2", SECOND)["phases_s"]["measure"]
     prose = _prose()
     assert f"loading takes {100 * (four_load / one_load - 1):.0f} % longer" in prose
