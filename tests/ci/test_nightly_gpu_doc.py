@@ -311,6 +311,14 @@ def test_the_agreements_flags_ran_on_gpu_0_and_are_the_same_programs():
         assert f"{on.count('0')} of {'its' if label else 'the'} {len(flagged)}" in text
     assert "3 of the 5 ran on GPU 0 in both runs. On the second host 4 of its 7 did" in text
     assert flags["gpus-4"] < flags["night-2"]  # the third host's 5 among the second's 7
+    # the second host's two four-GPU nights against its one-GPU run, for the third host's 5
+    night1, night2, one = (_device_times(second / r) for r in ("night-1", "night-2", "gpus-1"))
+    keys = [(f"{program}[{variant}]", backend) for program, variant, backend in flags["gpus-4"]]
+    assert all(night1[k][0] == night2[k][0] for k in keys)
+    for night, label in ((night1, "night 1, on four GPUs as well, measured these 5 within"),
+                         (night2, "night 2 at")):  # fmt: skip
+        ratios = sorted(night[k][1] / one[k][1] for k in keys)
+        assert f"{label} {ratios[0]:.3f}x to {ratios[-1]:.3f}x" in text
     flagged = _flagged(json.loads((third / "agreement.json").read_text()))
     low, high = min(b["ratio"] for b in flagged), max(b["ratio"] for b in flagged)
     assert f"({low:.3f}x to {high:.3f}x)" in text
@@ -371,8 +379,8 @@ def test_where_the_measuring_phase_goes_is_each_cases_record():
     shares = {}
     third = restored("results/nightly-4xh200-3")
     for record, run, label in (
-        (second, "gpus-1", "`gpus-1` (1 GPU)"),
-        (second, "night-2", "night 2 (4 GPUs, summed)"),
+        (second, "gpus-1", "`nightly-4xh200-2/gpus-1` (1 GPU)"),
+        (second, "night-2", "`nightly-4xh200-2/night-2` (4 GPUs, summed)"),
         (third, "gpus-1", "`nightly-4xh200-3/gpus-1` (1 GPU)"),
         (third, "gpus-2", "`nightly-4xh200-3/gpus-2` (2 GPUs, summed)"),
         (third, "gpus-4", "`nightly-4xh200-3/gpus-4` (4 GPUs, summed)"),
