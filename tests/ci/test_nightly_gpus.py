@@ -53,8 +53,14 @@ def test_the_gpus_part_measures_on_4_2_and_1_with_one_cache_and_compares_1_with_
     assert held == flagged
     assert (tmp_path / "agreement-ab").is_dir() == bool(flagged)
     table = (tmp_path / "table.txt").read_text().splitlines()
-    assert [line.split(":")[0] for line in table] == ["gpus-1", "gpus-2", "gpus-4"]
+    assert [line.split(":")[0] for line in table] == ["gpus-1", "gpus-2", "gpus-4", "agreement"]
     assert "measure x1.00 of 1 GPU" in table[0]
+    counts, again = agreement["counts"], confirmed["counts"]
+    assert table[-1] == (
+        f"agreement: {counts['regression']} regression(s), {counts['improvement']} "
+        f"improvement(s), {counts['unchanged']} unchanged between the runs; measured again: "
+        f"{again['regression'] + again['improvement']} confirmed"
+    )
 
     again = _run(tmp_path, "gpus")  # resumable: every run done, nothing measured again
     assert again.returncode == 0
@@ -77,7 +83,8 @@ def test_after_the_nights_part_the_gpus_part_measures_with_the_nights_builds(tmp
     assert (tmp_path / "nights-cache" / "program-index").exists()
     assert "(cache " + str(tmp_path / "nights-cache") + ")" in done.stderr
     table = (tmp_path / "table.txt").read_text().splitlines()
-    assert [line.split(":")[0] for line in table] == ["gpus-1", "gpus-2", "gpus-4", "night-1"]
+    assert [line.split(":")[0] for line in table] == [
+        "gpus-1", "gpus-2", "gpus-4", "night-1", "agreement"]  # fmt: skip
 
 
 def test_an_unknown_part_is_one_line(tmp_path):
@@ -112,4 +119,9 @@ def test_the_ahead_part_measures_abba_with_and_without_load_ahead_and_compares(t
     assert [line.split(":")[0] for line in table[:4]] == ["ahead-a1", "ahead-a2", "ahead-b1",
                                                           "ahead-b2"]  # fmt: skip
     assert "load-ahead 1," in table[2]
+    counts = compared["counts"]
+    assert table[4] == (
+        f"ahead-compare: {counts['regression']} regression(s), {counts['improvement']} "
+        f"improvement(s), {counts['unchanged']} unchanged between the runs"
+    )
     assert table[-1].startswith("load-ahead: measure x")
