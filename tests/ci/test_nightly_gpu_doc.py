@@ -259,7 +259,7 @@ def _flagged(summary: dict) -> list[dict]:
 @pytest.mark.parametrize(
     ("record", "runs", "confirmed", "kept"),
     [
-        ("nightly-4xh200-2", "night 2 against `gpus-1`", "not run (built after this host)",
+        ("nightly-4xh200-2", "night 2 against `gpus-1`", "not run (`--on-their-gpus` came later)",
          "agreement.txt"),
         ("nightly-4xh200-3", "`gpus-4` against `gpus-1`", None, "agreement-confirm.txt"),
     ],
