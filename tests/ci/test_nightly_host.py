@@ -119,6 +119,7 @@ def test_until_takes_merge_only(tmp_path):
     [
         (("--load-ahead", "8"), "--load-ahead is the devices road's (give --road devices)"),
         (("--road", "devices", "--load-ahead", "x"), "--load-ahead x is no count of cases"),
+        (("--road", "devices", "--load-ahead", "0"), "--load-ahead 0 is no count of cases"),
     ],
 )
 def test_load_ahead_is_a_count_on_the_devices_road(tmp_path, options, line):
