@@ -16,7 +16,8 @@ from iconbench.records.check import CheckRecord
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "pr-check-h100.md"
 #: The results tables in the document's order, each with the directory of its checks: one H100
-#: host, then the two-GPU host ("The heavy check on a two-GPU host").
+#: host, then the two-GPU host ("The heavy check on a two-GPU host"). A row that names
+#: ``DIR/check`` has its check in ``results/DIR`` instead (another host of the same kind).
 RESULTS = (ROOT / "results" / "pr-check-h100", ROOT / "results" / "pr-check-2xh200")
 
 
@@ -42,8 +43,15 @@ def _seconds(cell: str) -> float | None:
 
 
 def _name(row: list[str]) -> str:
-    """The result directory a row names: '... (`icon4py-comment-2026-11-26i`)'."""
+    """The result directory a row names: '... (`icon4py-comment-2026-11-26i`)' or, for a check
+    of another host, '... (`pr-check-2xh100/icon4py-1405-main-2026-11-27`)'."""
     return re.search(r"\(`([^`]+)`", row[0]).group(1)
+
+
+def _directory(results: pathlib.Path, row: list[str]) -> pathlib.Path:
+    """The check directory of a row of the table whose checks are in ``results``."""
+    name = _name(row)
+    return ROOT / "results" / name if "/" in name else results / name
 
 
 def _ids(rows: list[tuple[pathlib.Path, list[str]]]) -> list[str]:
@@ -53,7 +61,7 @@ def _ids(rows: list[tuple[pathlib.Path, list[str]]]) -> list[str]:
 
 TABLES = _tables()
 ROWS = [
-    (results / _name(row), row)
+    (_directory(results, row), row)
     for results, table in zip(RESULTS, TABLES, strict=True)
     for row in table
 ]
@@ -62,7 +70,11 @@ ROWS = [
 def test_the_tables_have_the_checks_rows():
     assert len(TABLES) == len(RESULTS)
     assert len(TABLES[0]) >= 19
-    assert len(TABLES[1]) >= 2
+    assert len(TABLES[1]) >= 5
+    missing = [row[0] for directory, row in ROWS if not directory.is_dir()]
+    assert not missing, missing
+    two_h100 = [d for d, _ in ROWS if d.parent.name == "pr-check-2xh100"]
+    assert [d.name for d in two_h100] == ["icon4py-1405-main-2026-11-27"]
     assert all(len(row) == 11 for _, row in ROWS), [row[0] for _, row in ROWS if len(row) != 11]
 
 
@@ -197,3 +209,30 @@ def test_1405_checks_of_the_same_code_are_a_as(tmp_path):
                                tmp_path / f"{host[0]}-{first}-{second}-{side}.json")  # fmt: skip
             counts += [str(mine["unchanged"]), str(mine["inconclusive"])]
         assert counts == shown, (host, first, second)
+
+
+def _changed_builds(results: str) -> dict[str, str]:
+    """The seconds of head's 8 changed builds in a #1405 check with main's builds (the 8 that
+    compiled; the 34 others were found): 'first-last' per backend, rounded as the doc gives them."""
+    import json
+
+    from tests.archived_results import restored
+
+    where = restored(f"{results}/icon4py-1405-main-2026-11-27")
+    ledger = [json.loads(line) for line in (where / "head/work/compile.jsonl").open()]
+    longest = sorted(ledger, key=lambda entry: entry["seconds"])[-8:]
+    ranges = {}
+    for backend in ("gtfn_gpu", "dace_gpu"):
+        seconds = sorted(e["seconds"] for e in longest if e["backend"] == backend)
+        assert len(seconds) == 4, (results, backend)
+        ranges[backend] = f"{seconds[0]:.0f}-{seconds[-1]:.0f} s"
+    return ranges
+
+
+def test_main_builds_precompile_is_head_changed_builds_on_both_hosts():
+    """With main's builds, head's 8 changed builds took as long each on 32 cores as on 16: the
+    paragraph's ranges are the two hosts' compile ledgers (one H100; 2 x H100)."""
+    one, two = _changed_builds("results/pr-check-h100"), _changed_builds("results/pr-check-2xh100")
+    said = (f"gtfn_gpu {two['gtfn_gpu']} and dace_gpu {two['dace_gpu']} each on 32 cores, "
+            f"{one['gtfn_gpu']} and {one['dace_gpu']} on 16")  # fmt: skip
+    assert said in " ".join(DOC.read_text().split())
