@@ -290,3 +290,9 @@ def test_two_runs_of_one_stack_on_different_gpus_are_measured_each_on_its_gpu(
     assert set(held) >= {fake.STEPPED, fake.FLAT}
     assert not [b for b in held.values() if b.confirmed]
     assert confirmed.exit_code == 0
+    for pair, case in (("gpu0-gpu2", fake.STEPPED), ("gpu0-gpu0", fake.FLAT)):
+        verdicts = json.loads((tmp_path / "ab" / pair / "check.json").read_text())["verdicts"]
+        mine = {b.id: b.confirmation.verdict for b in confirmed.benchmarks
+                if b.confirmation and b.id.split("|")[0] == case}  # fmt: skip
+        assert mine, pair
+        assert verdicts == mine, pair  # each A/B's timeline: its own cases' verdicts

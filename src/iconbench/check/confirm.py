@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 from iconbench.check import rounds
 from iconbench.errors import IconbenchError
 from iconbench.gate import confirmation
-from iconbench.records.summary import ConfirmationRun, Summary
+from iconbench.records.summary import BenchmarkResult, ConfirmationRun, Summary
 from iconbench.runner.devices import Job
 from iconbench.runner.progress import log
 from iconbench.stacks import sides
@@ -143,8 +143,12 @@ def jobs(summary: Summary) -> list[tuple[str, str]]:
     >>> jobs(Summary.example())
     [('compute_theta_rho_face_values[default]', 'gtfn_gpu')]
     """
-    pairs = [(b.id.split("|")[0], b.backend) for b in confirmation.flagged(summary)]
-    return list(dict.fromkeys(pairs))
+    return list(dict.fromkeys(_job(b) for b in confirmation.flagged(summary)))
+
+
+def _job(benchmark: BenchmarkResult) -> Job:
+    """The (case, backend) a benchmark's A/B measures."""
+    return benchmark.id.split("|")[0], benchmark.backend
 
 
 def confirm(request: Request) -> Summary:
@@ -188,11 +192,12 @@ def confirm(request: Request) -> Summary:
     )
     processes = {key: n for answer in answers for key, n in answer.processes.items()}
     confirmed = confirmation.apply(summary, ab, processes, run)
-    verdicts = {b.id: b.confirmation.verdict for b in confirmed.benchmarks if b.confirmation}
-    for answer in answers:
-        measured = {b.id for b in answer.summary.benchmarks}
+    for answer, group in zip(answers, groups.values(), strict=True):
+        mine = set(group)  # each A/B's timeline: the verdicts of the cases it measured again
         answer.timeline.facts["verdicts"] = {
-            k: v for k, v in verdicts.items() if len(answers) == 1 or k in measured
+            b.id: b.confirmation.verdict
+            for b in confirmed.benchmarks
+            if b.confirmation is not None and _job(b) in mine
         }
         answer.timeline.write()
     return confirmed
