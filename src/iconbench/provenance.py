@@ -78,9 +78,20 @@ class StackInfo:
 
 
 def package_versions(names: tuple[str, ...] = COMPONENTS) -> dict[str, str]:
-    """Installed versions of ``names``; missing distributions are left out."""
+    """Versions of ``names`` as this process imports them; missing distributions are left out.
+
+    A stack component's version is that of the code Python imports (an overlay or a source
+    tree first on the path), not of the metadata installed (:mod:`iconbench.stacks.imported`).
+    """
+    from iconbench.stacks.imported import DIST_MODULES, imported
+
     versions: dict[str, str] = {}
     for name in names:
+        if name in DIST_MODULES:
+            found = imported(name)
+            if found.source != "missing":
+                versions[name] = found.version
+            continue
         try:
             versions[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:

@@ -32,14 +32,14 @@ def test_record_changes_the_key_and_same_record_keeps_it(tmp_path, monkeypatch):
 
 
 def test_editable_checkout_is_identified_by_commit_and_diff(tmp_path, toy_repo, run_git):
-    base = identity._checkout_identity(toy_repo)
+    base = identity.checkout_identity(toy_repo)
     assert base == {
         "source": "editable",
         "commit": run_git(toy_repo, "rev-parse", "HEAD"),
         "repo": str(toy_repo),
     }
     (toy_repo / "pyproject.toml").write_text((toy_repo / "pyproject.toml").read_text() + "# edit\n")
-    edited = identity._checkout_identity(toy_repo)
+    edited = identity.checkout_identity(toy_repo)
     assert edited["commit"] == base["commit"]
     assert len(edited["diff_sha256"]) == 16
 

@@ -562,14 +562,23 @@ def _start_precompile(side: sides.Side, selection: list[str], jobs: int):
 def _wait(started: list) -> None:
     """Wait for the precompiles; a case that did not compile ends the check (one line).
 
+    A side whose stack cannot make a backend ends it with the line that says where the stack
+    breaks (:mod:`iconbench.records.broken`, written by that side's precompile).
+
     A compile that fails on head only is the pull request's doing, one that fails on both
     the runner's: either way there is nothing to compare, and measuring would fail later
     with a less telling message.
     """
+    from iconbench.records import broken
     from iconbench.records.compilation import CompileLedger
+    from iconbench.stacks.breakage import BrokenStackError
 
     for side, process, log_path in started:
-        if process.wait() != 0:
+        if process.wait() != 0 and (breaks := broken.read(side.out / "work")):
+            first = next(iter(sorted(breaks.items())))[1]
+            where = f"{side.name} ({side.commit[:12]})"
+            raise BrokenStackError(first, f"{where}: {broken.line(breaks)}")
+        if process.returncode != 0:
             raise IconbenchError(
                 f"precompile of {side.name} ({side.commit[:12]}) failed (exit "
                 f"{process.returncode}); its log: {log_path}"

@@ -2,9 +2,10 @@
 
 Errors of kind :class:`iconbench.errors.IconbenchError` are printed as one line
 (``iconbench: error: …``, exit 2); so are bad arguments
-(:class:`~iconbench.cli.options.OneLineParser`). Anything else is a bug and keeps its
-traceback. The command modules import their libraries inside ``run``, so that parsing and
-checking the arguments takes well under a second.
+(:class:`~iconbench.cli.options.OneLineParser`), and so is a stack that cannot run
+(:mod:`iconbench.stacks.breakage`: which component's code fails on which name). Anything else
+is a bug and keeps its traceback. The command modules import their libraries inside
+``run``, so that parsing and checking the arguments takes well under a second.
 """
 
 from __future__ import annotations
@@ -48,6 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'iconbench COMMAND --help' for a command's options and examples.",
     )
     parser.add_argument("--version", action="version", version=f"iconbench {__version__}")
+    parser.add_argument(
+        "--overlay",
+        metavar="STACK",
+        help="run the command on a stack built by 'iconbench stack build gt4py==V dace==V' "
+        "(its name, or its directory): its gt4py and dace first on the path",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, command in commands().items():
         p = sub.add_parser(
@@ -62,11 +69,35 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _without_overlay(argv: list[str]) -> list[str]:
+    """``argv`` less its ``--overlay STACK`` (the command runs again, on that stack).
+
+    >>> _without_overlay(["--overlay", "s", "info"]), _without_overlay(["--overlay=s", "info"])
+    (['info'], ['info'])
+    """
+    for i, arg in enumerate(argv):
+        if arg == "--overlay":
+            return argv[:i] + argv[i + 2 :]
+        if arg.startswith("--overlay="):
+            return argv[:i] + argv[i + 1 :]
+    return argv
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``iconbench`` console script."""
     configure_bytecode()  # before gt4py is imported, here and in every process started
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.overlay:
+        from iconbench.stacks import overlay
+
+        try:
+            overlay.enter(
+                args.overlay, _without_overlay(list(sys.argv[1:] if argv is None else argv))
+            )
+        except IconbenchError as error:
+            print(f"iconbench: error: {error}", file=sys.stderr)
+            return 2
     if not getattr(args, "_command", None):
         parser.print_help()
         return 2
@@ -78,3 +109,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("iconbench: interrupted", file=sys.stderr)
         return 130
+    except Exception as error:
+        from iconbench.stacks.breakage import BrokenStackError, classify
+
+        broken = classify(error)
+        if broken is None:
+            raise  # a bug: its traceback is what fixes it
+        text = str(error) if isinstance(error, BrokenStackError) else broken.line()
+        print(f"iconbench: error: {text}", file=sys.stderr)
+        return 2

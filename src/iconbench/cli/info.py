@@ -22,6 +22,7 @@ class Info(Command):
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench import provenance
+        from iconbench.stacks.imported import DIST_MODULES, imported
 
         info = provenance.collect()
         if args.json:
@@ -30,7 +31,9 @@ class Info(Command):
         print(f"{'python':<30} {info.python} (optimize={info.python_optimize})")
         print(f"{'platform':<30} {info.platform}")
         for name, version in info.packages.items():
-            print(f"{name:<30} {version}")
+            found = imported(name) if name in DIST_MODULES else None
+            where = found.describe().removeprefix(f"{name} {version}") if found else ""
+            print(f"{name:<30} {version}{where}")
         if info.gpu is None:
             print(f"{'gpu':<30} none (cupy missing or no CUDA device)")
         else:

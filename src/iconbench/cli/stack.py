@@ -33,6 +33,9 @@ class StackCommand(Command):
         "iconbench stack components icon4py   # NAME URL SUBDIR...: its repository, its projects",
         "iconbench stack commits stack.json --component dace   # a nightly's pinned commit",
         "iconbench stack build 73e58caabd --repo ../icon4py   # gt4py and dace as its uv.lock pins",
+        "iconbench stack build gt4py==1.2.3   # any release; dace as gt4py 1.2.3 declares it",
+        "iconbench stack build dace==2.0.0a9   # dace alone changed: this environment's gt4py",
+        "iconbench --overlay gt4py-1.2.3_dace-2.0.0a10 suite all --backends dace_cpu --out r",
     )
 
     @classmethod
@@ -44,7 +47,8 @@ class StackCommand(Command):
             "pins: the recorded pins of gt4py's uv.lock per release; components: each "
             "component's repository and installable projects; commits: the commits a "
             "nightly's stack.json pins; build: an overlay of the gt4py and dace that commits' "
-            "uv.lock pins, for 'iconbench history backfill'",
+            "uv.lock pins (for 'iconbench history backfill'), or of the releases given as "
+            "gt4py==V dace==V (run on it: 'iconbench --overlay NAME COMMAND')",
         )
         parser.add_argument(
             "refs",
@@ -52,7 +56,7 @@ class StackCommand(Command):
             metavar="COMPONENT",
             help="resolve: NAME, NAME==VERSION or NAME=REPO@REF (others: the lock's pins); "
             "show: the name of a stored stack; components: component names (default: all); "
-            "commits: the stack.json file; build: commits of --repo",
+            "commits: the stack.json file; build: commits of --repo, or gt4py==V and/or dace==V",
         )
         parser.add_argument(
             "--component",
@@ -115,11 +119,15 @@ class StackCommand(Command):
             return cls._print(stored.load(args.refs[0]), args.json)
         if args.action == "show":
             stack = identity.environment_stack()
+            try:  # a gt4py release whose lock is not recorded still has a stack to show
+                origins, unknown = lockpins.pin_origins(stack), ""
+            except IconbenchError as error:
+                origins, unknown = [], str(error)
             data = {
                 "components": stack,
                 "stack_key": identity.stack_key(stack=stack),
                 "icon4py_requires": lockpins.icon4py_requirements(),
-                "pin_origins": [dataclasses.asdict(o) for o in lockpins.pin_origins(stack)],
+                "pin_origins": [dataclasses.asdict(o) for o in origins],
             }
             if args.json:
                 print(json.dumps(data, indent=2, sort_keys=True))
@@ -129,10 +137,15 @@ class StackCommand(Command):
                     f"  {entry['commit']} ({entry.get('repo', '')})" if "commit" in entry else ""
                 )
                 dirty = f" +diff {entry['diff_sha256']}" if "diff_sha256" in entry else ""
-                print(f"{name:<10} {entry['version']:<12} {entry['source']:<9}{where}{dirty}")
+                place = f"  from {entry['path']}" if "path" in entry else ""
+                print(
+                    f"{name:<10} {entry['version']:<12} {entry['source']:<9}{where}{dirty}{place}"
+                )
             print(f"{'key':<10} {data['stack_key']}  (gt4py build cache)")
             print("default pins (what the component above locks):")
-            for origin in lockpins.pin_origins(stack):
+            if unknown:
+                print(f"  unknown: {unknown}")
+            for origin in origins:
                 check = "ok" if origin.agrees else f"DIFFERS: installed {origin.installed}"
                 print(f"  {origin.package:<9} {origin.pinned:<10} from {origin.origin}  [{check}]")
             return 0
@@ -172,15 +185,23 @@ class StackCommand(Command):
     @staticmethod
     def _build(args: argparse.Namespace) -> int:
         """An overlay per distinct stack the commits' ``uv.lock`` pin (kept; built once)."""
-        from iconbench.stacks import overlay, pinned, trees
+        from iconbench.stacks import overlay, pinned, releases, trees
 
+        directory = args.stacks or overlay.default_dir()
+        if args.refs and all("==" in ref for ref in args.refs) and args.repo is None:
+            stack = releases.stack(args.refs, find_links=args.find_links)
+            if note := releases.declared(stack, find_links=args.find_links):
+                print(f"stack build: {note}", file=sys.stderr)
+            path = overlay.build(stack, directory, find_links=args.find_links)
+            print(f"{stack.describe()}: {path}")
+            print(f"run on it: iconbench --overlay {stack.name} COMMAND ...", file=sys.stderr)
+            return 0
         if args.repo is None or not args.refs:
             raise IconbenchError(
                 "stack build: give --repo PATH (an icon4py clone) and the commits whose uv.lock "
                 "pins the stack, e.g. 'iconbench stack build 73e58caabd --repo ../icon4py'"
             )
         repo = options.existing_dir(args.repo, "--repo")
-        directory = args.stacks or overlay.default_dir()
         stacks = {pinned.of_commit(repo, trees.resolve_commit(repo, ref)) for ref in args.refs}
         for stack in sorted(stacks, key=lambda s: s.name):
             path = overlay.build(stack, directory, find_links=args.find_links)

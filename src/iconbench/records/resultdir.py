@@ -34,7 +34,7 @@ from iconbench.errors import IconbenchError
 from iconbench.files import ledger
 from iconbench.files.atomic import write_atomic
 from iconbench.records import asv as results
-from iconbench.records import copy_peak, phases
+from iconbench.records import broken, copy_peak, phases
 from iconbench.records.asv import refuse_other_iconbench_file
 from iconbench.records.compilation import CompileLedger
 from iconbench.records.session import SessionLedger
@@ -299,6 +299,8 @@ def write(
         "provenance": info.as_dict(),
         "environment": recorded["environment"] if recorded else provenance.environment_flags(),
         "phases": phases.read(options.work),
+        # backends the stack could not make: a result of the stack, not a missing measurement
+        "broken": {b: found.as_dict() for b, found in broken.read(options.work).items()},
         "cases": [],
     }
     for r in sorted(records, key=lambda r: (r.backend, r.case)):

@@ -7,6 +7,7 @@ one road from the selection to the result directory, whichever command a user ty
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pathlib
 import sys
@@ -49,11 +50,14 @@ def write_results(options: RunOptions) -> None:
     log(f"summary: wrote {written.summary} ({written.cases} cases)")
 
 
-def prepare(options: RunOptions) -> None:
+def prepare(options: RunOptions) -> RunOptions:
     """Refuse another stack's directory, make ``OUT/work``, point gt4py at the build cache.
 
     Before gt4py is imported: the build cache is configured by environment variables that
-    gt4py reads once, at import (:func:`iconbench.buildcache.configure`).
+    gt4py reads once, at import (:func:`iconbench.buildcache.configure`). Each backend is
+    resolved on the stack; one the stack cannot make (:mod:`iconbench.stacks.breakage`) is
+    recorded as broken (``OUT/work/broken.json``) and left out of the options returned: the
+    others are still measured.
     """
     import warnings
 
@@ -69,20 +73,51 @@ def prepare(options: RunOptions) -> None:
     os.environ["GT4PY_BUILD_JOBS"] = str(options.build_jobs)
     buildcache.configure(options.stack, jobs=options.build_jobs)
     from iconbench.programs import backends as registry  # after the cache: imports gt4py
+    from iconbench.records import broken
+    from iconbench.stacks.breakage import classify
 
+    breaks = {}
     for backend in options.backends:
         try:
             registry.resolve(backend.name)
         except IconbenchError as error:
             raise IconbenchError(f"--backends: {error}") from None
+        except Exception as error:
+            found = classify(error)
+            if found is None:
+                raise
+            breaks[backend.name] = found
+    # a step's own workers resolve only the backends left: keep the others' record
+    earlier = {b: found for b, found in broken.read(options.work).items()
+               if b not in options.backend_names}  # fmt: skip
+    broken.write(options.work, earlier | breaks)
+    if breaks:
+        from iconbench.runner.progress import log
+
+        log(f"broken: {broken.line(breaks)}")
+    kept = tuple(b for b in options.backends if b.name not in breaks)
+    return dataclasses.replace(options, backends=kept)
 
 
 def run(options: RunOptions, names: Sequence[str]) -> None:
-    """Prepare, then run the steps ``names`` (``"all"``: :data:`ALL`) in order."""
-    prepare(options)
+    """Prepare, then run the steps ``names`` (``"all"``: :data:`ALL`) in order.
+
+    A backend the stack cannot make is a result: the other backends are run, the result
+    files written (``summary.json`` names the broken ones), and then the run ends with the
+    one line that says where the stack breaks (exit 2).
+    """
+    from iconbench.records import broken
+    from iconbench.stacks.breakage import BrokenStackError
+
+    prepared = prepare(options)
     known = steps()
-    for name in [n for step in names for n in (ALL if step == "all" else (step,))]:
-        known[name](options)
+    wanted = [n for step in names for n in (ALL if step == "all" else (step,))]
+    breaks = broken.read(options.work)
+    for name in wanted:
+        if prepared.backends or name == "asv":
+            known[name](prepared)
+    if breaks:
+        raise BrokenStackError(next(iter(sorted(breaks.items())))[1], broken.line(breaks))
 
 
 def launched_as_cli() -> bool:

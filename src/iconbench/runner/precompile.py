@@ -227,8 +227,11 @@ def _worker(job: tuple[str, str, Grid, str, bool]) -> CompileRecord | Deferred:
     except busy_builds.BusyBuildError as busy:
         return Deferred(case, backend, busy.folder, time.perf_counter() - started)
     except Exception as error:
-        detail = "".join(traceback.format_exception_only(error)).strip()
-        return CompileRecord(case, backend, name, stack, 0.0, None, detail[-2000:])
+        from iconbench.stacks.breakage import classify
+
+        found = classify(error)  # a stack that breaks here says where, in one line
+        detail = found.line() if found else "".join(traceback.format_exception_only(error))
+        return CompileRecord(case, backend, name, stack, 0.0, None, detail.strip()[-2000:])
 
 
 def split_processes(work: Sequence[float], processes: int) -> list[int]:

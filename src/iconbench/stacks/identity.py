@@ -60,7 +60,7 @@ def _editable_checkout(dist: str) -> pathlib.Path | None:
     return pathlib.Path(unquote(urlparse(data["url"]).path))
 
 
-def _checkout_identity(path: pathlib.Path) -> dict[str, str] | None:
+def checkout_identity(path: pathlib.Path) -> dict[str, str] | None:
     """Commit of a checkout plus a hash of its uncommitted diff (so edits change the key)."""
     try:
         head = subprocess.run(
@@ -91,21 +91,25 @@ def environment_stack() -> dict[str, dict[str, str]]:
 
 
 def installed(name: str, record: dict[str, dict[str, str]] | None = None) -> dict[str, str]:
-    """The component ``name`` of the running environment, as :func:`environment_stack` has it.
+    """The component ``name`` of the running process, as :func:`environment_stack` has it.
 
-    ``record``: the environment's stack record, read when not given.
+    The code Python imports decides (:mod:`iconbench.stacks.imported`): sources or an overlay
+    first on the path are that code, whatever this environment has installed. Only the
+    environment's own install is described by its stack record (``record``: read when not
+    given) or its editable checkout.
     """
+    from iconbench.stacks.imported import imported
+
     first = COMPONENTS[name].distributions[0]
-    try:
-        version = importlib.metadata.version(first)
-    except importlib.metadata.PackageNotFoundError:
-        version = "missing"
-    entry: dict[str, str] = {"version": version}
+    found = imported(first)
+    if found.source in ("overlay", "tree"):
+        return found.identity()
+    entry: dict[str, str] = {"version": found.version}
     record = _record() if record is None else record
     if name in record:
         return entry | record[name]
     checkout = _editable_checkout(first)
-    return entry | ((_checkout_identity(checkout) if checkout else None) or {"source": "release"})
+    return entry | ((checkout_identity(checkout) if checkout else None) or {"source": "release"})
 
 
 def _record() -> dict[str, dict[str, str]]:
@@ -123,8 +127,10 @@ def stack_key(
     >>> stack_key(stack=s) != stack_key(stack={"gt4py": {"version": "1.2.1", "commit": "ab"}})
     True
     """
+    stack = stack if stack is not None else environment_stack()
     payload = {
-        "stack": stack if stack is not None else environment_stack(),
+        # where the code lies is not what it is: the same release or tree elsewhere keeps its key
+        "stack": {n: {k: v for k, v in e.items() if k != "path"} for n, e in stack.items()},
         "python": platform.python_version(),
         "implementation": sys.implementation.name,
         "backend_options": backend_options or {},

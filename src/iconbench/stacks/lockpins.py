@@ -113,6 +113,13 @@ class PinOrigin:
         return self.installed in {v.strip() for v in self.pinned.split(",")}
 
 
+def _installed(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "missing"
+
+
 def pin_origins(stack: dict[str, dict[str, str]]) -> list[PinOrigin]:
     """gt4py as icon4py requires it, dace and networkx as gt4py's lock pins them.
 
@@ -135,10 +142,7 @@ def pin_origins(stack: dict[str, dict[str, str]]) -> list[PinOrigin]:
         )
     pins = upstreamlock.pins_for(stack["gt4py"])
     for package, version in pins.pins.items():
-        try:
-            installed = importlib.metadata.version(package)
-        except importlib.metadata.PackageNotFoundError:
-            installed = "missing"
+        installed = stack[package]["version"] if package in stack else _installed(package)
         origins.append(
             PinOrigin(package, version, installed, f"gt4py {pins.gt4py_version}'s {pins.origin}")
         )

@@ -80,6 +80,64 @@ def unmet(site: pathlib.Path) -> list[str]:
     return problems
 
 
+def _add_missing(site: pathlib.Path, find_links: pathlib.Path | None) -> list[str]:
+    """Install into ``site`` what its packages require and this environment lacks entirely.
+
+    A newer release may need a package the pinned stack never did (dace 2.0.0a10:
+    ``scikit-build``); it goes into the overlay beside it, at the newest version the
+    requirement allows, and is named in the overlay's marker. A version this environment
+    has but that does not fit stays a problem (:func:`unmet`): shadowing numpy would change
+    every measurement of the stack, not only gt4py's and dace's code.
+    """
+    from iconbench.stacks.uvtool import uv_executable
+
+    added: list[str] = []
+    for _round in range(4):  # what the added packages need in turn
+        lacks = ", which this environment lacks"
+        missing = [line.partition(" needs ")[2].removesuffix(lacks)
+                   for line in unmet(site) if line.endswith(lacks)]  # fmt: skip
+        if not missing:
+            break
+        command = [uv_executable(), "pip", "install", "--quiet", "--no-deps", "--target",
+                   str(site), "--python", sys.executable, *sorted(set(missing))]  # fmt: skip
+        if find_links is not None:
+            command[3:3] = ["--no-index", "--find-links", str(find_links)]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            raise IconbenchError(f"installing {', '.join(missing)} into the overlay failed "
+                                 f"({reason})")  # fmt: skip
+        added += missing
+    return sorted(set(added))
+
+
+def resolve(name_or_path: str) -> pathlib.Path:
+    """The overlay named ``name_or_path``: a directory, or a name under :func:`default_dir`."""
+    for path in (pathlib.Path(name_or_path), default_dir() / name_or_path):
+        if (path / MARKER).is_file():
+            return path.resolve()
+    known = sorted(p.parent.name for p in default_dir().glob(f"*/{MARKER}"))
+    raise IconbenchError(
+        f"--overlay {name_or_path}: no overlay there (a directory with {MARKER}, or one of: "
+        f"{', '.join(known) or 'none built'}); make it with 'iconbench stack build "
+        "gt4py==VERSION dace==VERSION'"
+    )
+
+
+def enter(name_or_path: str, argv: list[str]) -> None:
+    """Run ``iconbench ARGV`` again with the overlay first on the path (never returns).
+
+    The path is fixed at interpreter start for this process and every worker it starts, so
+    the command is run anew; what it records then names the overlay's versions
+    (:mod:`iconbench.stacks.imported`) and builds into that stack's own cache.
+    """
+    path = resolve(name_or_path)
+    rest = os.environ.get("PYTHONPATH", "")
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(path), *([rest] if rest else [])])
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, "-m", "iconbench", *argv])
+
+
 def build(
     stack: PinnedStack, directory: pathlib.Path, *, find_links: pathlib.Path | None = None
 ) -> pathlib.Path:
@@ -114,6 +172,7 @@ def build(
                     f"stack {stack.describe()}: installing {pin.requirement}{where} failed "
                     f"({reason})"
                 )
+        added = _add_missing(scratch, find_links)
         from iconbench.stacks.prune import prune
 
         prune(scratch)  # what no run reads (DaCe's viewer): half of a packed overlay
@@ -126,7 +185,10 @@ def build(
             )
         write_atomic(
             scratch / MARKER,
-            json.dumps({"stack": stack.as_dict(), "python": sys.version.split()[0]}, indent=1),
+            json.dumps(
+                {"stack": stack.as_dict(), "python": sys.version.split()[0], "added": added},
+                indent=1,
+            ),
         )
         scratch.chmod(0o755)  # mkdtemp's 0700 would hide it from a runner of another user
         path = directory / stack.name

@@ -1,0 +1,335 @@
+"""Upstream's release history measured: each stack once, each step compared and confirmed.
+
+``iconbench releases plan`` (on a machine with network) resolves the releases, writes
+``OUT/plan.json`` and builds each stack's overlay into ``OUT/stacks/`` (the directory travels
+to a GPU runner without network, :mod:`iconbench.stacks.overlay`). ``iconbench releases run``
+then, resumably (a runner with time-limited commands calls it again):
+
+1. precompiles every stack side by side (:func:`precompile`), then measures each with
+   ``iconbench --overlay STACK suite all`` into ``OUT/runs/<stack>/``
+   (a stack that cannot make a backend ends its run with ``summary.json`` naming the break:
+   a result, never measured again; a stack with a summary is done);
+2. compares each step's two runs as the nightly compares two nights
+   (``OUT/steps/<step>/compare.json``, :func:`iconbench.gate.verdict.compare`);
+3. measures each flagged benchmark again, both stacks interleaved in fresh processes
+   (:func:`iconbench.check.run.measure_again`, ``OUT/steps/<step>/confirm/``), and keeps the
+   comparison held to it (``confirmed.json``): only what that A/B confirms is a change.
+
+``iconbench releases table`` writes the table: per step, the cases measured, broken or not
+with its line, each confirmed change with its interval and the component it is attributed
+to (:func:`iconbench.history.release_steps.attribute`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import pathlib
+import subprocess
+import sys
+from collections.abc import Sequence
+
+from iconbench.check import rounds
+from iconbench.errors import IconbenchError
+from iconbench.files.atomic import write_atomic
+from iconbench.history import release_steps
+from iconbench.history.release_steps import Change, Step
+from iconbench.runner.progress import log
+from iconbench.stacks import overlay, pinned
+from iconbench.stacks.pinned import PinnedStack
+
+#: The plan's file in the output directory.
+PLAN = "plan.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """The steps to measure and the suite options every stack's run takes."""
+
+    out: pathlib.Path
+    steps: tuple[Step, ...]
+    suite_args: tuple[str, ...]
+
+    @property
+    def stacks(self) -> list[PinnedStack]:
+        return release_steps.stacks(self.steps)
+
+    def overlay_of(self, stack: PinnedStack) -> pathlib.Path | None:
+        """The stack's overlay, ``None`` where the running environment is the stack."""
+        if pinned.is_running(stack):
+            return None
+        found = overlay.find(stack, self.out / "stacks")
+        if found is None:
+            raise IconbenchError(
+                f"{self.out / 'stacks'}: no overlay of {stack.describe()}; make it where the "
+                f"package index is reached: 'iconbench releases plan --out {self.out}'"
+            )
+        return found
+
+    def run_dir(self, stack: PinnedStack) -> pathlib.Path:
+        return self.out / "runs" / stack.name
+
+    def step_dir(self, step: Step) -> pathlib.Path:
+        return self.out / "steps" / step.name
+
+    def write(self) -> None:
+        data = {"steps": [s.as_dict() for s in self.steps], "suite_args": list(self.suite_args)}
+        write_atomic(self.out / PLAN, json.dumps(data, indent=1))
+
+    @classmethod
+    def read(cls, out: pathlib.Path) -> Plan:
+        try:
+            data = json.loads((out / PLAN).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise IconbenchError(
+                f"{out / PLAN}: no plan ({error}); 'iconbench releases plan --out {out}' makes it"
+            ) from None
+        steps = tuple(Step.from_dict(s) for s in data["steps"])
+        return cls(out, steps, tuple(data["suite_args"]))
+
+
+def plan(out: pathlib.Path, gt4py: Sequence[str], dace: Sequence[str], suite_args: Sequence[str],
+         *, find_links: pathlib.Path | None = None) -> Plan:  # fmt: skip
+    """Resolve what each gt4py release declares, write the plan, build every overlay."""
+    from iconbench.stacks import releases
+
+    declared = {gt4py[0]: dace[0]}
+    for version in gt4py[1:]:
+        requirement = releases.declared_requirement(version, find_links=find_links)
+        declared[version] = releases.newest(requirement, find_links=find_links)
+        if declared[version] not in dace:
+            raise IconbenchError(
+                f"gt4py {version} declares {requirement} ({declared[version]}), which --dace "
+                f"does not list ({', '.join(dace)}): add it"
+            )
+    made = Plan(out, tuple(release_steps.steps(gt4py, dace, declared)), tuple(suite_args))
+    out.mkdir(parents=True, exist_ok=True)
+    made.write()
+    for stack in made.stacks:
+        if not pinned.is_running(stack):
+            log(f"releases: overlay {overlay.build(stack, out / 'stacks', find_links=find_links)}")
+    return made
+
+
+def _command(made: Plan, stack: PinnedStack, step: str, *extra: str) -> list[str]:
+    place = made.overlay_of(stack)
+    return [sys.executable, "-m", "iconbench", *(["--overlay", str(place)] if place else []),
+            "suite", step, "--out", str(made.run_dir(stack)), *made.suite_args, *extra]  # fmt: skip
+
+
+def precompile(made: Plan, compile_jobs: int) -> None:
+    """Every stack not measured yet precompiled at once, the cores shared between them.
+
+    A stack's precompile is bound by its longest build (one translation and compile), not
+    by the cores: seven stacks one after another wait seven times for it, side by side once.
+    A stack that breaks ends its precompile at once (its run says so when measured).
+    """
+    left = [s for s in made.stacks if not (made.run_dir(s) / "summary.json").is_file()]
+    if not left:
+        return
+    each = max(1, compile_jobs // len(left))
+    log(f"releases: precompiling {len(left)} stacks side by side, {each} processes each")
+    started = []
+    for stack in left:
+        made.run_dir(stack).parent.mkdir(parents=True, exist_ok=True)
+        log_path = made.run_dir(stack).with_name(f"{stack.name}.precompile.log")
+        with log_path.open("w", encoding="utf-8") as handle:
+            command = _command(made, stack, "precompile", "--jobs", str(each))
+            started.append(subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT))
+    for process in started:
+        process.wait()
+
+
+def measure(made: Plan, stack: PinnedStack) -> str:
+    """``iconbench --overlay STACK suite all`` into the stack's run directory: its state."""
+    run = made.run_dir(stack)
+    if (run / "summary.json").is_file():
+        return "done"
+    command = _command(made, stack, "all")
+    log(f"releases: measuring {stack.describe()} into {run}")
+    done = subprocess.run(command, check=False)
+    if (run / "summary.json").is_file():
+        return "broken" if done.returncode == 2 else "done"
+    raise IconbenchError(f"{stack.describe()}: its run ended with exit {done.returncode} and "
+                         f"no summary.json; its directory: {run}")  # fmt: skip
+
+
+def compare(made: Plan, step: Step) -> pathlib.Path:
+    """The two runs of ``step`` compared (``compare.json``), as two nights are."""
+    from iconbench.gate import verdict
+    from iconbench.records import resultset
+
+    path = made.step_dir(step) / "compare.json"
+    if path.is_file():
+        return path
+    base, head = (resultset.resolve(str(made.run_dir(s)), label=s.describe())
+                  for s in (step.base, step.head))  # fmt: skip
+    verdict.compare(base, head).write(path)
+    return path
+
+
+def _versions(stack: PinnedStack) -> dict[str, str]:
+    return {pin.package: pin.version for pin in stack.pins}
+
+
+def release_side(name: str, stack: PinnedStack, place: pathlib.Path | None, out: pathlib.Path):
+    """A side of an A/B on ``stack``: its overlay first on the path, its own build cache.
+
+    The programs are the running icon4py's on both sides; the side's commit is iconbench's.
+    """
+    from iconbench import provenance
+    from iconbench.history.backfill import stack_key
+    from iconbench.stacks import sides
+
+    commit = provenance.code_commit()
+    roots = (place,) if place is not None else ()
+    return sides.Side(name, stack.name, commit, roots, out, stack_key(stack, place))
+
+
+def confirm(made: Plan, step: Step, *, plan_rounds: rounds.Plan, compile_jobs: int) -> pathlib.Path:
+    """The flagged benchmarks of ``step`` measured again, interleaved; ``confirmed.json``."""
+    from iconbench.check.confirm import _job, jobs
+    from iconbench.check.run import measure_again, processes_of
+    from iconbench.gate import confirmation
+    from iconbench.grids.grid import resolve as resolve_grid
+    from iconbench.records.summary import ConfirmationRun, Summary
+
+    directory = made.step_dir(step)
+    path = directory / "confirmed.json"
+    if path.is_file():
+        return path
+    summary = Summary.read(directory / "compare.json")
+    wanted = jobs(summary)
+    if not wanted:
+        summary.write(path)
+        return path
+    work = directory / "confirm"
+    base, head = (release_side(name, stack, made.overlay_of(stack), work / name)
+                  for name, stack in (("base", step.base), ("head", step.head)))  # fmt: skip
+    log(f"releases: {step.describe()}: {len(wanted)} flagged case(s) measured again in {work}")
+    again = measure_again(
+        base, head, wanted, grid=resolve_grid(summary.head.grid.name), plan=plan_rounds,
+        out=work, compile_jobs=compile_jobs,
+        facts={"confirm": step.describe(), "base": step.base.describe(),
+               "head": step.head.describe()},
+    )  # fmt: skip
+    run = ConfirmationRun(
+        created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        directory=str(work), base=_versions(step.base), head=_versions(step.head),
+        rounds=again.rounds, stopped=again.stopped,
+    )  # fmt: skip
+    confirmed = confirmation.apply(summary, again.summary, processes_of(base, head), run)
+    again.timeline.facts["verdicts"] = {
+        b.id: b.confirmation.verdict for b in confirmed.benchmarks
+        if b.confirmation is not None and _job(b) in set(wanted)
+    }  # fmt: skip
+    again.timeline.write()
+    confirmed.write(path)
+    return path
+
+
+def run(
+    made: Plan, *, plan_rounds: rounds.Plan, compile_jobs: int, until: str = "confirm"
+) -> dict[str, str]:
+    """Measure every stack, then compare and confirm every step; each stack's state.
+
+    ``until``: stop after that phase (``measure``, ``compare``). Resumes where it stopped.
+    """
+    precompile(made, compile_jobs)
+    states = {stack.name: measure(made, stack) for stack in made.stacks}
+    if until == "measure":
+        return states
+    for step in made.steps:
+        if _broken_both(made, step):
+            continue
+        compare(made, step)
+        if until != "compare":
+            confirm(made, step, plan_rounds=plan_rounds, compile_jobs=compile_jobs)
+    return states
+
+
+def _summary_of(made: Plan, stack: PinnedStack) -> dict:
+    try:
+        return json.loads((made.run_dir(stack) / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _broken_both(made: Plan, step: Step) -> bool:
+    """Whether no backend ran on one of the two stacks: nothing to compare."""
+    return any(not _summary_of(made, s).get("backends") for s in (step.base, step.head))
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One step of the table: what it measured, what broke, what changed and whose it is."""
+
+    step: Step
+    cases: int
+    broken: dict[str, str]  # backend -> the one line, on the head stack (new breaks)
+    flagged: int
+    changes: tuple[tuple[Change, str], ...]  # (confirmed change, its component)
+    state: str  # "confirmed" | "compared" | "measured" | "not measured"
+
+
+def rows(made: Plan) -> list[Row]:
+    """The table's rows, from what ``run`` left in ``OUT``."""
+    from iconbench.records.summary import CONFIRMED, Summary
+    from iconbench.stacks.breakage import StackBreak
+
+    confirmed: dict[str, list[Change]] = {}
+    read: dict[str, Summary] = {}
+    for step in made.steps:
+        directory = made.step_dir(step)
+        for name in ("confirmed.json", "compare.json"):
+            if (directory / name).is_file():
+                read[step.name] = Summary.read(directory / name)
+                break
+        summary = read.get(step.name)
+        if summary is None or not (directory / "confirmed.json").is_file():
+            continue
+        confirmed[step.name] = [
+            Change(b.id, b.confirmation.ratio, tuple(b.confirmation.ratio_ci))  # type: ignore[arg-type]
+            for b in summary.benchmarks
+            if b.confirmation is not None and b.confirmation.verdict == CONFIRMED
+            and b.confirmation.ratio is not None and b.confirmation.ratio_ci is not None
+        ]  # fmt: skip
+    by_name = {s.name: s for s in made.steps}
+    found = []
+    for step in made.steps:
+        base, head = _summary_of(made, step.base), _summary_of(made, step.head)
+        old = set(base.get("broken", {}))
+        broken = {b: StackBreak.from_dict(d).line() for b, d in head.get("broken", {}).items()
+                  if b not in old}  # fmt: skip
+        both = {(c["case"], c["backend"]) for c in base.get("cases", []) if not c.get("error")}
+        cases = len(both & {(c["case"], c["backend"]) for c in head.get("cases", [])
+                            if not c.get("error")})  # fmt: skip
+        summary = read.get(step.name)
+        flagged = 0
+        if summary is not None:
+            flagged = sum(b.confirmation is not None or b.verdict in ("regression", "improvement")
+                          for b in summary.benchmarks)  # fmt: skip
+        changes = tuple((c, release_steps.attribute(step, c, confirmed, by_name))
+                        for c in confirmed.get(step.name, ()))  # fmt: skip
+        state = ("confirmed" if step.name in confirmed else "compared" if summary is not None
+                 else "measured" if base and head else "not measured")  # fmt: skip
+        found.append(Row(step, cases, broken, flagged, changes, state))
+    return found
+
+
+def table(made: Plan) -> str:
+    """The markdown table of :func:`rows`."""
+    lines = ["| step | cases measured on both | broken (new on this step) | flagged between the "
+             "runs | confirmed changes (A/B ratio [95 % CI], attributed to) | state |",
+             "| --- | ---: | --- | ---: | --- | --- |"]  # fmt: skip
+    for row in rows(made):
+        broken = "; ".join(f"{b}: `{line}`" for b, line in sorted(row.broken.items())) or "no"
+        changes = "; ".join(
+            f"{c.benchmark.replace('|', ' ')} {c.ratio:.3f} [{c.ratio_ci[0]:.3f}, "
+            f"{c.ratio_ci[1]:.3f}], {owner}"
+            for c, owner in row.changes
+        ) or ("none" if row.state == "confirmed" else "–")
+        lines.append(f"| {row.step.describe()} | {row.cases} | {broken} | {row.flagged} | "
+                     f"{changes} | {row.state} |")  # fmt: skip
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,105 @@
+"""A stack of newer releases: what Python imports is recorded, and a break is one line.
+
+The overlay is the real gt4py 1.2.3 + dace 2.0.0a10 from the package index
+(``iconbench stack build gt4py==1.2.3``), run with the installed icon4py 0.4.1: its
+``make_custom_gtfn_backend`` calls ``gtfn.GTFNBackendFactory``, which gt4py 1.2.3 has not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from iconbench.buildcache import REPO_ROOT
+
+MESSAGE = (
+    "iconbench: error: gtfn_cpu: stack gt4py 1.2.3 + dace 2.0.0a10 + icon4py 0.4.1 is broken: "
+    "icon4py's code fails on 'GTFNBackendFactory' of gt4py (AttributeError) at "
+    "icon4py/model/common/model_backends.py:72"
+)
+
+
+def _env(cache: pathlib.Path, pythonpath: str = "") -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GT4PY_")}
+    env["ICONBENCH_CACHE_DIR"] = str(cache)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (pythonpath, str(REPO_ROOT / "src")) if p)
+    return env
+
+
+def _iconbench(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "iconbench", *args], env=env,
+                          capture_output=True, text=True, check=False, timeout=900)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def newer(tmp_path_factory) -> tuple[pathlib.Path, pathlib.Path]:
+    """``(cache, overlay)``: gt4py 1.2.3 with the dace it declares, built by the product."""
+    cache = tmp_path_factory.mktemp("cache")
+    done = _iconbench("stack", "build", "gt4py==1.2.3", env=_env(cache))
+    if done.returncode != 0 and "could not be fetched" in done.stderr:
+        pytest.skip(f"the package index is out of reach: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    overlay = cache / "stacks" / "gt4py-1.2.3_dace-2.0.0a10"
+    assert done.stdout.strip() == f"gt4py 1.2.3 + dace 2.0.0a10: {overlay}"
+    marker = json.loads((overlay / "iconbench-overlay.json").read_text())
+    assert marker["added"] == ["distro", "scikit-build"]  # dace a10 needs what 1.2.1 did not
+    return cache, overlay
+
+
+def test_suite_all_on_gt4py_123_ends_in_one_line(newer, tmp_path):
+    cache, _overlay = newer
+    out = tmp_path / "run"
+    done = _iconbench("--overlay", "gt4py-1.2.3_dace-2.0.0a10", "suite", "all", "--backends",
+                      "embedded,gtfn_cpu", "--programs", "^compute_tangential_wind$",
+                      "--grid", "tiny", "--out", str(out), env=_env(cache))  # fmt: skip
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == MESSAGE
+    summary = json.loads((out / "summary.json").read_text())
+    # a result: the backend that runs is measured, the one that cannot is named with its break
+    assert summary["backends"] == ["embedded"]
+    assert [c["case"] for c in summary["cases"]] == ["compute_tangential_wind[default]"]
+    broken = summary["broken"]["gtfn_cpu"]
+    assert (broken["component"], broken["name"], broken["owner"]) == (
+        "icon4py", "GTFNBackendFactory", "gt4py"
+    )
+    assert summary["provenance"]["packages"]["gt4py"] == "1.2.3"
+    assert summary["provenance"]["packages"]["dace"] == "2.0.0a10"
+
+
+def test_provenance_and_build_cache_name_the_imported_code(newer, tmp_path):
+    cache, overlay = newer
+    env = _env(cache)
+    pinned = json.loads(_iconbench("stack", "show", "--json", env=env).stdout)
+    on_overlay = json.loads(
+        _iconbench("--overlay", str(overlay), "stack", "show", "--json", env=env).stdout
+    )
+    assert pinned["components"]["gt4py"]["version"] == "1.2.1"
+    assert on_overlay["components"]["gt4py"] == {
+        "version": "1.2.3", "source": "release", "path": str(overlay)
+    }
+    assert on_overlay["stack_key"] != pinned["stack_key"]
+
+    # sources without metadata first on the path (a checkout's src/, an exported commit)
+    tree = tmp_path / "src"
+    shutil.copytree(overlay / "dace", tree / "dace")
+    done = _iconbench("info", env=_env(cache, str(tree)))
+    line = next(ln for ln in done.stdout.splitlines() if ln.startswith("dace "))
+    assert line.split()[1] == "2.0.0a10"
+    assert f"(tree {tree / 'dace'}, content " in line
+    shown = json.loads(_iconbench("stack", "show", "--json", env=_env(cache, str(tree))).stdout)
+    assert shown["components"]["dace"]["source"] == "tree"
+    assert shown["stack_key"] not in (pinned["stack_key"], on_overlay["stack_key"])
+
+
+def test_unknown_overlay_is_one_line(tmp_path):
+    done = _iconbench("--overlay", "gt4py-9_dace-9", "info", env=_env(tmp_path))
+    assert done.returncode == 2
+    assert done.stderr.startswith("iconbench: error: --overlay gt4py-9_dace-9: no overlay there")
+    assert "iconbench stack build gt4py==VERSION dace==VERSION" in done.stderr
