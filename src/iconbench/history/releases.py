@@ -205,6 +205,9 @@ def confirm(made: Plan, step: Step, *, plan_rounds: rounds.Plan, compile_jobs: i
         summary.write(path)
         return path
     work = directory / "confirm"
+    if work.exists():  # an A/B stopped before its end (a runner's time limit): kept beside
+        stopped = 1 + sum(1 for _ in directory.glob("confirm-stopped-*"))
+        work.rename(directory / f"confirm-stopped-{stopped}")
     base, head = (release_side(name, stack, made.overlay_of(stack), work / name)
                   for name, stack in (("base", step.base), ("head", step.head)))  # fmt: skip
     log(f"releases: {step.describe()}: {len(wanted)} flagged case(s) measured again in {work}")
