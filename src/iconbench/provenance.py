@@ -81,9 +81,9 @@ def package_versions(names: tuple[str, ...] = COMPONENTS) -> dict[str, str]:
     """Versions of ``names`` as this process imports them; missing distributions are left out.
 
     A stack component's version is that of the code Python imports (an overlay or a source
-    tree first on the path), not of the metadata installed (:mod:`iconbench.stacks.imported`).
+    tree first on the path), not of the metadata installed (:mod:`iconbench.imported`).
     """
-    from iconbench.stacks.imported import DIST_MODULES, imported
+    from iconbench.imported import DIST_MODULES, imported
 
     versions: dict[str, str] = {}
     for name in names:

@@ -67,7 +67,9 @@ def test_suite_all_on_gt4py_123_ends_in_one_line(newer, tmp_path):
     assert [c["case"] for c in summary["cases"]] == ["compute_tangential_wind[default]"]
     broken = summary["broken"]["gtfn_cpu"]
     assert (broken["component"], broken["name"], broken["owner"]) == (
-        "icon4py", "GTFNBackendFactory", "gt4py"
+        "icon4py",
+        "GTFNBackendFactory",
+        "gt4py",
     )
     assert summary["provenance"]["packages"]["gt4py"] == "1.2.3"
     assert summary["provenance"]["packages"]["dace"] == "2.0.0a10"
@@ -82,7 +84,9 @@ def test_provenance_and_build_cache_name_the_imported_code(newer, tmp_path):
     )
     assert pinned["components"]["gt4py"]["version"] == "1.2.1"
     assert on_overlay["components"]["gt4py"] == {
-        "version": "1.2.3", "source": "release", "path": str(overlay)
+        "version": "1.2.3",
+        "source": "release",
+        "path": str(overlay),
     }
     assert on_overlay["stack_key"] != pinned["stack_key"]
 

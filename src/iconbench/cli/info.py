@@ -22,7 +22,7 @@ class Info(Command):
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench import provenance
-        from iconbench.stacks.imported import DIST_MODULES, imported
+        from iconbench.imported import DIST_MODULES, imported
 
         info = provenance.collect()
         if args.json:

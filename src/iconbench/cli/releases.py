@@ -48,7 +48,11 @@ class Releases(Command):
             "(resumes); table: the markdown table",
         )
         parser.add_argument(
-            "--out", type=pathlib.Path, required=True, help="the history's directory"
+            "--out",
+            metavar=options.METAVARS["out"],
+            type=pathlib.Path,
+            required=True,
+            help="the release history's directory (plan.json, stacks/, runs/, steps/, table.md)",
         )
         parser.add_argument(
             "--gt4py",
@@ -75,7 +79,10 @@ class Releases(Command):
             help="run: stop after this phase (default: confirm)",
         )
         parser.add_argument(
-            "--jobs", type=options.positive_int, help="run: compile processes of an A/B"
+            "--jobs",
+            metavar=options.METAVARS["jobs"],
+            type=options.positive_int,
+            help="run: compile processes, N >= 1 (default: cores - 2)",
         )
         add_rounds(parser, quick=True)
         options.add_backends(parser)

@@ -278,6 +278,7 @@ class Row:
 
 def rows(made: Plan) -> list[Row]:
     """The table's rows, from what ``run`` left in ``OUT``."""
+    from iconbench.gate import confirmation
     from iconbench.records.summary import CONFIRMED, Summary
     from iconbench.stacks.breakage import StackBreak
 
@@ -309,10 +310,9 @@ def rows(made: Plan) -> list[Row]:
         cases = len(both & {(c["case"], c["backend"]) for c in head.get("cases", [])
                             if not c.get("error")})  # fmt: skip
         summary = read.get(step.name)
-        flagged = 0
-        if summary is not None:
-            flagged = sum(b.confirmation is not None or b.verdict in ("regression", "improvement")
-                          for b in summary.benchmarks)  # fmt: skip
+        compared = made.step_dir(step) / "compare.json"
+        # what the gate flagged between the two runs: the gated changes an A/B measures again
+        flagged = len(confirmation.flagged(Summary.read(compared))) if compared.is_file() else 0
         changes = tuple((c, release_steps.attribute(step, c, confirmed, by_name))
                         for c in confirmed.get(step.name, ()))  # fmt: skip
         state = ("confirmed" if step.name in confirmed else "compared" if summary is not None
@@ -324,7 +324,7 @@ def rows(made: Plan) -> list[Row]:
 def table(made: Plan) -> str:
     """The markdown table of :func:`rows`."""
     lines = ["| step | cases measured on both | broken (new on this step) | flagged between the "
-             "runs | confirmed changes (A/B ratio [95 % CI], attributed to) | state |",
+             "runs (gated) | confirmed changes (A/B ratio [95 % CI], attributed to) | state |",
              "| --- | ---: | --- | ---: | --- | --- |"]  # fmt: skip
     for row in rows(made):
         broken = "; ".join(f"{b}: `{line}`" for b, line in sorted(row.broken.items())) or "no"

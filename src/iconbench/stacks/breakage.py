@@ -147,7 +147,7 @@ def classify(error: BaseException, stack: str | None = None) -> StackBreak | Non
 
 def running_stack() -> str:
     """``gt4py 1.2.3 + dace 2.0.0a10 + icon4py 0.4.1``: what this process imports."""
-    from iconbench.stacks.imported import imported
+    from iconbench.imported import imported
 
     return " + ".join(
         f"{label} {imported(dist).version}"

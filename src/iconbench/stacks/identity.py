@@ -15,12 +15,12 @@ import json
 import os
 import pathlib
 import platform
-import subprocess
 import sys
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from iconbench.files.atomic import write_atomic
+from iconbench.imported import checkout_identity
 from iconbench.stacks.spec import COMPONENTS
 
 #: File in an environment's prefix that records the components installed from git commits.
@@ -60,30 +60,6 @@ def _editable_checkout(dist: str) -> pathlib.Path | None:
     return pathlib.Path(unquote(urlparse(data["url"]).path))
 
 
-def checkout_identity(path: pathlib.Path) -> dict[str, str] | None:
-    """Commit of a checkout plus a hash of its uncommitted diff (so edits change the key)."""
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=path,
-            capture_output=True,
-            text=True,
-            timeout=20,
-            check=False,
-        )
-        if head.returncode != 0:
-            return None
-        diff = subprocess.run(
-            ["git", "diff", "HEAD"], cwd=path, capture_output=True, timeout=60, check=False
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    identity = {"source": "editable", "commit": head.stdout.strip(), "repo": str(path)}
-    if diff:
-        identity["diff_sha256"] = hashlib.sha256(diff).hexdigest()[:16]
-    return identity
-
-
 def environment_stack() -> dict[str, dict[str, str]]:
     """Each component of the running environment: its git commit if known, else its version."""
     record = _record()
@@ -93,12 +69,12 @@ def environment_stack() -> dict[str, dict[str, str]]:
 def installed(name: str, record: dict[str, dict[str, str]] | None = None) -> dict[str, str]:
     """The component ``name`` of the running process, as :func:`environment_stack` has it.
 
-    The code Python imports decides (:mod:`iconbench.stacks.imported`): sources or an overlay
+    The code Python imports decides (:mod:`iconbench.imported`): sources or an overlay
     first on the path are that code, whatever this environment has installed. Only the
     environment's own install is described by its stack record (``record``: read when not
     given) or its editable checkout.
     """
-    from iconbench.stacks.imported import imported
+    from iconbench.imported import imported
 
     first = COMPONENTS[name].distributions[0]
     found = imported(first)

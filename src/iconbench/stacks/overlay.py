@@ -26,10 +26,11 @@ import tempfile
 
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
+from iconbench.imported import OVERLAY_MARKER
 from iconbench.stacks.pinned import PinnedStack
 
 #: The file that marks a complete overlay and names its stack (written last).
-MARKER = "iconbench-overlay.json"
+MARKER = OVERLAY_MARKER
 
 
 def default_dir() -> pathlib.Path:
@@ -129,7 +130,7 @@ def enter(name_or_path: str, argv: list[str]) -> None:
 
     The path is fixed at interpreter start for this process and every worker it starts, so
     the command is run anew; what it records then names the overlay's versions
-    (:mod:`iconbench.stacks.imported`) and builds into that stack's own cache.
+    (:mod:`iconbench.imported`) and builds into that stack's own cache.
     """
     path = resolve(name_or_path)
     rest = os.environ.get("PYTHONPATH", "")

@@ -85,7 +85,7 @@ def newest(requirement: str, *, find_links: pathlib.Path | None = None) -> str:
 
 def stack(specs: list[str], *, find_links: pathlib.Path | None = None) -> PinnedStack:
     """The stack ``specs`` name, the missing component filled in (see the module)."""
-    from iconbench.stacks.imported import imported
+    from iconbench.imported import imported
 
     given = parse(specs)
     gt4py = given.get("gt4py") or imported("gt4py").version

@@ -30,6 +30,7 @@ import importlib.metadata
 import importlib.util
 import json
 import pathlib
+import subprocess
 import tomllib
 from urllib.parse import unquote, urlparse
 
@@ -43,6 +44,9 @@ DIST_MODULES: dict[str, str] = {
     "icon4py-testing": "icon4py.model.testing",
     "numpy": "numpy",
 }
+
+#: The file that marks an overlay iconbench built (:mod:`iconbench.stacks.overlay`).
+OVERLAY_MARKER = "iconbench-overlay.json"
 
 #: Files of a package that declare its version as a string literal, and the names they use.
 _VERSION_FILES = (("version.py", "__version__"), ("__about__.py", "on_build_version"),
@@ -197,8 +201,6 @@ def imported(distribution: str) -> Imported:
 
     Cached: the path of a running process does not change under it.
     """
-    from iconbench.stacks.identity import checkout_identity
-
     module = DIST_MODULES[distribution]
     directory = locate(module)
     if directory is None:
@@ -207,11 +209,9 @@ def imported(distribution: str) -> Imported:
     root = directory.parents[module.count(".")]
     beside = _distribution_in(root, distribution)
     if beside is not None:
-        from iconbench.stacks.overlay import MARKER
-
         # an overlay iconbench built carries its marker; any other path entry with metadata
         # (a runner's carried wheelhouse) is an environment of its own
-        source = "overlay" if (root / MARKER).is_file() else "environment"
+        source = "overlay" if (root / OVERLAY_MARKER).is_file() else "environment"
         vcs = _direct_url(beside)
         commit = vcs.get("vcs_info", {}).get("commit_id", "")
         repo = vcs.get("url", "") if commit else ""
@@ -229,3 +229,27 @@ def imported(distribution: str) -> Imported:
                         commit=commit, diff=diff)  # fmt: skip
     return Imported(distribution, module, directory, root, version, source,
                     content=content_hash(directory))  # fmt: skip
+
+
+def checkout_identity(path: pathlib.Path) -> dict[str, str] | None:
+    """Commit of a checkout plus a hash of its uncommitted diff (so edits change the key)."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=path,
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+        if head.returncode != 0:
+            return None
+        diff = subprocess.run(
+            ["git", "diff", "HEAD"], cwd=path, capture_output=True, timeout=60, check=False
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    identity = {"source": "editable", "commit": head.stdout.strip(), "repo": str(path)}
+    if diff:
+        identity["diff_sha256"] = hashlib.sha256(diff).hexdigest()[:16]
+    return identity
