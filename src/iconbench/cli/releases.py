@@ -36,6 +36,7 @@ class Releases(Command):
         "iconbench releases run --out rel   # resumable: measure, compare, confirm",
         "iconbench releases run --out rel --until measure",
         "iconbench releases table --out rel",
+        "iconbench releases table --out rel --site site   # the site's 'upstream releases' page",
     )
 
     @classmethod
@@ -71,6 +72,12 @@ class Releases(Command):
             type=pathlib.Path,
             metavar="DIR",
             help="plan: install from the wheels in DIR, not from the registries",
+        )
+        parser.add_argument(
+            "--site",
+            metavar="DIR",
+            type=pathlib.Path,
+            help="table: also publish it as the history site's 'upstream releases' page in DIR",
         )
         parser.add_argument(
             "--until",
@@ -117,4 +124,16 @@ class Releases(Command):
 
             write_atomic(args.out / "table.md", table)
             print(table, end="")
+        if args.site is not None:
+            import datetime
+
+            from iconbench.site import releases as site_releases
+            from iconbench.site import render
+
+            site_releases.store(made, args.site)
+            published = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+            env = render.environment()
+            site_releases.render(env, args.site, {"published": published})
+            render.copy_static(args.site)
+            print(f"published: {args.site / site_releases.PAGE}")
         return 0

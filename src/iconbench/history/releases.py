@@ -67,6 +67,11 @@ class Plan:
             )
         return found
 
+    def plan_backends(self) -> list[str]:
+        """The backends every stack's run measures (``--backends`` of the plan)."""
+        args = list(self.suite_args)
+        return args[args.index("--backends") + 1].split(",") if "--backends" in args else []
+
     def run_dir(self, stack: PinnedStack) -> pathlib.Path:
         return self.out / "runs" / stack.name
 
@@ -336,3 +341,18 @@ def table(made: Plan) -> str:
         lines.append(f"| {row.step.describe()} | {row.cases} | {broken} | {row.flagged} | "
                      f"{changes} | {row.state} |")  # fmt: skip
     return "\n".join(lines) + "\n"
+
+
+def record_facts(made: Plan) -> dict:
+    """What the site says of a history: GPU, grid, backends, cases a stack, commit, date."""
+    runs = [_summary_of(made, s) for s in made.stacks]
+    first = next((r for r in runs if r), {})
+    gpu = (first.get("provenance", {}).get("gpu") or {}).get("name") or "CPU"
+    dates = sorted(p.get("at", 0) for r in runs for p in r.get("phases", []))
+    import datetime
+
+    date = (datetime.datetime.fromtimestamp(dates[-1], datetime.UTC).strftime("%Y-%m-%d")
+            if dates else "")  # fmt: skip
+    return {"gpu": gpu, "grid": first.get("grid", ""), "backends": made.plan_backends(),
+            "cases": max((len(r.get("cases", [])) for r in runs), default=0),
+            "commit": first.get("commit", ""), "date": date}  # fmt: skip

@@ -39,6 +39,7 @@ from iconbench.programs.catalog import split_case
 from iconbench.records import asv as results
 from iconbench.records.summary import Summary
 from iconbench.site import asv_offline, asv_pages, figures, pagedata, render
+from iconbench.site import releases as site_releases
 from iconbench.site.published import Index, open_site, source_key, stamp
 
 #: Variants per program page that get charts (the rest are in its table).
@@ -387,6 +388,8 @@ def publish(
     )
     if gates_added or everything or not (out / "gates.html").exists():
         pages += _render_gates(env, out, stored or _stored_gates(index, out), inputs, common)
+    if everything or not (out / site_releases.PAGE).exists():
+        pages += site_releases.render(env, out, common)
     render.copy_static(out)
 
     if inputs.asv:

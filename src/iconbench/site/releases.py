@@ -1,0 +1,73 @@
+"""The site's "upstream releases" page: each release history published, its steps as rows.
+
+``iconbench releases table --out DIR --site SITE`` stores the history's rows as
+``SITE/data/releases/<name>.json`` (:func:`store`) and every publish renders ``releases.html``
+from whatever is stored there (:func:`render`), so a later ``iconbench publish`` keeps the page
+and its link in every page's navigation.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from typing import Any
+
+from iconbench.files.atomic import write_atomic
+
+#: Where the published histories live in the site.
+DATA = pathlib.Path("data") / "releases"
+#: The page.
+PAGE = "releases.html"
+
+
+def store(made: Any, site: pathlib.Path) -> pathlib.Path:
+    """Store the rows of the release history ``made`` (a ``releases.Plan``) in ``site``."""
+    from iconbench.errors import IconbenchError
+    from iconbench.history import releases
+
+    if not (site / "data" / "index.json").is_file():
+        raise IconbenchError(
+            f"--site {site}: no iconbench site there (no data/index.json); publish one first "
+            f"('iconbench publish RESULTS --out {site}' or 'iconbench history publish')"
+        )
+    rows = releases.rows(made)
+    facts = releases.record_facts(made)
+    data = {
+        "name": made.out.resolve().name,
+        **facts,
+        "rows": [
+            {
+                "step": row.step.describe(),
+                "changed": list(row.step.changed),
+                "cases": row.cases,
+                "broken": row.broken,
+                "flagged": row.flagged,
+                "changes": [
+                    {
+                        "benchmark": c.benchmark,
+                        "ratio": c.ratio,
+                        "ratio_ci": list(c.ratio_ci),
+                        "component": owner,
+                    }
+                    for c, owner in row.changes
+                ],
+                "state": row.state,
+            }
+            for row in rows
+        ],
+    }
+    return write_atomic(site / DATA / f"{data['name']}.json", json.dumps(data, indent=1))
+
+
+def published(site: pathlib.Path) -> list[dict[str, Any]]:
+    """Every stored release history, by name."""
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted((site / DATA).glob("*.json"))]
+
+
+def render(env: Any, site: pathlib.Path, common: dict[str, Any]) -> list[str]:
+    """``releases.html`` from what is stored (a notice where nothing is)."""
+    from iconbench.site import render as site_render
+
+    site_render.render_page(env, "releases.html.j2", site, PAGE, histories=published(site),
+                            **common)  # fmt: skip
+    return [PAGE]
