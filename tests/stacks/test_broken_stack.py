@@ -107,3 +107,34 @@ def test_unknown_overlay_is_one_line(tmp_path):
     assert done.returncode == 2
     assert done.stderr.startswith("iconbench: error: --overlay gt4py-9_dace-9: no overlay there")
     assert "iconbench stack build gt4py==VERSION dace==VERSION" in done.stderr
+
+
+def test_a_night_on_the_broken_stack_is_recorded_as_broken(newer, tmp_path, git):
+    """``ci/run-shard`` on gt4py 1.2.3, then ``ci/nightly finish``: history, log, site."""
+    from tests.ci.test_nightly import _checkouts, _finish
+
+    cache, overlay = newer
+    env = _env(cache, str(overlay)) | {
+        "ICONBENCH_PYTHON": sys.executable, "ICONBENCH_BACKENDS": "embedded,gtfn_cpu",
+        "ICONBENCH_GRID": "tiny", "ICONBENCH_PROGRAMS": "^compute_tangential_wind$",
+    }  # fmt: skip
+    merged = tmp_path / "merged"
+    shard = subprocess.run(["bash", str(REPO_ROOT / "ci" / "run-shard"), str(merged)], env=env,
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    assert shard.returncode == 0, shard.stderr[-2000:]  # a broken stack is a result
+    assert MESSAGE in shard.stderr
+    checkouts, _commits = _checkouts(tmp_path, git)
+    remote = tmp_path / "results.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    done = _finish(checkouts, merged, tmp_path / "site", remote, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    line = MESSAGE.removeprefix("iconbench: error: ")
+    assert f"broken stack: {line}" in done.stderr
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "-b", "results", str(remote), str(clone))
+    stored = subprocess.run([sys.executable, "-m", "iconbench", "history", "cat", "--store",
+                             str(clone), "--label", "nightly", "--path", "summary/summary.json"],
+                            env=env, capture_output=True, text=True, check=True)  # fmt: skip
+    assert json.loads(stored.stdout)["broken"]["gtfn_cpu"]["name"] == "GTFNBackendFactory"
+    overview = (tmp_path / "site" / "index.html").read_text()
+    assert "broken</span> gtfn_cpu: <code>stack gt4py 1.2.3 + dace 2.0.0a10" in overview

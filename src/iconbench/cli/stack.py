@@ -34,6 +34,7 @@ class StackCommand(Command):
         "iconbench stack commits stack.json --component dace   # a nightly's pinned commit",
         "iconbench stack build 73e58caabd --repo ../icon4py   # gt4py and dace as its uv.lock pins",
         "iconbench stack build gt4py==1.2.3   # any release; dace as gt4py 1.2.3 declares it",
+        "iconbench stack broken results/night   # where the run's stack broke, if it did",
         "iconbench stack build dace==2.0.0a9   # dace alone changed: this environment's gt4py",
         "iconbench --overlay gt4py-1.2.3_dace-2.0.0a10 suite all --backends dace_cpu --out r",
     )
@@ -42,13 +43,14 @@ class StackCommand(Command):
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "action",
-            choices=("show", "resolve", "pins", "components", "commits", "build"),
+            choices=("show", "resolve", "pins", "components", "commits", "build", "broken"),
             help="show: this environment (or the stored stack NAME); resolve: the given refs; "
             "pins: the recorded pins of gt4py's uv.lock per release; components: each "
             "component's repository and installable projects; commits: the commits a "
             "nightly's stack.json pins; build: an overlay of the gt4py and dace that commits' "
             "uv.lock pins (for 'iconbench history backfill'), or of the releases given as "
-            "gt4py==V dace==V (run on it: 'iconbench --overlay NAME COMMAND')",
+            "gt4py==V dace==V (run on it: 'iconbench --overlay NAME COMMAND'); broken: the "
+            "backends a run's stack could not make, one line each (none: nothing printed)",
         )
         parser.add_argument(
             "refs",
@@ -56,7 +58,8 @@ class StackCommand(Command):
             metavar="COMPONENT",
             help="resolve: NAME, NAME==VERSION or NAME=REPO@REF (others: the lock's pins); "
             "show: the name of a stored stack; components: component names (default: all); "
-            "commits: the stack.json file; build: commits of --repo, or gt4py==V and/or dace==V",
+            "commits: the stack.json file; build: commits of --repo, or gt4py==V and/or dace==V; "
+            "broken: a result directory",
         )
         parser.add_argument(
             "--component",
@@ -110,6 +113,8 @@ class StackCommand(Command):
             return cls._commits(args.refs, args.component, args.json)
         if args.action == "build":
             return cls._build(args)
+        if args.action == "broken":
+            return cls._broken(args.refs, args.json)
         if args.action == "show" and len(args.refs) > 1:
             raise IconbenchError(
                 f"stack show takes one stored stack name, got {len(args.refs)}: "
@@ -206,6 +211,27 @@ class StackCommand(Command):
         for stack in sorted(stacks, key=lambda s: s.name):
             path = overlay.build(stack, directory, find_links=args.find_links)
             print(f"{stack.describe()}: {path}")
+        return 0
+
+    @staticmethod
+    def _broken(directories: list[str], as_json: bool) -> int:
+        """``BACKEND: line`` for each backend a result directory's stack could not make."""
+        from iconbench.files.decode import load_json
+        from iconbench.stacks.breakage import StackBreak
+
+        if len(directories) != 1:
+            raise IconbenchError(
+                f"stack broken takes one result directory, got {len(directories)}; "
+                "'iconbench stack broken OUT' (a suite's --out, a nightly's merged results)"
+            )
+        summary = load_json(pathlib.Path(directories[0]) / "summary.json",
+                            hint="give a result directory: a suite's --out")  # fmt: skip
+        found = {b: StackBreak.from_dict(d).line() for b, d in summary.get("broken", {}).items()}
+        if as_json:
+            print(json.dumps(found, indent=2))
+            return 0
+        for backend, line in sorted(found.items()):
+            print(f"{backend}: {line}")
         return 0
 
     @staticmethod

@@ -121,6 +121,8 @@ class Stack:
     cuda_runtime: str | None = None
     cuda_driver: str | None = None
     gpu: str | None = None
+    #: per backend, the line that says where the stack breaks (``summary.json``'s ``broken``)
+    broken: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def rows(self) -> list[tuple[str, str]]:
         """``(component, version and commit)`` for a page's stack table."""
@@ -138,6 +140,7 @@ class Stack:
             ("GPU", self.gpu or "none recorded"),
             ("Python", self.python or "–"),
             ("stack key", self.key),
+            *((f"broken: {backend}", line) for backend, line in sorted(self.broken.items())),
         ]
 
 
@@ -171,9 +174,20 @@ def stacks_of(root: pathlib.Path) -> dict[str, Stack]:
                 cuda_runtime=gpu.get("cuda_runtime"),
                 cuda_driver=gpu.get("cuda_driver"),
                 gpu=gpu.get("name"),
+                broken=_broken_lines(data.get("broken")),
             ),
         )
     return found
+
+
+def _broken_lines(recorded: Any) -> dict[str, str]:
+    """``summary.json``'s ``broken`` as one line a backend (``{}``: none, or unreadable)."""
+    from iconbench.stacks.breakage import StackBreak
+
+    if not isinstance(recorded, dict):
+        return {}
+    return {str(backend): StackBreak.from_dict(found).line()
+            for backend, found in recorded.items() if isinstance(found, dict)}  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
