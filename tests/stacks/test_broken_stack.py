@@ -138,3 +138,27 @@ def test_a_night_on_the_broken_stack_is_recorded_as_broken(newer, tmp_path, git)
     assert json.loads(stored.stdout)["broken"]["gtfn_cpu"]["name"] == "GTFNBackendFactory"
     overview = (tmp_path / "site" / "index.html").read_text()
     assert "broken</span> gtfn_cpu: <code>stack gt4py 1.2.3 + dace 2.0.0a10" in overview
+
+
+@pytest.mark.slow
+def test_continuous_onto_a_breaking_gt4py_ends_in_the_heads_line(newer, tmp_path):
+    """``iconbench continuous`` from a gt4py checkout whose head is gt4py 1.2.3's code."""
+    from tests.stacks.test_continuous import _git, committed_gt4py
+
+    cache, overlay = newer
+    repo = committed_gt4py(tmp_path / "gt4py")
+    _git(repo, "checkout", "-q", "-b", "release-1.2.3", "main")
+    shutil.rmtree(repo / "gt4py")
+    shutil.copytree(overlay / "gt4py", repo / "gt4py",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "gt4py 1.2.3")
+    head = _git(repo, "rev-parse", "HEAD")
+    done = _iconbench("continuous", "main", "release-1.2.3", "--repo", str(repo), "--backends",
+                      "gtfn_cpu", "--programs", r"^compute_tangential_wind\[default\]$",
+                      "--out", str(tmp_path / "out"), "--quick", env=_env(cache))  # fmt: skip
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"iconbench: error: head ({head[:12]}): gtfn_cpu: stack gt4py ")
+    assert "icon4py's code fails on 'GTFNBackendFactory' of gt4py (AttributeError)" in last
