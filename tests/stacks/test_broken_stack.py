@@ -162,3 +162,42 @@ def test_continuous_onto_a_breaking_gt4py_ends_in_the_heads_line(newer, tmp_path
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith(f"iconbench: error: head ({head[:12]}): gtfn_cpu: stack gt4py ")
     assert "icon4py's code fails on 'GTFNBackendFactory' of gt4py (AttributeError)" in last
+
+
+@pytest.mark.slow
+def test_bisect_finds_the_commit_that_broke_the_stack(newer, tmp_path):
+    """A break is a regression of its own: the first gt4py commit with 1.2.3's code is found."""
+    from tests.bisection.test_interleaved import _summary
+    from tests.stacks.test_continuous import _git, committed_gt4py
+
+    cache, overlay = newer
+    repo = committed_gt4py(tmp_path / "gt4py")
+    _git(repo, "checkout", "-q", "main")
+    readme = repo / "README"
+    for name in ("a", "break", "c"):
+        if name == "break":
+            shutil.rmtree(repo / "gt4py")
+            shutil.copytree(overlay / "gt4py", repo / "gt4py",
+                            ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+        else:
+            readme.write_text(name)
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-qm", name)
+    good, bad = _git(repo, "rev-parse", "HEAD~3"), _git(repo, "rev-parse", "HEAD")
+    broke = _git(repo, "rev-parse", "HEAD~1")
+    summary = _summary(tmp_path / "s.json")
+    data = json.loads(summary.read_text())
+    bench = data["benchmarks"][0]
+    bench |= {"id": "compute_tangential_wind[default]|gtfn_cpu|device_time", "backend": "gtfn_cpu"}
+    summary.write_text(json.dumps(data))
+    out = tmp_path / "bisected.json"
+    done = _iconbench("bisect", "--repo", str(repo), "--component", "gt4py", "--good", good,
+                      "--bad", bad, "--summary", str(summary), "--out", str(out), "--quick",
+                      env=_env(cache))  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
+    (record,) = json.loads(out.read_text())["bisect"]
+    assert (record["first_bad"], record["subject"]) == (broke, "break")
+    broken = [s for s in record["steps"] if s["verdict"] == "broken"]
+    assert broken
+    assert all(s["bad"] for s in broken)
+    assert f"bisect: {bad[:12]} is bad: head ({bad[:12]}): gtfn_cpu: stack gt4py" in done.stderr

@@ -9,7 +9,10 @@ the A/B's own verdict of the benchmark is the regression's (beyond the gate's th
 false discovery rate), **good** otherwise. About ``log2(commits)`` A/Bs, each kept in its own
 directory and recorded (:class:`~iconbench.records.summary.BisectStep`: commit, verdict, ratio,
 interval, processes). The other components stay as the running environment has them; the
-good side's tree and builds are the same at every step (exported and built once).
+good side's tree and builds are the same at every step (exported and built once). A commit
+whose stack cannot make the backend (the head side breaks, :mod:`iconbench.stacks.breakage`)
+is a bad step with the verdict ``broken``: a break is a regression of its own, and bisecting
+it finds the first commit that made it.
 
 The bad end is measured first, unless the caller's A/B already measured it against good
 (``known_bad``: the nightly's confirmation, when only this component moved): a regression that
@@ -74,6 +77,10 @@ class Request:
     known_bad: BisectStep | None = None
 
 
+#: A step's verdict where the commit's stack cannot make the backend (a bad step).
+BROKEN = "broken"
+
+
 def search(commits: list[str], is_bad) -> tuple[str, int]:
     """The first bad commit of ``commits`` (oldest first, the last known bad) and the tests.
 
@@ -107,6 +114,8 @@ def find(request: Request) -> Record:
     steps: list[BisectStep] = []
     measured: dict[str, BenchmarkResult | None] = {}
 
+    from iconbench.stacks.breakage import BrokenStackError
+
     def step(commit: str) -> BisectStep:
         directory = request.work / f"{len(steps) + 1:02d}-{commit[:12]}"
         base, head = (
@@ -115,11 +124,22 @@ def find(request: Request) -> Record:
         )
         log(f"bisect: step {len(steps) + 1}: {component} {commit[:12]} against {good[:12]} "
             f"({target.id})")  # fmt: skip
-        again = measure_again(
-            base, head, [(case, target.backend)], grid=request.grid, plan=request.plan,
-            out=directory, compile_jobs=request.compile_jobs,
-            facts={"bisect": component, "good": good, "step": commit, "benchmark": target.id},
-        )  # fmt: skip
+        try:
+            again = measure_again(
+                base, head, [(case, target.backend)], grid=request.grid, plan=request.plan,
+                out=directory, compile_jobs=request.compile_jobs,
+                facts={"bisect": component, "good": good, "step": commit, "benchmark": target.id},
+            )  # fmt: skip
+        except BrokenStackError as error:
+            if error.side != "head":
+                raise  # the good end breaks: nothing in this range can be measured against it
+            # a commit whose stack cannot make the backend is bad: a break is a regression
+            measured[commit] = None
+            done = BisectStep(commit=commit, bad=True, verdict=BROKEN, ratio=None,
+                              ratio_ci=None, processes="0+0", directory=str(directory))  # fmt: skip
+            steps.append(done)
+            log(f"bisect: {commit[:12]} is bad: {error}")
+            return done
         result = next((b for b in again.summary.benchmarks if b.id == target.id), None)
         measured[commit] = result
         done = BisectStep(

@@ -577,7 +577,7 @@ def _wait(started: list) -> None:
         if process.wait() != 0 and (breaks := broken.read(side.out / "work")):
             first = next(iter(sorted(breaks.items())))[1]
             where = f"{side.name} ({side.commit[:12]})"
-            raise BrokenStackError(first, f"{where}: {broken.line(breaks)}")
+            raise BrokenStackError(first, f"{where}: {broken.line(breaks)}", side=side.name)
         if process.returncode != 0:
             raise IconbenchError(
                 f"precompile of {side.name} ({side.commit[:12]}) failed (exit "

@@ -66,9 +66,10 @@ of gt4py (AttributeError) at icon4py/model/common/model_backends.py:72"
 class BrokenStackError(Exception):
     """Raised where a stack's break is known (a worker's record read back): it carries it."""
 
-    def __init__(self, broken: StackBreak, text: str = "") -> None:
+    def __init__(self, broken: StackBreak, text: str = "", side: str = "") -> None:
         super().__init__(text or broken.line())
         self.broken = broken
+        self.side = side  # the side of a comparison whose stack broke ("base", "head"; "": none)
 
 
 def component_of(module: str) -> str:
