@@ -143,10 +143,10 @@ def jobs(summary: Summary) -> list[tuple[str, str]]:
     >>> jobs(Summary.example())
     [('compute_theta_rho_face_values[default]', 'gtfn_gpu')]
     """
-    return list(dict.fromkeys(_job(b) for b in confirmation.flagged(summary)))
+    return list(dict.fromkeys(job_of(b) for b in confirmation.flagged(summary)))
 
 
-def _job(benchmark: BenchmarkResult) -> Job:
+def job_of(benchmark: BenchmarkResult) -> Job:
     """The (case, backend) a benchmark's A/B measures."""
     return benchmark.id.split("|")[0], benchmark.backend
 
@@ -197,7 +197,7 @@ def confirm(request: Request) -> Summary:
         answer.timeline.facts["verdicts"] = {
             b.id: b.confirmation.verdict
             for b in confirmed.benchmarks
-            if b.confirmation is not None and _job(b) in mine
+            if b.confirmation is not None and job_of(b) in mine
         }
         answer.timeline.write()
     return confirmed

@@ -15,6 +15,7 @@ failing inside gt4py.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import json
 import os
@@ -50,11 +51,31 @@ def find(stack: PinnedStack, directory: pathlib.Path) -> pathlib.Path | None:
     return path if isinstance(recorded, dict) and recorded.get("stack") == stack.as_dict() else None
 
 
-def unmet(site: pathlib.Path) -> list[str]:
-    """What the packages in ``site`` require and neither ``site`` nor this environment meets.
+@dataclasses.dataclass(frozen=True)
+class Unmet:
+    """One requirement of a package in an overlay that neither it nor this environment meets.
 
-    One line each: ``gt4py 1.1.12 needs numpy>=2.5, this environment has 2.4.6``.
+    >>> Unmet("dace 2.0.0a10", "scikit-build", None).line()
+    'dace 2.0.0a10 needs scikit-build, which this environment lacks'
+    >>> Unmet("gt4py 1.1.12", "numpy>=2.5", "2.4.6").line()
+    'gt4py 1.1.12 needs numpy>=2.5, this environment has 2.4.6'
     """
+
+    who: str  # the requiring distribution and its version
+    requirement: str
+    have: str | None  # the version this environment has; None: it lacks the package
+
+    def line(self) -> str:
+        why = (
+            "which this environment lacks"
+            if self.have is None
+            else f"this environment has {self.have}"
+        )
+        return f"{self.who} needs {self.requirement}, {why}"
+
+
+def unmet_requirements(site: pathlib.Path) -> list[Unmet]:
+    """What the packages in ``site`` require and neither ``site`` nor this environment meets."""
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
 
@@ -66,19 +87,21 @@ def unmet(site: pathlib.Path) -> list[str]:
             requirement = Requirement(text)
             if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
                 continue
-            name = canonicalize_name(requirement.name)
-            version = inside.get(name)
+            version = inside.get(canonicalize_name(requirement.name))
             if version is None:
                 try:
                     version = importlib.metadata.version(requirement.name)
                 except importlib.metadata.PackageNotFoundError:
                     version = None
-            who = f"{dist.metadata['Name']} {dist.version} needs {requirement}"
-            if version is None:
-                problems.append(f"{who}, which this environment lacks")
-            elif not requirement.specifier.contains(version, prereleases=True):
-                problems.append(f"{who}, this environment has {version}")
+            who = f"{dist.metadata['Name']} {dist.version}"
+            if version is None or not requirement.specifier.contains(version, prereleases=True):
+                problems.append(Unmet(who, str(requirement), version))
     return problems
+
+
+def unmet(site: pathlib.Path) -> list[str]:
+    """:func:`unmet_requirements`, one line each (``gt4py 1.1.12 needs numpy>=2.5, ...``)."""
+    return [problem.line() for problem in unmet_requirements(site)]
 
 
 def _add_missing(site: pathlib.Path, find_links: pathlib.Path | None) -> list[str]:
@@ -94,9 +117,7 @@ def _add_missing(site: pathlib.Path, find_links: pathlib.Path | None) -> list[st
 
     added: list[str] = []
     for _round in range(4):  # what the added packages need in turn
-        lacks = ", which this environment lacks"
-        missing = [line.partition(" needs ")[2].removesuffix(lacks)
-                   for line in unmet(site) if line.endswith(lacks)]  # fmt: skip
+        missing = [u.requirement for u in unmet_requirements(site) if u.have is None]
         if not missing:
             break
         command = [uv_executable(), "pip", "install", "--quiet", "--no-deps", "--target",
