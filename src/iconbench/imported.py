@@ -160,7 +160,7 @@ def declared_version(directory: pathlib.Path) -> str:
 
     >>> import tempfile
     >>> d = pathlib.Path(tempfile.mkdtemp()) / "dace"; d.mkdir()
-    >>> _ = (d / "version.py").write_text("__version__ = '2.0.0a10'\\n")
+    >>> _ = (d / "version.py").write_text("__version__ = '2.0.0a10'\n")
     >>> declared_version(d)
     '2.0.0a10'
     """
