@@ -57,9 +57,10 @@ _VERSION_FILES = (("version.py", "__version__"), ("__about__.py", "on_build_vers
 class Imported:
     """Where the module of one distribution is imported from, and which version that is.
 
-    ``root``: the path entry that holds the module; ``commit``/``repo``: a git checkout's or a
-    git-installed dist's commit; ``content``: a hash of a tree's ``.py`` files (a tree with no
-    git); ``diff``: a hash of a checkout's uncommitted changes.
+    ``root``: the path entry that holds the module; ``commit``/``repo``: a git-installed
+    dist's commit. A tree's identity (its checkout's commit, or a hash of its content) is
+    read only when asked (:func:`tree_identity`): provenance needs the version alone, and a
+    check's worker processes, whose trees are named by their commit already, never ask.
 
     >>> Imported("gt4py", "gt4py", None, None, "missing", "missing").describe()
     'gt4py missing'
@@ -76,16 +77,16 @@ class Imported:
     source: str
     commit: str = ""
     repo: str = ""
-    content: str = ""
-    diff: str = ""
 
     def describe(self) -> str:
         """``gt4py 1.2.3 (overlay /path)``; the environment's own release needs no place."""
         text = f"{self.distribution} {self.version}"
         if self.source == "overlay":
             return f"{text} (overlay {self.root})"
-        if self.source in ("tree", "editable"):
-            what = f"git {self.commit[:12]}" if self.commit else f"content {self.content}"
+        if self.source in ("tree", "editable") and self.directory is not None:
+            found = tree_identity(self.directory)
+            what = (f"git {found['commit'][:12]}" if "commit" in found
+                    else f"content {found['tree_sha256']}")  # fmt: skip
             return f"{text} ({self.source} {self.directory}, {what})"
         return text
 
@@ -98,16 +99,18 @@ class Imported:
         entry = {"version": self.version}
         if self.source in ("environment", "missing"):
             return entry | {"source": "release"}
-        if self.commit:
-            entry |= {"source": "git" if self.source == "overlay" else self.source,
-                      "commit": self.commit}  # fmt: skip
-            entry |= {"repo": self.repo} if self.repo else {}
-        else:
-            entry["source"] = "release" if self.source == "overlay" else self.source
-        entry |= {"diff_sha256": self.diff} if self.diff else {}
-        entry |= {"tree_sha256": self.content} if self.content else {}
-        entry["path"] = str(self.root if self.source == "overlay" else self.directory)
-        return entry
+        if self.source == "overlay":
+            found = (
+                {"source": "git", "commit": self.commit, "repo": self.repo} if self.commit else {}
+            )
+            return entry | ({"source": "release"} | found) | {"path": str(self.root)}
+        assert self.directory is not None
+        return (
+            entry
+            | {"source": self.source}
+            | tree_identity(self.directory)
+            | {"path": str(self.directory)}
+        )
 
 
 def locate(module: str) -> pathlib.Path | None:
@@ -222,13 +225,23 @@ def imported(distribution: str) -> Imported:
     version = declared_version(directory)
     if source == "editable":
         version = importlib.metadata.version(distribution)
-    checkout = checkout_identity(directory)
-    if checkout is not None:
-        commit, diff = checkout["commit"], checkout.get("diff_sha256", "")
-        return Imported(distribution, module, directory, root, version, source,
-                        commit=commit, diff=diff)  # fmt: skip
-    return Imported(distribution, module, directory, root, version, source,
-                    content=content_hash(directory))  # fmt: skip
+    return Imported(distribution, module, directory, root, version, source)
+
+
+@functools.cache
+def tree_identity(directory: pathlib.Path) -> dict[str, str]:
+    """A tree's identity: its checkout's ``commit`` (and ``diff_sha256``), else ``tree_sha256``.
+
+    A tree that a repository around it ignores (a commit exported into iconbench's cache,
+    inside iconbench's own checkout) is not that repository's code: its content names it.
+    """
+    ignored = subprocess.run(["git", "-C", str(directory), "check-ignore", "-q", "."],
+                             capture_output=True, check=False, timeout=60)  # fmt: skip
+    # 0: ignored by the repository around it; 1: part of it; 128: no repository
+    checkout = checkout_identity(directory) if ignored.returncode == 1 else None
+    if checkout is None:
+        return {"tree_sha256": content_hash(directory)}
+    return {k: v for k, v in checkout.items() if k in ("commit", "diff_sha256")}
 
 
 def checkout_identity(path: pathlib.Path) -> dict[str, str] | None:
