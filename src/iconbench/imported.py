@@ -143,15 +143,15 @@ def _direct_url(dist: importlib.metadata.Distribution) -> dict:
         return {}
 
 
-def _editable_dir(name: str) -> pathlib.Path | None:
-    """The checkout an editable install of ``name`` in this environment points at."""
+def editable_dir(name: str) -> pathlib.Path | None:
+    """The checkout an editable install of ``name`` in this environment points at (PEP 610)."""
     try:
         data = _direct_url(importlib.metadata.distribution(name))
     except importlib.metadata.PackageNotFoundError:
         return None
     if not data.get("dir_info", {}).get("editable"):
         return None
-    return pathlib.Path(unquote(urlparse(data["url"]).path)).resolve()
+    return pathlib.Path(unquote(urlparse(data["url"]).path))
 
 
 def declared_version(directory: pathlib.Path) -> str:
@@ -220,8 +220,8 @@ def imported(distribution: str) -> Imported:
         repo = vcs.get("url", "") if commit else ""
         return Imported(distribution, module, directory, root, beside.version, source,
                         commit=commit, repo=repo)  # fmt: skip
-    editable = _editable_dir(distribution)
-    source = "editable" if editable and directory.is_relative_to(editable) else "tree"
+    editable = editable_dir(distribution)
+    source = "editable" if editable and directory.is_relative_to(editable.resolve()) else "tree"
     version = declared_version(directory)
     if source == "editable":
         version = importlib.metadata.version(distribution)

@@ -25,10 +25,16 @@ SCRIPT = """[...document.querySelectorAll('section.releases')].map(s => ({
 def site(tmp_path_factory):
     """A published site (the gate examples), then both release histories added to it."""
     site = tmp_path_factory.mktemp("releases") / "site"
-    assert _table(site, RECORDS[0], check=False).returncode == 2  # no site there yet
+    refused = _table(site, RECORDS[0])  # no site there yet: one line, nothing written
+    assert refused.returncode == 2
+    assert refused.stderr.startswith(f"iconbench: error: --site {site}: no iconbench site there")
+    assert not site.exists()
+    assert refused.stdout == ""  # refused before the table was made
     _publish(site)
     for record in RECORDS:
-        assert _table(site, record).stdout.endswith(f"published: {site / 'releases.html'}\n")
+        done = _table(site, record)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.endswith(f"published: {site / 'releases.html'}\n")
     return site
 
 
@@ -39,12 +45,10 @@ def _publish(site, *extra):
     assert done.returncode == 0, done.stderr
 
 
-def _table(site, record, check=True):
-    done = subprocess.run([sys.executable, "-m", "iconbench", "releases", "table", "--out",
+def _table(site, record):
+    return subprocess.run([sys.executable, "-m", "iconbench", "releases", "table", "--out",
                            str(restored(record)), "--site", str(site)],
                           capture_output=True, text=True, check=False)  # fmt: skip
-    assert done.returncode == 0 or not check, done.stderr
-    return done
 
 
 def test_the_releases_page_shows_each_history(site, tmp_path, browser):

@@ -571,13 +571,10 @@ def _wait(started: list) -> None:
     """
     from iconbench.records import broken
     from iconbench.records.compilation import CompileLedger
-    from iconbench.stacks.breakage import BrokenStackError
 
     for side, process, log_path in started:
         if process.wait() != 0 and (breaks := broken.read(side.out / "work")):
-            first = next(iter(sorted(breaks.items())))[1]
-            where = f"{side.name} ({side.commit[:12]})"
-            raise BrokenStackError(first, f"{where}: {broken.line(breaks)}", side=side.name)
+            raise broken.error(breaks, side=side.name, where=f"{side.name} ({side.commit[:12]})")
         if process.returncode != 0:
             raise IconbenchError(
                 f"precompile of {side.name} ({side.commit[:12]}) failed (exit "

@@ -112,14 +112,18 @@ class Releases(Command):
             print(f"{len(made.steps)} steps over {len(made.stacks)} stacks: {where}")
             return 0
         made = releases.Plan.read(args.out)
+        if args.site is not None:
+            from iconbench.site import releases as site_releases
+
+            site_releases.require_site(args.site)
         if args.action == "run":
             jobs = args.jobs or max(1, (os.cpu_count() or 2) - 2)
             states = releases.run(made, plan_rounds=rounds_plan(args), compile_jobs=jobs,
                                   until=args.until)  # fmt: skip
             for name, state in states.items():
                 print(f"{name}: {state}")
-        table = releases.table(made)
         if args.action == "table" or args.until == "confirm":
+            table = releases.table(made)
             from iconbench.files.atomic import write_atomic
 
             write_atomic(args.out / "table.md", table)
@@ -127,7 +131,6 @@ class Releases(Command):
         if args.site is not None:
             import datetime
 
-            from iconbench.site import releases as site_releases
             from iconbench.site import render
 
             site_releases.store(made, args.site)

@@ -217,7 +217,7 @@ class StackCommand(Command):
     def _broken(directories: list[str], as_json: bool) -> int:
         """``BACKEND: line`` for each backend a result directory's stack could not make."""
         from iconbench.files.decode import load_json
-        from iconbench.stacks.breakage import StackBreak
+        from iconbench.records import broken
 
         if len(directories) != 1:
             raise IconbenchError(
@@ -226,7 +226,7 @@ class StackCommand(Command):
             )
         summary = load_json(pathlib.Path(directories[0]) / "summary.json",
                             hint="give a result directory: a suite's --out")  # fmt: skip
-        found = {b: StackBreak.from_dict(d).line() for b, d in summary.get("broken", {}).items()}
+        found = {b: found.line() for b, found in broken.of_summary(summary).items()}
         if as_json:
             print(json.dumps(found, indent=2))
             return 0

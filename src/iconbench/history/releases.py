@@ -282,47 +282,41 @@ class Row:
 
 
 def rows(made: Plan) -> list[Row]:
-    """The table's rows, from what ``run`` left in ``OUT``."""
+    """The table's rows, from what ``run`` left in ``OUT`` (each file read once)."""
     from iconbench.gate import confirmation
+    from iconbench.records import broken
     from iconbench.records.summary import CONFIRMED, Summary
-    from iconbench.stacks.breakage import StackBreak
 
+    runs = {stack: _summary_of(made, stack) for stack in made.stacks}
+    compared: dict[str, Summary] = {}
     confirmed: dict[str, list[Change]] = {}
-    read: dict[str, Summary] = {}
     for step in made.steps:
         directory = made.step_dir(step)
-        for name in ("confirmed.json", "compare.json"):
-            if (directory / name).is_file():
-                read[step.name] = Summary.read(directory / name)
-                break
-        summary = read.get(step.name)
-        if summary is None or not (directory / "confirmed.json").is_file():
-            continue
-        confirmed[step.name] = [
-            Change(b.id, b.confirmation.ratio, tuple(b.confirmation.ratio_ci))  # type: ignore[arg-type]
-            for b in summary.benchmarks
-            if b.confirmation is not None and b.confirmation.verdict == CONFIRMED
-            and b.confirmation.ratio is not None and b.confirmation.ratio_ci is not None
-        ]  # fmt: skip
+        if (directory / "compare.json").is_file():
+            compared[step.name] = Summary.read(directory / "compare.json")
+        if (directory / "confirmed.json").is_file():
+            confirmed[step.name] = [
+                Change(b.id, b.confirmation.ratio, tuple(b.confirmation.ratio_ci))  # type: ignore[arg-type]
+                for b in Summary.read(directory / "confirmed.json").benchmarks
+                if b.confirmation is not None and b.confirmation.verdict == CONFIRMED
+                and b.confirmation.ratio is not None and b.confirmation.ratio_ci is not None
+            ]  # fmt: skip
     by_name = {s.name: s for s in made.steps}
     found = []
     for step in made.steps:
-        base, head = _summary_of(made, step.base), _summary_of(made, step.head)
-        old = set(base.get("broken", {}))
-        broken = {b: StackBreak.from_dict(d).line() for b, d in head.get("broken", {}).items()
-                  if b not in old}  # fmt: skip
-        both = {(c["case"], c["backend"]) for c in base.get("cases", []) if not c.get("error")}
-        cases = len(both & {(c["case"], c["backend"]) for c in head.get("cases", [])
-                            if not c.get("error")})  # fmt: skip
-        summary = read.get(step.name)
-        compared = made.step_dir(step) / "compare.json"
+        base, head = runs[step.base], runs[step.head]
+        old = broken.of_summary(base)
+        new = {b: brk.line() for b, brk in broken.of_summary(head).items() if b not in old}
+        measured = [{(c["case"], c["backend"]) for c in run.get("cases", []) if not c.get("error")}
+                    for run in (base, head)]  # fmt: skip
+        summary = compared.get(step.name)
         # what the gate flagged between the two runs: the gated changes an A/B measures again
-        flagged = len(confirmation.flagged(Summary.read(compared))) if compared.is_file() else 0
+        flagged = len(confirmation.flagged(summary)) if summary is not None else 0
         changes = tuple((c, release_steps.attribute(step, c, confirmed, by_name))
                         for c in confirmed.get(step.name, ()))  # fmt: skip
         state = ("confirmed" if step.name in confirmed else "compared" if summary is not None
                  else "measured" if base and head else "not measured")  # fmt: skip
-        found.append(Row(step, cases, broken, flagged, changes, state))
+        found.append(Row(step, len(measured[0] & measured[1]), new, flagged, changes, state))
     return found
 
 
@@ -349,8 +343,6 @@ def record_facts(made: Plan) -> dict:
     first = next((r for r in runs if r), {})
     gpu = (first.get("provenance", {}).get("gpu") or {}).get("name") or "CPU"
     dates = sorted(p.get("at", 0) for r in runs for p in r.get("phases", []))
-    import datetime
-
     date = (datetime.datetime.fromtimestamp(dates[-1], datetime.UTC).strftime("%Y-%m-%d")
             if dates else "")  # fmt: skip
     return {"gpu": gpu, "grid": first.get("grid", ""), "backends": made.plan_backends(),

@@ -32,6 +32,7 @@ from iconbench.commits import commit_time_ms, full_hash
 from iconbench.errors import IconbenchError
 from iconbench.programs.catalog import split_case
 from iconbench.records import asv as results
+from iconbench.records import broken
 
 #: asv benchmark kind -> field of :class:`Measured`.
 KIND_FIELDS = {
@@ -174,20 +175,10 @@ def stacks_of(root: pathlib.Path) -> dict[str, Stack]:
                 cuda_runtime=gpu.get("cuda_runtime"),
                 cuda_driver=gpu.get("cuda_driver"),
                 gpu=gpu.get("name"),
-                broken=_broken_lines(data.get("broken")),
+                broken={b: found.line() for b, found in broken.of_summary(data).items()},
             ),
         )
     return found
-
-
-def _broken_lines(recorded: Any) -> dict[str, str]:
-    """``summary.json``'s ``broken`` as one line a backend (``{}``: none, or unreadable)."""
-    from iconbench.stacks.breakage import StackBreak
-
-    if not isinstance(recorded, dict):
-        return {}
-    return {str(backend): StackBreak.from_dict(found).line()
-            for backend, found in recorded.items() if isinstance(found, dict)}  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)

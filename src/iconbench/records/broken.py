@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import pathlib
+from typing import Any
 
 from iconbench.files.atomic import write_atomic
-from iconbench.stacks.breakage import StackBreak
+from iconbench.stacks.breakage import BrokenStackError, StackBreak
 
 #: The record's name in a result directory's ``work/``.
 FILE = "broken.json"
@@ -44,6 +45,32 @@ def read(work: pathlib.Path) -> dict[str, StackBreak]:
     except (OSError, ValueError):
         return {}
     return {backend: StackBreak.from_dict(b) for backend, b in data.items()}
+
+
+def of_summary(summary: Any) -> dict[str, StackBreak]:
+    """A ``summary.json``'s ``broken`` entries, typed (``{}``: none, or not a record).
+
+    >>> b = StackBreak("icon4py", "X", "gt4py", "AttributeError", "icon4py/m.py:1", "gt4py 9")
+    >>> of_summary({"broken": {"gtfn_cpu": b.as_dict()}}) == {"gtfn_cpu": b}
+    True
+    >>> of_summary({"broken": ["no"]}), of_summary([])
+    ({}, {})
+    """
+    recorded = summary.get("broken") if isinstance(summary, dict) else None
+    if not isinstance(recorded, dict):
+        return {}
+    return {str(backend): StackBreak.from_dict(found)
+            for backend, found in recorded.items() if isinstance(found, dict)}  # fmt: skip
+
+
+def error(breaks: dict[str, StackBreak], *, side: str = "", where: str = "") -> BrokenStackError:
+    """The exception that ends a run (or a side of a comparison) whose stack broke.
+
+    ``where``: what the line starts with (a check's ``head (1a2b3c4d5e6f)``).
+    """
+    first = next(iter(sorted(breaks.items())))[1]
+    text = f"{where}: {line(breaks)}" if where else line(breaks)
+    return BrokenStackError(first, text, side=side)
 
 
 def line(breaks: dict[str, StackBreak]) -> str:

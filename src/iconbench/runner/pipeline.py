@@ -12,9 +12,13 @@ import os
 import pathlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from iconbench.errors import IconbenchError
 from iconbench.runner.options import RunOptions
+
+if TYPE_CHECKING:
+    from iconbench.stacks.breakage import StackBreak
 
 #: ``all``: what a run of the suite does (``plan``, ``verify``, the checks are asked for).
 ALL = ("precompile", "measure", "asv")
@@ -50,14 +54,14 @@ def write_results(options: RunOptions) -> None:
     log(f"summary: wrote {written.summary} ({written.cases} cases)")
 
 
-def prepare(options: RunOptions) -> RunOptions:
+def prepare(options: RunOptions) -> tuple[RunOptions, dict[str, StackBreak]]:
     """Refuse another stack's directory, make ``OUT/work``, point gt4py at the build cache.
 
     Before gt4py is imported: the build cache is configured by environment variables that
     gt4py reads once, at import (:func:`iconbench.buildcache.configure`). Each backend is
     resolved on the stack; one the stack cannot make (:mod:`iconbench.stacks.breakage`) is
     recorded as broken (``OUT/work/broken.json``) and left out of the options returned: the
-    others are still measured.
+    others are still measured. Returns those options and this selection's breaks.
     """
     import warnings
 
@@ -96,7 +100,7 @@ def prepare(options: RunOptions) -> RunOptions:
 
         log(f"broken: {broken.line(breaks)}")
     kept = tuple(b for b in options.backends if b.name not in breaks)
-    return dataclasses.replace(options, backends=kept)
+    return dataclasses.replace(options, backends=kept), breaks
 
 
 def run(options: RunOptions, names: Sequence[str]) -> None:
@@ -107,17 +111,14 @@ def run(options: RunOptions, names: Sequence[str]) -> None:
     one line that says where the stack breaks (exit 2).
     """
     from iconbench.records import broken
-    from iconbench.stacks.breakage import BrokenStackError
 
-    prepared = prepare(options)
+    prepared, breaks = prepare(options)
     known = steps()
-    wanted = [n for step in names for n in (ALL if step == "all" else (step,))]
-    breaks = broken.read(options.work)
-    for name in wanted:
+    for name in [n for step in names for n in (ALL if step == "all" else (step,))]:
         if prepared.backends or name == "asv":
             known[name](prepared)
     if breaks:
-        raise BrokenStackError(next(iter(sorted(breaks.items())))[1], broken.line(breaks))
+        raise broken.error(breaks)
 
 
 def launched_as_cli() -> bool:

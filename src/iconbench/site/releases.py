@@ -20,16 +20,22 @@ DATA = pathlib.Path("data") / "releases"
 PAGE = "releases.html"
 
 
-def store(made: Any, site: pathlib.Path) -> pathlib.Path:
-    """Store the rows of the release history ``made`` (a ``releases.Plan``) in ``site``."""
+def require_site(site: pathlib.Path) -> None:
+    """One line unless ``site`` is a published iconbench site (checked before any work)."""
     from iconbench.errors import IconbenchError
-    from iconbench.history import releases
 
     if not (site / "data" / "index.json").is_file():
         raise IconbenchError(
             f"--site {site}: no iconbench site there (no data/index.json); publish one first "
             f"('iconbench publish RESULTS --out {site}' or 'iconbench history publish')"
         )
+
+
+def store(made: Any, site: pathlib.Path) -> pathlib.Path:
+    """Store the rows of the release history ``made`` (a ``releases.Plan``) in ``site``."""
+    from iconbench.history import releases
+
+    require_site(site)
     rows = releases.rows(made)
     facts = releases.record_facts(made)
     data = {

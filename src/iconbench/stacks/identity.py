@@ -10,17 +10,15 @@ checkout is identified by its git commit plus a hash of its uncommitted changes.
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 import os
 import pathlib
 import platform
 import sys
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from iconbench.files.atomic import write_atomic
-from iconbench.imported import checkout_identity
+from iconbench.imported import checkout_identity, editable_dir
 from iconbench.stacks.spec import COMPONENTS
 
 #: File in an environment's prefix that records the components installed from git commits.
@@ -44,20 +42,6 @@ def write_record(
     record = json.loads(path.read_text()) if path.exists() else {}
     record[component] = {"source": "git", "commit": commit, "repo": repo}
     return write_atomic(path, json.dumps(record, indent=2, sort_keys=True))
-
-
-def _editable_checkout(dist: str) -> pathlib.Path | None:
-    """The source directory of an editable install of ``dist`` (PEP 610), else ``None``."""
-    try:
-        text = importlib.metadata.distribution(dist).read_text("direct_url.json")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    if not text:
-        return None
-    data = json.loads(text)
-    if not data.get("dir_info", {}).get("editable"):
-        return None
-    return pathlib.Path(unquote(urlparse(data["url"]).path))
 
 
 def environment_stack() -> dict[str, dict[str, str]]:
@@ -84,7 +68,7 @@ def installed(name: str, record: dict[str, dict[str, str]] | None = None) -> dic
     record = _record() if record is None else record
     if name in record:
         return entry | record[name]
-    checkout = _editable_checkout(first)
+    checkout = editable_dir(first)
     return entry | ((checkout_identity(checkout) if checkout else None) or {"source": "release"})
 
 

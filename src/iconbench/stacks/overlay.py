@@ -21,7 +21,6 @@ import json
 import os
 import pathlib
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -29,6 +28,7 @@ from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
 from iconbench.imported import OVERLAY_MARKER
 from iconbench.stacks.pinned import PinnedStack
+from iconbench.stacks.uvtool import last_line, pip_install
 
 #: The file that marks a complete overlay and names its stack (written last).
 MARKER = OVERLAY_MARKER
@@ -113,22 +113,15 @@ def _add_missing(site: pathlib.Path, find_links: pathlib.Path | None) -> list[st
     has but that does not fit stays a problem (:func:`unmet`): shadowing numpy would change
     every measurement of the stack, not only gt4py's and dace's code.
     """
-    from iconbench.stacks.uvtool import uv_executable
-
     added: list[str] = []
     for _round in range(4):  # what the added packages need in turn
         missing = [u.requirement for u in unmet_requirements(site) if u.have is None]
         if not missing:
             break
-        command = [uv_executable(), "pip", "install", "--quiet", "--no-deps", "--target",
-                   str(site), "--python", sys.executable, *sorted(set(missing))]  # fmt: skip
-        if find_links is not None:
-            command[3:3] = ["--no-index", "--find-links", str(find_links)]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        done = pip_install(site, *sorted(set(missing)), find_links=find_links)
         if done.returncode != 0:
-            reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
             raise IconbenchError(f"installing {', '.join(missing)} into the overlay failed "
-                                 f"({reason})")  # fmt: skip
+                                 f"({last_line(done)})")  # fmt: skip
         added += missing
     return sorted(set(added))
 
@@ -169,8 +162,6 @@ def build(
     runner without network). Built under a temporary name and moved into place once
     complete, so a killed build leaves no overlay that looks whole.
     """
-    from iconbench.stacks.uvtool import uv_executable
-
     found = find(stack, directory)
     if found is not None:
         return found
@@ -178,17 +169,9 @@ def build(
     scratch = pathlib.Path(tempfile.mkdtemp(dir=directory, prefix=".tmp-"))
     try:
         for pin in stack.pins:
-            command = [uv_executable(), "pip", "install", "--quiet", "--no-deps", "--target",
-                       str(scratch), "--python", sys.executable]  # fmt: skip
-            if find_links is not None:
-                command += ["--no-index", "--find-links", str(find_links)]
-            elif pin.index:
-                command += ["--index-url", pin.index]
-            done = subprocess.run(
-                [*command, pin.requirement], capture_output=True, text=True, check=False
-            )
+            done = pip_install(scratch, pin.requirement, find_links=find_links, index=pin.index)
             if done.returncode != 0:
-                reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                reason = last_line(done)
                 where = f" from {find_links}" if find_links is not None else ""
                 raise IconbenchError(
                     f"stack {stack.describe()}: installing {pin.requirement}{where} failed "

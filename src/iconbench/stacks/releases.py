@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import pathlib
 import re
-import subprocess
-import sys
 import tempfile
 
 from iconbench.errors import IconbenchError
 from iconbench.stacks.pinned import PACKAGES, Pin, PinnedStack
+from iconbench.stacks.uvtool import last_line, pip_install
 
 _RELEASE = re.compile(r"^(?P<package>[A-Za-z0-9_.-]+)==(?P<version>[A-Za-z0-9_.!+-]+)$")
 
@@ -44,24 +43,16 @@ give gt4py==VERSION and/or dace==VERSION
     return found
 
 
-def _uv(*args: str, find_links: pathlib.Path | None) -> subprocess.CompletedProcess[str]:
-    from iconbench.stacks.uvtool import uv_executable
-
-    command = [uv_executable(), "pip", "install", "--no-deps", "--python", sys.executable]
-    if find_links is not None:
-        command += ["--no-index", "--find-links", str(find_links)]
-    return subprocess.run([*command, *args], capture_output=True, text=True, check=False)
-
-
 def declared_requirement(gt4py: str, *, find_links: pathlib.Path | None = None) -> str:
     """What gt4py release ``gt4py`` requires of dace (``dace==2.0.0a10``), from its metadata."""
     import importlib.metadata
 
     with tempfile.TemporaryDirectory() as scratch:
-        done = _uv("--quiet", "--target", scratch, f"gt4py=={gt4py}", find_links=find_links)
+        done = pip_install(scratch, f"gt4py=={gt4py}", find_links=find_links)
         if done.returncode != 0:
-            reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
-            raise IconbenchError(f"stack build: gt4py {gt4py} could not be fetched ({reason})")
+            raise IconbenchError(
+                f"stack build: gt4py {gt4py} could not be fetched ({last_line(done)})"
+            )
         dist = next(importlib.metadata.distributions(path=[scratch]))
         for text in dist.requires or []:
             if re.match(r"^dace\b", text) and ";" not in text:
@@ -75,8 +66,8 @@ def newest(requirement: str, *, find_links: pathlib.Path | None = None) -> str:
     if exact:
         return exact[1]
     with tempfile.TemporaryDirectory() as scratch:
-        done = _uv("--dry-run", "--prerelease", "allow", "--target", scratch, requirement,
-                   find_links=find_links)  # fmt: skip
+        done = pip_install(scratch, requirement, find_links=find_links,
+                           options=("--dry-run", "--prerelease", "allow"))  # fmt: skip
     picked = re.search(r"\+ dace==(\S+)", done.stdout + done.stderr)
     if done.returncode != 0 or picked is None:
         raise IconbenchError(f"stack build: no dace release satisfies {requirement}")
