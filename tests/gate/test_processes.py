@@ -88,7 +88,10 @@ def test_a_slower_cpu_in_some_processes_is_not_a_change_of_host_overhead(tmp_pat
     head = _ledger(tmp_path, "head", [1.7, 1.7, 1.0, 1.7], 60e-6)
     (row,) = [r for r in verdict.compare(base, head).benchmarks if r.metric == "host_overhead"]
     assert row.verdict == "unchanged", row
-    assert row.head.median > 1.5 * row.base.median  # the raw medians do differ
+    key = "p[default]|gtfn_gpu|host_overhead"
+    assert head.entries[key].median > 1.5 * base.entries[key].median  # the raw medians differ
+    # the numbers shown beside the verdict are the ones it judged: base x ratio = head
+    assert row.head.median == pytest.approx(row.base.median * row.ratio, rel=1e-5)
 
 
 def test_more_host_work_per_call_is_a_regression_whatever_the_cpu(tmp_path):
@@ -134,5 +137,15 @@ def test_a_committed_check_is_judged_again_as_it_was(tmp_path):
     verdict.compare(base, head).write(tmp_path / "gate-summary.json")
     again = json.loads((tmp_path / "gate-summary.json").read_text())["benchmarks"]
     committed = json.loads((check / "gate-summary.json").read_text())["benchmarks"]
-    assert [{k: b[k] for k in c} for b, c in zip(again, committed, strict=True)] == committed
+
+    def without_medians(bench):  # each side's number is now the one the ratio is of
+        return {k: ({**v, "median": None} if k in ("base", "head") and v else v)
+                for k, v in bench.items()}  # fmt: skip
+
+    assert [
+        without_medians({k: b[k] for k in c}) for b, c in zip(again, committed, strict=True)
+    ] == [without_medians(c) for c in committed]
+    for b in again:
+        if b["ratio"] and b["verdict"] != "not run" and b["gated"]:
+            assert b["head"]["median"] == pytest.approx(b["base"]["median"] * b["ratio"], rel=1e-5)
     assert sum("4+4 processes" in " ".join(c["notes"]) for c in committed) == 36

@@ -27,6 +27,7 @@ from typing import Any
 
 from iconbench.bot.links import Site
 from iconbench.bot.target import PullRequest
+from iconbench.gate.decision import threshold_words
 from iconbench.records.kernels import KernelDiff
 from iconbench.records.summary import BenchmarkResult as Benchmark
 from iconbench.records.summary import Side, Summary
@@ -156,7 +157,12 @@ def _row(bench: Benchmark, level: float, site: Site | None) -> dict[str, str]:
         "metric": bench.metric.replace("_", " "),
         "base": _side_value(bench.base, bench.unit),
         "head": _side_value(bench.head, bench.unit),
-        "change": format_change(bench.ratio),
+        "change": format_change(bench.ratio)
+        + (
+            f" ({threshold_words(bench.threshold)})"  # type: ignore[arg-type]
+            if bench.below_threshold
+            else ""
+        ),
         "confidence": format_confidence(bench, level)
         + (f"; A/B {bench.confirmation.describe()}" if bench.confirmation else ""),
         "verdict": "not confirmed" if bench.not_confirmed else bench.verdict,

@@ -14,7 +14,8 @@ compile_time = 0.25 # reported with its ratio, never gated (see `gated`)
 compile_time = false
 
 [history_only]      # between two separate runs (one process a side), judged only against the
-host_overhead = true  # benchmark's run-to-run noise band from --history (docs/gate.md)
+host_overhead = true  # benchmark's run-to-run noise band from --history (docs/gate.md):
+device_time = "cpu"   # true (every device), false, "cpu", "gpu" or a list of them
 
 [[override]]        # first match wins; `match` is a regex searched in case|backend|metric
 match = 'apply_rayleigh_damping_mechanism.*\\|gtfn_gpu\\|device_time'
@@ -29,6 +30,8 @@ gated = false
 >>> c = GateConfig.default()
 >>> c.rule("a[default]|gtfn_gpu|device_time"), c.rule("a[default]|gtfn_gpu|compile_time")
 ((0.05, True, ''), (0.25, False, ''))
+>>> c.needs_history("device_time", "gtfn_cpu"), c.needs_history("device_time", "dace_gpu")
+(True, False)
 """
 
 from __future__ import annotations
@@ -43,12 +46,19 @@ from iconbench.errors import IconbenchError
 
 DEFAULT_THRESHOLDS = {"device_time": 0.05, "host_overhead": 0.10, "compile_time": 0.25}
 DEFAULT_GATED = {"device_time": True, "host_overhead": True, "compile_time": False}
-#: Metrics whose processes of unchanged code move beyond their threshold (host overhead:
-#: 10-25 % between fresh processes on an H100, 0.4-3.5x between separate runs): between two
-#: separate runs they are gated only against the benchmark's own run-to-run band from the
-#: history, never against one process's samples; a machine shift of theirs is reported and
-#: corrected for, and never makes a run not comparable.
-DEFAULT_HISTORY_ONLY = {"device_time": False, "host_overhead": True, "compile_time": False}
+#: Per metric, the devices whose processes of unchanged code move it beyond its threshold:
+#: host overhead everywhere (10-25 % between fresh processes on an H100, 0.4-3.5x between
+#: separate runs), device time on a CPU (three separate runs of the same code on a 2-core
+#: workstation: 0.60-1.35x; on a GPU ±1 % between nights). Between two separate runs such a
+#: metric is gated only against the benchmark's own run-to-run band from the history, never
+#: against one process's samples; a machine shift of theirs is reported and corrected for,
+#: and never makes a run not comparable.
+DEFAULT_HISTORY_ONLY: dict[str, frozenset[str]] = {
+    "device_time": frozenset({"cpu"}),
+    "host_overhead": frozenset({"cpu", "gpu"}),
+    "compile_time": frozenset(),
+}
+DEVICES = ("cpu", "gpu")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,8 +83,11 @@ class GateConfig:
     #: The largest common shift of the benchmarks whose code did not change that the gate
     #: corrects for (:mod:`iconbench.gate.shift`); beyond it the run is not comparable.
     max_machine_shift: float = 0.05
-    #: Per metric: judged between separate runs only against the history's noise band.
-    history_only: dict[str, bool] = dataclasses.field(default_factory=lambda: DEFAULT_HISTORY_ONLY)
+    #: Per metric, the devices on which it is judged between separate runs only against the
+    #: history's noise band (:meth:`needs_history`).
+    history_only: dict[str, frozenset[str]] = dataclasses.field(
+        default_factory=lambda: DEFAULT_HISTORY_ONLY
+    )
 
     @classmethod
     def default(cls) -> GateConfig:
@@ -109,7 +122,7 @@ class GateConfig:
         gated = dict(DEFAULT_GATED)
         history_only = dict(DEFAULT_HISTORY_ONLY)
         for table, target, kind in (("thresholds", thresholds, float), ("gated", gated, bool),
-                                    ("history_only", history_only, bool)):  # fmt: skip
+                                    ("history_only", history_only, frozenset)):  # fmt: skip
             for metric, value in data.get(table, {}).items():
                 if metric not in DEFAULT_THRESHOLDS:
                     raise IconbenchError(
@@ -145,6 +158,16 @@ class GateConfig:
         shift = _checked(origin, "max_machine_shift", data.get("max_machine_shift", 0.05), float)
         return cls(fdr, confidence, thresholds, gated, tuple(overrides), shift, history_only)
 
+    def needs_history(self, metric: str, backend: str) -> bool:
+        """Whether ``metric`` on ``backend``'s device needs a history between separate runs.
+
+        There its processes of unchanged code scatter beyond its threshold, so it is judged
+        only against the history's band.
+        """
+        from iconbench.programs.backends import on_gpu
+
+        return ("gpu" if on_gpu(backend) else "cpu") in self.history_only.get(metric, ())
+
     def rule(self, benchmark_id: str) -> tuple[float, bool, str]:
         """(threshold, gated, reason of an override) for ``case|backend|metric``."""
         metric = benchmark_id.rsplit("|", 1)[-1]
@@ -161,6 +184,15 @@ class GateConfig:
 
 
 def _checked(origin: str, where: str, value: Any, kind: type) -> Any:
+    if kind is frozenset:  # history_only: true | false | "cpu" | "gpu" | a list of them
+        if isinstance(value, bool):
+            return frozenset(DEVICES) if value else frozenset()
+        named = [value] if isinstance(value, str) else value
+        if isinstance(named, list) and named and all(v in DEVICES for v in named):
+            return frozenset(named)
+        raise IconbenchError(
+            f'{origin}: {where} must be true, false, "cpu", "gpu" or a list of them, got {value!r}'
+        )
     if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
         if value <= 0:
             raise IconbenchError(f"{origin}: {where} must be > 0, got {value}")

@@ -188,7 +188,7 @@ the runs; A/B confirmed: 1.071x [1.050, 1.090], 4+4 processes
         between = "-" if bench.ratio is None else f"x{bench.ratio:.3f}"
         ab = bench.confirmation.describe() if bench.confirmation else "not measured again"
         parts = [f"{between} between the runs; A/B {ab}", *_bisected(summary, bench)]
-        lines.append(f"- {bench.verdict} {_name(bench)}: " + "; ".join(parts))
+        lines.append(f"- {bench.verdict_words} {_name(bench)}: " + "; ".join(parts))
     if dismissed:
         lines.append("- not confirmed (run-to-run noise): " + ", ".join(
             f"{_name(b)} ({b.confirmation.flagged} x{b.ratio or 0:.3f} between the runs; "  # type: ignore[union-attr]

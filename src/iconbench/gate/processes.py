@@ -136,4 +136,6 @@ def compare(
         p_regression=float(scipy_stats.t.sf((delta - shift) / se, df)),
         p_improvement=float(scipy_stats.t.cdf((delta + shift) / se, df)),
         shift=math.exp(delta),
+        base=math.exp(mean_x),  # each side's typical process median: base x ratio = head
+        head=math.exp(mean_y),
     )

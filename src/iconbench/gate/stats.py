@@ -77,6 +77,9 @@ class Comparison:
             the point the interval is built around.
         p_regression: one-sided p-value of "head is slower than base by more than the margin".
         p_improvement: one-sided p-value of "head is faster than base by more than the margin".
+        base, head: each side's typical time whose quotient is ``ratio`` (the samples'
+            medians; the processes' typical medians for :mod:`iconbench.gate.processes`):
+            what a table shows beside the ratio, so the three numbers agree.
 
     """
 
@@ -85,6 +88,8 @@ class Comparison:
     p_regression: float
     p_improvement: float
     shift: float
+    base: float | None = None
+    head: float | None = None
 
     @property
     def medians_outside_interval(self) -> bool:
@@ -199,13 +204,15 @@ def compare(
     p_imp = mann_whitney_greater(
         -diffs[::-1], shift, m, n, _tie_term(np.concatenate([y + shift, x]))
     )
-    ratio = float(np.exp(np.median(y) - np.median(x)))
+    typical_x, typical_y = float(np.exp(np.median(x))), float(np.exp(np.median(y)))
     return Comparison(
-        ratio=ratio,
+        ratio=float(np.exp(np.median(y) - np.median(x))),
         ratio_ci=_interval(diffs, m, n, confidence),
         p_regression=p_reg,
         p_improvement=p_imp,
         shift=float(np.exp(np.median(diffs))),
+        base=typical_x,
+        head=typical_y,
     )
 
 

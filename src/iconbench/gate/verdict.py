@@ -12,10 +12,11 @@ Per benchmark (``case|backend|metric``, see :mod:`iconbench.records.resultset`):
   are set aside on each side before modes and tests: a cluster of 2x outliers is neither
   a second code path nor evidence of a change;
 - otherwise the interval test of :mod:`iconbench.gate.stats` against the threshold (widened
-  by base's history), Benjamini-Hochberg over all gated benchmarks compared at once:
-  **regression** / **improvement** when the change beyond the tolerance margin is a
-  discovery at the FDR, **unchanged** when the interval of the ratio lies within
-  ±threshold, **inconclusive** otherwise.
+  by base's history), Benjamini-Hochberg over all gated benchmarks compared at once, then
+  the one decision rule of every road (:mod:`iconbench.gate.decision`): **regression** /
+  **improvement** when the change beyond the tolerance margin is a discovery at the FDR
+  (``below the 5 % threshold`` where its interval stays within it), **unchanged** when the
+  interval lies within ±threshold and reaches into the margin, **inconclusive** otherwise.
 
 Notes explain what the numbers cannot: ``code generation differs`` (fingerprints differ: the
 change may be the generated code, not the commit; check with ``iconbench rebuild-check``),
@@ -27,7 +28,8 @@ change that only moves the mix is inconclusive), ``history is noisy``,
 Two separate runs (one process a side, ``groups`` empty) are judged against each
 benchmark's own run-to-run noise: the margin covers the band of its history's changes
 (rustc-perf's Q3 + 3 IQR, :func:`iconbench.gate.stats.noise_band`), and a metric whose
-processes of unchanged code scatter beyond its threshold (host overhead, ``history_only``)
+processes of unchanged code scatter beyond its threshold on that device (host overhead;
+device time on a CPU: ``history_only``)
 is not gated at all without that band. A change flagged between separate runs is a
 candidate: the nightly measures it again interleaved before it reports it.
 
@@ -52,9 +54,10 @@ import statistics
 from collections.abc import Callable, Sequence
 
 from iconbench import __version__
-from iconbench.gate import processes, stats
+from iconbench.gate import decision, processes, stats
 from iconbench.gate import shift as machine_shift
 from iconbench.gate.config import GateConfig
+from iconbench.programs.backends import on_gpu
 from iconbench.programs.catalog import split_case
 from iconbench.records.resultset import Entry, ResultSet, check_comparable
 from iconbench.records.summary import (
@@ -369,7 +372,8 @@ def judge(
       short, inconclusive;
     - one process a side (two separate runs): the samples' interval test, with the margin
       widened to the benchmark's run-to-run band; a metric whose processes scatter beyond
-      its threshold (``history_only``) is gated only where the history gives that band.
+      its threshold on the backend's device (``history_only``: host overhead, device time on
+      a CPU) is gated only where the history gives that band.
     """
     interleaved = bool(b.groups or h.groups)
     by_process = processes.usable(b.groups) and processes.usable(h.groups)
@@ -384,12 +388,13 @@ def judge(
             f"{len(b.groups)}+{len(h.groups)} processes, fewer than "
             f"{processes.MIN_PROCESSES} a side: inconclusive"
         )
-    history_only = across_runs and config.history_only.get(b.metric, False) and not band_known
+    history_only = across_runs and config.needs_history(b.metric, b.backend) and not band_known
     if gated and history_only:
+        device = "a GPU" if on_gpu(b.backend) else "a CPU"
         notes.append(
             f"one process a side and no run-to-run history: {b.metric} of unchanged code "
-            "moves beyond its threshold between processes, so two separate runs do not judge "
-            "it (pass --history, or measure interleaved)"
+            f"on {device} moves beyond its threshold between processes, so two separate runs "
+            "do not judge it (pass --history, or measure interleaved)"
         )
     positive = min(b.median or 0.0, h.median or 0.0) > 0
     if not gated or not enough or not positive or history_only:
@@ -427,14 +432,10 @@ def judge(
         )
     mix_only = _mix_only(b, h, typical, machine, threshold)
     result = BenchmarkResult(
-        **common,
+        **estimated(common, comparison, machine),
         gated=True,
         threshold=threshold,
-        # bimodal: the modes compared give the ratio shown; by process: the processes'
-        # (pooled medians can lie outside that interval when processes differ)
-        ratio=_round(
-            comparison.ratio if (typical.bimodal or by_process) else h.median / b.median / machine  # type: ignore[operator]
-        ),
+        ratio=_round(comparison.ratio),
         ratio_ci=(_round(comparison.ratio_ci[0]), _round(comparison.ratio_ci[1])),  # type: ignore[arg-type]
         p_value=comparison.p_value,
         q_value=None,
@@ -442,6 +443,22 @@ def judge(
         notes=tuple(notes),
     )
     return _Pending(-1, comparison, threshold, mix_only, result)
+
+
+def estimated(common: dict, comparison: stats.Comparison, machine: float) -> dict:
+    """``common`` with each side's number the one the ratio is of (the one estimate shown).
+
+    Pooled medians beside a ratio of the processes' medians disagreed (base 730.1 µs, head
+    737.7 µs beside 0.901x); the samples the test compared (far-out ones set aside, the
+    modes compared) and the processes' typical medians give base x ratio = head. Head's
+    number is as measured: a ratio relative to the runner's shift says so in a note.
+    """
+    numbers = dict(common)
+    for side, value in (("base", comparison.base), ("head", comparison.head)):
+        if value is not None and numbers[side] is not None:
+            scale = machine if side == "head" else 1.0
+            numbers[side] = dataclasses.replace(numbers[side], median=value * scale)
+    return numbers
 
 
 def _mix_only(b: Entry, h: Entry, typical: Typical, machine: float, threshold: float) -> bool:
@@ -461,22 +478,27 @@ def _mix_only(b: Entry, h: Entry, typical: Typical, machine: float, threshold: f
 def decide(results: list[BenchmarkResult], pending: Sequence[_Pending], config: GateConfig) -> None:
     """Benjamini-Hochberg over every judged benchmark, then each one's verdict (in place).
 
-    A discovery at the FDR beyond the margin is a regression or improvement; an interval
-    within ``±threshold`` is unchanged; anything else inconclusive. A side that sits at one
-    of the other's modes moved only the mix of modes: inconclusive, never a change.
+    The verdict is :func:`iconbench.gate.decision.decide`'s, the rule every road shares: a
+    discovery at the FDR beyond the margin is a regression or improvement (noted where it is
+    smaller than the threshold); an interval within ``±threshold`` that reaches into the
+    margin is unchanged; anything else inconclusive. A side that sits at one of the other's
+    modes moved only the mix of modes: inconclusive, never a change.
     """
     q_values = stats.benjamini_hochberg([p.comparison.p_value for p in pending])
     for item, q in zip(pending, q_values, strict=True):
         c = item.comparison
-        if q <= config.fdr:
-            verdict = "regression" if c.p_regression < c.p_improvement else "improvement"
-        elif 1 / (1 + item.threshold) <= c.ratio_ci[0] and c.ratio_ci[1] <= 1 + item.threshold:
-            verdict = "unchanged"
-        else:
-            verdict = "inconclusive"
+        decided = decision.decide(c.ratio_ci, q=q, p_regression=c.p_regression,
+                                  p_improvement=c.p_improvement, threshold=item.threshold,
+                                  fdr=config.fdr)  # fmt: skip
+        verdict = decided.verdict
         if item.mix_only and verdict in ("regression", "improvement"):
             verdict = "inconclusive"
-        results[item.index] = dataclasses.replace(results[item.index], q_value=q, verdict=verdict)
+            decided = decision.Decision(verdict)
+        result = results[item.index]
+        results[item.index] = dataclasses.replace(
+            result, q_value=q, verdict=verdict,
+            notes=(*result.notes, *decided.notes(item.threshold)),
+        )  # fmt: skip
 
 
 def common_shifts(
@@ -515,7 +537,9 @@ def common_shifts(
             changed.get(metric, 0),
             limit=config.max_machine_shift,
             confidence=config.confidence,
-            decides=not config.history_only.get(metric, False),
+            decides=not any(
+                config.needs_history(metric, k.split("|")[1]) for k in controls[metric]
+            ),
         )
         if estimate is not None:
             found.append(estimate)

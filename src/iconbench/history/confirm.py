@@ -452,7 +452,7 @@ def measure(confirming: Plan, step: Step) -> confirmation.Confirmation:
                 ratio=result.ratio if result else None,
                 ratio_ci=ci,  # type: ignore[arg-type]
                 gate_verdict=result.verdict if result else "missing",
-                verdict=confirmation.judge(bench.step, ci),  # type: ignore[arg-type]
+                verdict=confirmation.judge(bench.step, result.verdict if result else "missing"),
                 notes=notes,
                 confidence=bench.confidence,
             )

@@ -8,11 +8,12 @@ pull-request check does, and keeps what it found per benchmark in one record
 (``iconbench-confirmation``, version 1), which the history stores beside the A/B's gate
 summary and the site reads next to the change point.
 
-A benchmark is **confirmed** when the A/B's interval of head/base lies wholly on the side of
-1 that the history's step is on (a step up: its lower end above 1); with no step to compare
-(the history has no value before it) an interval that excludes 1 on either side confirms a
-change. Anything else, an interval holding 1 or pointing the other way or no interval at all,
-is **not confirmed**.
+A benchmark is **confirmed** when the A/B's gate verdict, the one decision rule of every road
+(:mod:`iconbench.gate.decision`: a change beyond the tolerance margin, a discovery at the
+false discovery rate), is the change the history shows: a *regression* for a step up, an
+*improvement* for a step down; with no step to compare (the history has no value before it)
+either confirms a change. Anything else (unchanged, inconclusive, the other direction, no
+A/B) is **not confirmed**: the same words a nightly's confirmation and a check give it.
 """
 
 from __future__ import annotations
@@ -31,21 +32,25 @@ VERSION = 1
 CONFIRMED, NOT_CONFIRMED = "confirmed", "not confirmed"
 
 
-def judge(step: float | None, ratio_ci: tuple[float, float] | None) -> str:
-    """Whether the A/B's interval ``ratio_ci`` confirms the history's ``step`` (module doc).
+def judge(step: float | None, gate_verdict: str) -> str:
+    """Whether the A/B's gate verdict confirms the history's ``step`` (module doc).
 
-    >>> judge(1.08, (1.05, 1.11)), judge(1.08, (0.98, 1.03)), judge(1.08, (0.90, 0.95))
+    >>> judge(1.08, "regression"), judge(1.08, "unchanged"), judge(1.08, "improvement")
     ('confirmed', 'not confirmed', 'not confirmed')
-    >>> judge(0.9, (0.85, 0.95)), judge(None, (0.85, 0.95)), judge(1.08, None)
+    >>> judge(0.9, "improvement"), judge(None, "improvement"), judge(1.08, "missing")
     ('confirmed', 'confirmed', 'not confirmed')
+
+    A 2 % step whose A/B is 1.02x [1.01, 1.03] is not beyond the 2.5 % margin: the gate calls
+    it unchanged, and so does the change point's confirmation (an interval that only excludes
+    1 confirmed it before, where a check called the same change unchanged):
+
+    >>> judge(1.02, "unchanged")
+    'not confirmed'
     """
-    if ratio_ci is None:
-        return NOT_CONFIRMED
-    low, high = ratio_ci
-    slower, faster = low > 1.0, high < 1.0
     if step is None or step == 1.0:
-        return CONFIRMED if slower or faster else NOT_CONFIRMED
-    return CONFIRMED if (slower if step > 1.0 else faster) else NOT_CONFIRMED
+        return CONFIRMED if gate_verdict in ("regression", "improvement") else NOT_CONFIRMED
+    wanted = "regression" if step > 1.0 else "improvement"
+    return CONFIRMED if gate_verdict == wanted else NOT_CONFIRMED
 
 
 @dataclasses.dataclass(frozen=True)

@@ -78,7 +78,12 @@ class Side:
 
 @dataclasses.dataclass(frozen=True)
 class SideNumbers:
-    """One side of one benchmark: numbers, or the error of a failed side."""
+    """One side of one benchmark: numbers, or the error of a failed side.
+
+    ``median``: the side's typical time that the verdict's ratio is of (the median of the
+    samples compared; over processes, their typical median), so base x ratio = head in every
+    table; ``n`` and ``ci``: the side's samples and the interval of their median.
+    """
 
     median: float | None = None
     n: int = 0
@@ -170,6 +175,32 @@ class BenchmarkResult:
     def not_confirmed(self) -> bool:
         """Flagged by the comparison, not by the A/B: run-to-run noise, never reported."""
         return self.confirmation is not None and not self.confirmation.confirmed
+
+    @property
+    def below_threshold(self) -> bool:
+        """A regression or improvement whose interval stays within its threshold.
+
+        The interval is its A/B's where one confirmed it (:mod:`iconbench.gate.decision`).
+        """
+        from iconbench.gate.decision import below_threshold
+
+        held = self.confirmation
+        ci = held.ratio_ci if held is not None and held.confirmed else self.ratio_ci
+        return self.threshold is not None and below_threshold(self.verdict, ci, self.threshold)
+
+    @property
+    def verdict_words(self) -> str:
+        """The verdict as every report names it: ``regression (below the 5 % threshold)``.
+
+        >>> b = Summary.example().benchmarks[0]
+        >>> b.verdict_words, dataclasses.replace(b, ratio_ci=(1.03, 1.04)).verdict_words
+        ('regression', 'regression (below the 5 % threshold)')
+        """
+        from iconbench.gate.decision import threshold_words
+
+        if not self.below_threshold or self.threshold is None:
+            return self.verdict
+        return f"{self.verdict} ({threshold_words(self.threshold)})"
 
     @property
     def change(self) -> float | None:

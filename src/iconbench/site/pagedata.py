@@ -899,7 +899,7 @@ def why_by_program(summaries: Sequence[tuple[str, Any]]) -> dict[str, list[dict[
                     "backend": why.backend,
                     "metric": why.id.split("|")[2].replace("_", " "),
                     "ratio": bench.ratio if bench else None,
-                    "verdict": bench.verdict if bench else "",
+                    "verdict": bench.verdict_words if bench else "",
                     "profiler": why.profiler,
                     "notes": list(why.notes),
                     "same_kernels": [i.partition("|")[0] for i in why.same_kernels],
