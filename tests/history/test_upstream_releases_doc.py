@@ -19,7 +19,14 @@ from iconbench.records.summary import CONFIRMED, Summary
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "upstream-releases.md").read_text(encoding="utf-8")
-RECORDS = ("results/upstream-releases-h100", "results/upstream-releases-h200-dycore")
+#: the doc's prose on one line (its lists wrap and indent)
+TEXT = " ".join(DOC.split())
+RECORDS = (
+    "results/upstream-releases-h100",
+    "results/upstream-releases-h200-dycore",
+    "results/upstream-releases-velocity",
+    "results/upstream-releases-solve-nh",
+)
 DACE_A7 = "gt4py-1.2.1_dace-2.0.0a6--gt4py-1.2.1_dace-2.0.0a7"
 DECLARED = "gt4py-1.2.1_dace-2.0.0a6--gt4py-1.2.2_dace-2.0.0a7"
 CASE = "apply_diffusion_to_theta_and_exner[apply_zdiffusion_t=True]|dace_gpu|device_time"
@@ -50,20 +57,40 @@ def test_the_dace_a7_change_is_the_records():
              for step, bench, ratio, ci, verdict in _confirmations(RECORDS[0])}  # fmt: skip
     ratio, ci, verdict = found[(DACE_A7, CASE)]
     assert verdict == CONFIRMED
-    assert f"1.036 [{ci[0]:.3f}, {ci[1]:.3f}] (4 + 4 processes)" in DOC.replace("\n  ", " ")
+    assert f"1.036 [{ci[0]:.3f}, {ci[1]:.3f}] (4 + 4 processes)" in TEXT
     assert f"{ratio:.3f}" == "1.036"
     compared = Summary.read(restored(RECORDS[0]) / "steps" / DACE_A7 / "compare.json")
     between = next(b.ratio for b in compared.benchmarks if b.id == CASE)
-    assert f"{between:.3f} between the two runs" in DOC.replace("\n  ", " ")
+    assert f"{between:.3f} between the two runs" in TEXT
     ratio, ci, verdict = found[(DECLARED, CASE)]
     assert verdict == CONFIRMED
     assert f"{ratio:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" in DOC
 
 
+def test_the_solver_changes_of_dace_a7_are_the_records():
+    found = {(step, bench.split("[")[0], round(ratio, 3)): (ci, verdict)
+             for step, bench, ratio, ci, verdict in _confirmations(RECORDS[3])}  # fmt: skip
+    text = TEXT
+    for step in (DACE_A7, DECLARED):
+        ratios = sorted(r for s, b, r in found if s == step)
+        assert len(ratios) == 2
+        for ratio in ratios:
+            ci, verdict = found[(step, "vertically_implicit_solver_at_corrector_step", ratio)]
+            assert verdict == CONFIRMED
+            assert f"{ratio:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" in text
+
+
 def test_noise_counts_and_wall_times_are_the_records():
-    text = DOC.replace("\n  ", " ")
+    text = TEXT
     noise = [sum(v != CONFIRMED for *_, v in _confirmations(r)) for r in RECORDS]
     assert f"noise by its A/B: {noise[0]} on the H100, {noise[1]} on the H200" in text
+    assert f"and {noise[2] + noise[3]} on the four H200s" in text
+    for record, stopped in zip(RECORDS[2:], ("530 s", "560 s"), strict=True):
+        (last,) = [
+            json.loads(line) for line in (ROOT / record / "phases.jsonl").read_text().splitlines()
+        ]
+        assert f"({stopped} and" in text or f"and {stopped})" in text
+        assert f"{last['seconds']:.1f} s" in text
     phases = [json.loads(line) for line in
               (ROOT / RECORDS[0] / "phases.jsonl").read_text().splitlines()]  # fmt: skip
     assert [p["options"] for p in phases] == ["--until measure", ""]
