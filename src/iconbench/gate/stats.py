@@ -15,7 +15,9 @@ that the gate needs and asv does not have (docs/gate.md says why):
    * *a change that matters*: :math:`|\Delta| \ge \log(1 + t)`.
 
    Between the two is an indifference zone (Bechhofer's formulation of selection problems):
-   a change of 3 % under a 5 % threshold may or may not fail, depending on the evidence.
+   a change of 3 % under a 5 % threshold fails once the evidence shows it beyond the margin,
+   named a change *below the threshold* (:mod:`iconbench.gate.decision`, the one rule of
+   every road).
    This is what lets a 5 % regression at 2 % noise be caught ≥ 95 % of the time: a test
    against :math:`\log(1+t)` itself could only catch a change of exactly :math:`t` half of
    the time.
@@ -24,7 +26,7 @@ that the gate needs and asv does not have (docs/gate.md says why):
    (Mann-Whitney U of :math:`\log y - \log(1+t/2)` against :math:`\log x`), after
    Benjamini-Hochberg over all gated benchmarks; *improvement* symmetrically; *unchanged*
    when the confidence interval of the ratio lies inside :math:`[1/(1+t), 1+t]` (the data
-   rule out a change that matters); *inconclusive* otherwise.
+   rule out a change that matters) and reaches into the margin; *inconclusive* otherwise.
 
 2. **The interval of the ratio is distribution-free.** The Hodges-Lehmann estimate of the
    shift is the median of all :math:`m n` pairwise differences :math:`\log y_j - \log x_i`;

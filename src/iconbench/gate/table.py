@@ -87,5 +87,12 @@ def render(summary: Summary, *, everything: bool = False) -> str:
     for table in why.kernel_tables(summary.explanations):
         lines += ["", why.render(table.why, alike=table.alike)]
     counts = ", ".join(f"{n} {v}" for v, n in summary.counts.items() if n)
+    # gated metrics that two separate runs do not judge without a history (gate.config's
+    # history_only): the only ungated results left inconclusive
+    unjudged = sum(1 for r in summary.benchmarks if not r.gated and r.verdict == "inconclusive")
+    if unjudged:
+        counts += (", " if counts else "") + (
+            f"{unjudged} not judged between separate runs (--history, or measure interleaved)"
+        )
     lines += ["", f"{summary.verdict.upper()}: {counts or 'nothing compared'}"]
     return "\n".join(lines)
