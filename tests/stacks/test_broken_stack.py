@@ -201,3 +201,41 @@ def test_bisect_finds_the_commit_that_broke_the_stack(newer, tmp_path):
     assert broken
     assert all(s["bad"] for s in broken)
     assert f"bisect: {bad[:12]} is bad: head ({bad[:12]}): gtfn_cpu: stack gt4py" in done.stderr
+
+
+@pytest.mark.slow
+def test_a_check_onto_a_breaking_gt4py_comments_the_heads_line(newer, tmp_path):
+    """``iconbench check`` of a gt4py pull request whose head is gt4py 1.2.3's code: the
+    pull request's comment and commit status say the head's stack is broken, in its line."""
+    from tests.bot.fake_github import FakeGitHub, State
+    from tests.stacks.test_continuous import _git, committed_gt4py
+
+    cache, overlay = newer
+    repo = committed_gt4py(tmp_path / "gt4py")
+    _git(repo, "checkout", "-q", "-b", "release-1.2.3", "main")
+    shutil.rmtree(repo / "gt4py")
+    shutil.copytree(overlay / "gt4py", repo / "gt4py",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "gt4py 1.2.3")
+    head = _git(repo, "rev-parse", "HEAD")
+    token = "ghp_iconbenchBROKENSTACK0123456789"
+    state = State(owner="GridTools", repo="gt4py", number=7, head_sha=head, token=token)
+    with FakeGitHub(state) as github:
+        env = _env(cache) | {"GITHUB_TOKEN": token}
+        done = _iconbench("check", "--component", "gt4py", "--repo", str(repo), "--base", "main",
+                          "--head", "release-1.2.3", "--backends", "gtfn_cpu", "--programs",
+                          r"^compute_tangential_wind\[default\]$", "--out",
+                          str(tmp_path / "out"), "--repository", "GridTools/gt4py", "--pr", "7",
+                          f"--comment-arg=--github-url={github.url}",
+                          env=env)  # fmt: skip
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    assert len(state.comments) == 1, done.stderr[-3000:]
+    (comment,) = state.comments.values()
+    assert (
+        f"The benchmark run failed** (head ({head[:12]}): gtfn_cpu: stack gt4py 1.2.3"
+        in (comment["body"])
+    )
+    assert "fails on 'GTFNBackendFactory' of gt4py (AttributeError)" in comment["body"]
+    assert [s["state"] for s in state.statuses] == ["error"]

@@ -169,7 +169,18 @@ def run(request: Request) -> int:
         timeline.facts["until"] = "precompile"
         timeline.write()
         return 0
-    compared = compare(request, programs, one_variant, timeline)
+    from iconbench.stacks.breakage import BrokenStackError
+
+    try:
+        compared = compare(request, programs, one_variant, timeline)
+    except BrokenStackError as broken:
+        # a side whose stack cannot make a backend: the pull request hears it, in one line
+        timeline.facts |= {"verdict": "broken", "broken": str(broken)}
+        timeline.write()
+        if request.repository:
+            broken_summary(request, str(broken)).write(request.out / "gate-summary.json")
+            _comment(request, request.out)
+        raise
     base, head, summary, out = compared.base, compared.head, compared.summary, request.out
     from iconbench.gate import table
 
@@ -638,6 +649,43 @@ def _gate(
         summary = dataclasses.replace(summary, openacc_note=why_not)
     summary.write(out / "gate-summary.json")
     return summary
+
+
+def broken_summary(request: Request, line: str) -> Summary:
+    """The gate summary of a check that a side's broken stack ended: verdict ``error``, its line.
+
+    The comment and the commit status read it as any failed run ("The benchmark run failed
+    (head (1a2b3c4d5e6f): gtfn_cpu: stack … is broken: …): no verdict on this change").
+    """
+    import datetime
+
+    from iconbench import __version__
+    from iconbench.gate.config import GateConfig
+    from iconbench.records.resultset import Grid as SideGrid
+    from iconbench.records.summary import VERDICTS, Settings, Side, Summary
+    from iconbench.stacks import trees
+
+    config = GateConfig.default()
+    grid = SideGrid(request.grid.name)
+    sides = [
+        Side(label=name, commit=trees.resolve_commit(request.repo, ref),
+             component=request.component, date=None, stack={}, machine={}, grid=grid,
+             source=str(request.out / name))
+        for name, ref in (("base", request.base), ("head", request.head))
+    ]  # fmt: skip
+    return Summary(
+        created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        verdict="error",
+        exit_code=2,
+        base=sides[0],
+        head=sides[1],
+        settings=Settings(config.fdr, config.confidence,
+                          {m: t for m, t in config.thresholds.items() if config.gated.get(m)}),
+        counts=dict.fromkeys(VERDICTS, 0),
+        benchmarks=(),
+        error=line,
+        generated_by=f"iconbench {__version__} check",
+    )  # fmt: skip
 
 
 def _comment(request: Request, out: pathlib.Path) -> int:
