@@ -101,3 +101,16 @@ def test_the_zone_between_half_the_threshold_and_the_threshold_is_never_unchange
     # an interval that reaches into the margin is unchanged, one across the threshold is open
     assert _open((1.015, 1.040), p=0.2, q=0.9).verdict == "unchanged"
     assert _open((1.030, 1.060), p=0.01, q=0.1).verdict == "inconclusive"
+
+
+def test_one_gate_toml_is_read_by_every_road(measured, monkeypatch, tmp_path):
+    """A project's gate.toml ($ICONBENCH_GATE_CONFIG) sets the threshold for every road: with
+    device time's threshold at 10 %, the 3.6 % change is unchanged on both."""
+    (ab_base, ab_head), (run_base, run_head) = measured
+    config = tmp_path / "gate.toml"
+    config.write_text("[thresholds]\ndevice_time = 0.10\n")
+    monkeypatch.setenv("ICONBENCH_GATE_CONFIG", str(config))
+    check = {b.id: b for b in verdict.compare(ab_base, ab_head).benchmarks}[KEY]
+    night = {b.id: b for b in verdict.compare(run_base, run_head).benchmarks}[KEY]
+    assert (check.threshold, check.verdict) == (0.10, "unchanged")
+    assert (night.threshold, night.verdict) == (0.10, "unchanged")

@@ -50,7 +50,10 @@ class Compare(Command):
         options.add_programs(parser)
         options.add_backends(parser, default=None)
         parser.add_argument(
-            "--config", type=pathlib.Path, help="gate.toml: thresholds, overrides (docs/gate.md)"
+            "--config",
+            type=pathlib.Path,
+            help="gate.toml: thresholds, overrides (docs/gate.md; "
+            "default: $ICONBENCH_GATE_CONFIG, which every road reads)",
         )
         parser.add_argument(
             "--history",
@@ -130,7 +133,9 @@ class Compare(Command):
         if args.max_rerun_s <= 0 or args.factor <= 1:
             raise IconbenchError("--max-rerun-s must be > 0 and --factor > 1")
         config = (
-            gate_config.GateConfig.load(args.config) if args.config else gate_config.GateConfig()
+            gate_config.GateConfig.load(args.config)
+            if args.config
+            else gate_config.GateConfig.default()
         )
         from iconbench.gate import openacc as openacc_module
 

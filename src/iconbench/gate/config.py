@@ -37,6 +37,7 @@ gated = false
 from __future__ import annotations
 
 import dataclasses
+import os
 import pathlib
 import re
 import tomllib
@@ -59,6 +60,8 @@ DEFAULT_HISTORY_ONLY: dict[str, frozenset[str]] = {
     "compile_time": frozenset(),
 }
 DEVICES = ("cpu", "gpu")
+#: The environment variable naming a project's ``gate.toml`` for every road.
+CONFIG_VARIABLE = "ICONBENCH_GATE_CONFIG"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,8 +94,14 @@ class GateConfig:
 
     @classmethod
     def default(cls) -> GateConfig:
-        """The defaults: device time 5 %, host overhead 10 %, compile time reported."""
-        return cls()
+        """The project's ``gate.toml`` (``$ICONBENCH_GATE_CONFIG``), else the defaults.
+
+        The defaults: device time 5 %, host overhead 10 %, compile time reported. Every road
+        reads the file (the check, ``continuous``, ``compare``, ``confirm``, ``bisect``, the
+        nightly), so one configuration gives one verdict everywhere.
+        """
+        path = os.environ.get(CONFIG_VARIABLE, "").strip()
+        return cls.load(path) if path else cls()
 
     @classmethod
     def load(cls, path: str | pathlib.Path) -> GateConfig:
