@@ -27,10 +27,9 @@ from typing import Any
 
 from iconbench.bot.links import Site
 from iconbench.bot.target import PullRequest
-from iconbench.gate.decision import threshold_words
 from iconbench.records.kernels import KernelDiff
 from iconbench.records.summary import BenchmarkResult as Benchmark
-from iconbench.records.summary import Side, Summary
+from iconbench.records.summary import Side, Summary, threshold_words
 from iconbench.records.summary import SideNumbers as Sample
 
 #: GitHub's maximum comment length (characters).

@@ -42,6 +42,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from iconbench.records.summary import below_threshold, percent, threshold_words
+
 #: The verdicts a change gets (the others, new, gone, failed, not run, come before a decision).
 DECIDED = ("regression", "improvement", "unchanged", "inconclusive")
 
@@ -67,7 +69,7 @@ class Decision:
         """
         if not self.below_threshold:
             return ()
-        margin = _percent(threshold / 2)
+        margin = percent(threshold / 2)
         if self.verdict in ("regression", "improvement"):
             return (f"{threshold_words(threshold)}, beyond its {margin} margin",)
         return (
@@ -96,28 +98,3 @@ def decide(
     if within and not beyond_margin:
         return Decision("unchanged")
     return Decision("inconclusive", within and beyond_margin)
-
-
-def below_threshold(verdict: str, ratio_ci: tuple[float, float] | None, threshold: float) -> bool:
-    """Whether a regression's (improvement's) interval stays within ``±threshold``.
-
-    That is a change shown beyond the margin and smaller than the threshold.
-
-    >>> below_threshold("regression", (1.031, 1.041), 0.05), below_threshold("regression",
-    ...     (1.031, 1.061), 0.05), below_threshold("unchanged", (0.99, 1.01), 0.05)
-    (True, False, False)
-    """
-    if ratio_ci is None or verdict not in ("regression", "improvement"):
-        return False
-    low, high = ratio_ci
-    return high < 1 + threshold if verdict == "regression" else low > 1 / (1 + threshold)
-
-
-def threshold_words(threshold: float) -> str:
-    """How every report names a change below the threshold (``below the 5 % threshold``)."""
-    return f"below the {_percent(threshold)} threshold"
-
-
-def _percent(value: float) -> str:
-    """``0.05`` → ``5 %``, ``0.025`` → ``2.5 %``."""
-    return f"{value * 100:.3g} %"

@@ -146,6 +146,31 @@ class Confirmation:
         return cls(**known)
 
 
+def percent(value: float) -> str:
+    """``0.05`` → ``5 %``, ``0.025`` → ``2.5 %``."""
+    return f"{value * 100:.3g} %"
+
+
+def below_threshold(verdict: str, ratio_ci: tuple[float, float] | None, threshold: float) -> bool:
+    """Whether a regression's (improvement's) interval stays within ``±threshold``.
+
+    That is a change shown beyond the margin and smaller than the threshold.
+
+    >>> below_threshold("regression", (1.031, 1.041), 0.05), below_threshold("regression",
+    ...     (1.031, 1.061), 0.05), below_threshold("unchanged", (0.99, 1.01), 0.05)
+    (True, False, False)
+    """
+    if ratio_ci is None or verdict not in ("regression", "improvement"):
+        return False
+    low, high = ratio_ci
+    return high < 1 + threshold if verdict == "regression" else low > 1 / (1 + threshold)
+
+
+def threshold_words(threshold: float) -> str:
+    """How every report names a change below the threshold (``below the 5 % threshold``)."""
+    return f"below the {percent(threshold)} threshold"
+
+
 @dataclasses.dataclass(frozen=True)
 class BenchmarkResult:
     """One (program, variant, backend, metric) and its verdict."""
@@ -180,10 +205,8 @@ class BenchmarkResult:
     def below_threshold(self) -> bool:
         """A regression or improvement whose interval stays within its threshold.
 
-        The interval is its A/B's where one confirmed it (:mod:`iconbench.gate.decision`).
+        The interval is its A/B's where one confirmed it (the gate's one rule).
         """
-        from iconbench.gate.decision import below_threshold
-
         held = self.confirmation
         ci = held.ratio_ci if held is not None and held.confirmed else self.ratio_ci
         return self.threshold is not None and below_threshold(self.verdict, ci, self.threshold)
@@ -196,8 +219,6 @@ class BenchmarkResult:
         >>> b.verdict_words, dataclasses.replace(b, ratio_ci=(1.03, 1.04)).verdict_words
         ('regression', 'regression (below the 5 % threshold)')
         """
-        from iconbench.gate.decision import threshold_words
-
         if not self.below_threshold or self.threshold is None:
             return self.verdict
         return f"{self.verdict} ({threshold_words(self.threshold)})"
