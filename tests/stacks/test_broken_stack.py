@@ -140,20 +140,25 @@ def test_a_night_on_the_broken_stack_is_recorded_as_broken(newer, tmp_path, git)
     assert "broken</span> gtfn_cpu: <code>stack gt4py 1.2.3 + dace 2.0.0a10" in overview
 
 
-@pytest.mark.slow
-def test_continuous_onto_a_breaking_gt4py_ends_in_the_heads_line(newer, tmp_path):
-    """``iconbench continuous`` from a gt4py checkout whose head is gt4py 1.2.3's code."""
+def _release_123_repo(newer, tmp_path: pathlib.Path) -> tuple[pathlib.Path, str]:
+    """A gt4py checkout whose branch ``release-1.2.3`` brings gt4py 1.2.3's code; its head."""
     from tests.stacks.test_continuous import _git, committed_gt4py
 
-    cache, overlay = newer
     repo = committed_gt4py(tmp_path / "gt4py")
     _git(repo, "checkout", "-q", "-b", "release-1.2.3", "main")
     shutil.rmtree(repo / "gt4py")
-    shutil.copytree(overlay / "gt4py", repo / "gt4py",
+    shutil.copytree(newer[1] / "gt4py", repo / "gt4py",
                     ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "gt4py 1.2.3")
-    head = _git(repo, "rev-parse", "HEAD")
+    return repo, _git(repo, "rev-parse", "HEAD")
+
+
+@pytest.mark.slow
+def test_continuous_onto_a_breaking_gt4py_ends_in_the_heads_line(newer, tmp_path):
+    """``iconbench continuous`` from a gt4py checkout whose head is gt4py 1.2.3's code."""
+    cache, _ = newer
+    repo, head = _release_123_repo(newer, tmp_path)
     done = _iconbench("continuous", "main", "release-1.2.3", "--repo", str(repo), "--backends",
                       "gtfn_cpu", "--programs", r"^compute_tangential_wind\[default\]$",
                       "--out", str(tmp_path / "out"), "--quick", env=_env(cache))  # fmt: skip
@@ -208,17 +213,9 @@ def test_a_check_onto_a_breaking_gt4py_comments_the_heads_line(newer, tmp_path):
     """``iconbench check`` of a gt4py pull request whose head is gt4py 1.2.3's code: the
     pull request's comment and commit status say the head's stack is broken, in its line."""
     from tests.bot.fake_github import FakeGitHub, State
-    from tests.stacks.test_continuous import _git, committed_gt4py
 
-    cache, overlay = newer
-    repo = committed_gt4py(tmp_path / "gt4py")
-    _git(repo, "checkout", "-q", "-b", "release-1.2.3", "main")
-    shutil.rmtree(repo / "gt4py")
-    shutil.copytree(overlay / "gt4py", repo / "gt4py",
-                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "gt4py 1.2.3")
-    head = _git(repo, "rev-parse", "HEAD")
+    cache, _ = newer
+    repo, head = _release_123_repo(newer, tmp_path)
     token = "ghp_iconbenchBROKENSTACK0123456789"
     state = State(owner="GridTools", repo="gt4py", number=7, head_sha=head, token=token)
     with FakeGitHub(state) as github:

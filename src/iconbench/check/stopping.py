@@ -1,7 +1,9 @@
 r"""When the interleaved measurement of a check stops: decided, or no block would decide more.
 
 After each block the gate judges every gated benchmark on the processes measured so far
-(:mod:`iconbench.gate.processes`). The check stops when none is *inconclusive*. A benchmark
+(:mod:`iconbench.gate.processes`). The check stops when none is *inconclusive*, and none
+called *unchanged* could still become a regression in the blocks left (:func:`unsettled`: one
+verdict on every road, docs/gate.md). A benchmark
 can also stay inconclusive for good: the host overhead of unchanged code spreads 10-20 %
 between fresh processes, so its interval holds the margin's edge however many blocks follow.
 Measuring on until ``max_blocks`` then buys nothing but minutes.
@@ -57,13 +59,33 @@ def open_benchmarks(results: Iterable[BenchmarkResult]) -> list[BenchmarkResult]
     return [r for r in results if r.gated and r.verdict == "inconclusive"]
 
 
+def unsettled(
+    results: Iterable[BenchmarkResult], processes: int, most: int
+) -> list[BenchmarkResult]:
+    """The gated benchmarks called unchanged now that the blocks left could make regressions.
+
+    An interval that reaches into the margin only because it is still wide (1.033x [1.021,
+    1.046] on 4 processes a side) is unchanged today and could be a regression below the
+    threshold on 16: the check does not stop on a verdict that more processes would change.
+
+    >>> def unchanged(ci):
+    ...     return BenchmarkResult("k", "p", "v", "b", "m", "s", True, 0.05, None, None,
+    ...                            1.0, ci, None, None, "unchanged")
+    >>> len(unsettled([unchanged((1.021, 1.046))], 4, 16)), len(unsettled(
+    ...     [unchanged((0.99, 1.02))], 4, 16))
+    (1, 0)
+    """
+    return [r for r in results
+            if r.gated and r.verdict == "unchanged" and could_regress(r, processes, most)]  # fmt: skip
+
+
 def reason_to_stop(results: Sequence[BenchmarkResult], processes: int, most: int) -> str | None:
     """Why the check stops measuring now (``None``: measure another block).
 
     >>> reason_to_stop([], 4, 8)
     'decided: no gated benchmark left open'
     """
-    left = open_benchmarks(results)
+    left = open_benchmarks(results) + unsettled(results, processes, most)
     if not left:
         return "decided: no gated benchmark left open"
     if not any(could_regress(r, processes, most) for r in left):
