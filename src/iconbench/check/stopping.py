@@ -75,8 +75,8 @@ def unsettled(
     ...     [unchanged((0.99, 1.02))], 4, 16))
     (1, 0)
     """
-    return [r for r in results
-            if r.gated and r.verdict == "unchanged" and could_regress(r, processes, most)]  # fmt: skip
+    called = (r for r in results if r.gated and r.verdict == "unchanged")
+    return [r for r in called if could_regress(r, processes, most)]
 
 
 def reason_to_stop(results: Sequence[BenchmarkResult], processes: int, most: int) -> str | None:
