@@ -39,7 +39,7 @@ ENV = dict(
     os.environ,
     ICONBENCH_PYTHON=sys.executable,
     ICONBENCH_CONFIRM_OPTIONS="--quick",
-    ICONBENCH_GATE_CONFIG=str(pathlib.Path(__file__).with_name("nightly-cpu-gate.toml")),
+    ICONBENCH_GATE_CONFIG=str(pathlib.Path(__file__).with_name("cpu-path-gate.toml")),
     PYTHONPATH=os.pathsep.join(
         filter(None, [str(REPO_ROOT / "src"), os.environ.get("PYTHONPATH")])
     ),

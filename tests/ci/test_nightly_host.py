@@ -29,6 +29,8 @@ ENV = dict(
     ICONBENCH_PROGRAMS=PROGRAMS,
     ICONBENCH_ONE_VARIANT="1",
     ICONBENCH_CONFIRM_OPTIONS="--quick",
+    # the GPU scripts' CPU path judges device time between nights as a GPU host does
+    ICONBENCH_GATE_CONFIG=str(pathlib.Path(__file__).with_name("cpu-path-gate.toml")),
 )
 
 
