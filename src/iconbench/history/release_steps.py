@@ -116,6 +116,8 @@ class Change:
     benchmark: str  # "case|backend|metric"
     ratio: float
     ratio_ci: tuple[float, float]
+    #: how every report names a change smaller than its threshold ("" for any other)
+    below: str = ""
 
 
 def attribute(step: Step, change: Change, confirmed: Mapping[str, Sequence[Change]],

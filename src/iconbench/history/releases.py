@@ -285,7 +285,7 @@ def rows(made: Plan) -> list[Row]:
     """The table's rows, from what ``run`` left in ``OUT`` (each file read once)."""
     from iconbench.gate import confirmation
     from iconbench.records import broken
-    from iconbench.records.summary import CONFIRMED, Summary
+    from iconbench.records.summary import CONFIRMED, Summary, threshold_words
 
     runs = {stack: _summary_of(made, stack) for stack in made.stacks}
     compared: dict[str, Summary] = {}
@@ -296,7 +296,8 @@ def rows(made: Plan) -> list[Row]:
             compared[step.name] = Summary.read(directory / "compare.json")
         if (directory / "confirmed.json").is_file():
             confirmed[step.name] = [
-                Change(b.id, b.confirmation.ratio, tuple(b.confirmation.ratio_ci))  # type: ignore[arg-type]
+                Change(b.id, b.confirmation.ratio, tuple(b.confirmation.ratio_ci),  # type: ignore[arg-type]
+                       threshold_words(b.threshold) if b.below_threshold and b.threshold else "")
                 for b in Summary.read(directory / "confirmed.json").benchmarks
                 if b.confirmation is not None and b.confirmation.verdict == CONFIRMED
                 and b.confirmation.ratio is not None and b.confirmation.ratio_ci is not None
@@ -329,7 +330,7 @@ def table(made: Plan) -> str:
         broken = "; ".join(f"{b}: `{line}`" for b, line in sorted(row.broken.items())) or "no"
         changes = "; ".join(
             f"{c.benchmark.replace('|', ' ')} {c.ratio:.3f} [{c.ratio_ci[0]:.3f}, "
-            f"{c.ratio_ci[1]:.3f}], {owner}"
+            f"{c.ratio_ci[1]:.3f}]{f' ({c.below})' if c.below else ''}, {owner}"
             for c, owner in row.changes
         ) or ("none" if row.state == "confirmed" else "–")
         lines.append(f"| {row.step.describe()} | {row.cases} | {broken} | {row.flagged} | "

@@ -53,6 +53,7 @@ def store(made: Any, site: pathlib.Path) -> pathlib.Path:
                         "benchmark": c.benchmark,
                         "ratio": c.ratio,
                         "ratio_ci": list(c.ratio_ci),
+                        "below": c.below,
                         "component": owner,
                     }
                     for c, owner in row.changes
