@@ -1,8 +1,9 @@
 """Three separate runs of the same code on a CPU, compared pairwise, report no change.
 
-Device time on a CPU moves between processes of unchanged code (a 2-core workstation: 0.60x
-to 1.35x between separate runs), so two separate runs judge it only against a history
-(gate.config's ``history_only``), as they do host overhead. Each run is its own
+Device time on a CPU moves between processes of unchanged code (a 2-core workstation:
+0.0006x to 1.26x between separate runs, results/cpu-separate-runs-2026-11-28), so two
+separate runs judge it only against a history (gate.config's ``history_only``), as they do
+host overhead. Each run is its own
 ``iconbench suite all`` process, as a user or a nightly runs it; ``-m slow`` (about a minute
 with the builds cached, three more minutes without).
 """

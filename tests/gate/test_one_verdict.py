@@ -114,3 +114,16 @@ def test_one_gate_toml_is_read_by_every_road(measured, monkeypatch, tmp_path):
     night = {b.id: b for b in verdict.compare(run_base, run_head).benchmarks}[KEY]
     assert (check.threshold, check.verdict) == (0.10, "unchanged")
     assert (night.threshold, night.verdict) == (0.10, "unchanged")
+
+
+def test_a_gate_toml_that_is_not_there_is_one_line(monkeypatch, tmp_path, capsys):
+    from iconbench.cli import main
+
+    runs = [str(restored(RECORD) / "runs" / stack) for stack in STEP.split("--")]
+    monkeypatch.setenv("ICONBENCH_GATE_CONFIG", str(tmp_path / "gate.toml"))
+    out = tmp_path / "summary.json"
+    assert main(["compare", *runs, "--out", str(out)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"iconbench: error: $ICONBENCH_GATE_CONFIG={tmp_path / 'gate.toml'}")
+    assert "no such file" in line
+    assert not out.exists()

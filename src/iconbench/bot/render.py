@@ -29,7 +29,7 @@ from iconbench.bot.links import Site
 from iconbench.bot.target import PullRequest
 from iconbench.records.kernels import KernelDiff
 from iconbench.records.summary import BenchmarkResult as Benchmark
-from iconbench.records.summary import Side, Summary, threshold_words
+from iconbench.records.summary import Side, Summary
 from iconbench.records.summary import SideNumbers as Sample
 
 #: GitHub's maximum comment length (characters).
@@ -157,11 +157,7 @@ def _row(bench: Benchmark, level: float, site: Site | None) -> dict[str, str]:
         "base": _side_value(bench.base, bench.unit),
         "head": _side_value(bench.head, bench.unit),
         "change": format_change(bench.ratio)
-        + (
-            f" ({threshold_words(bench.threshold)})"  # type: ignore[arg-type]
-            if bench.below_threshold
-            else ""
-        ),
+        + (f" ({bench.threshold_note})" if bench.threshold_note else ""),
         "confidence": format_confidence(bench, level)
         + (f"; A/B {bench.confirmation.describe()}" if bench.confirmation else ""),
         "verdict": "not confirmed" if bench.not_confirmed else bench.verdict,

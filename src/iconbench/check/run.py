@@ -662,10 +662,9 @@ def broken_summary(request: Request, line: str) -> Summary:
     from iconbench import __version__
     from iconbench.gate.config import GateConfig
     from iconbench.records.resultset import Grid as SideGrid
-    from iconbench.records.summary import VERDICTS, Settings, Side, Summary
+    from iconbench.records.summary import VERDICTS, Side, Summary
     from iconbench.stacks import trees
 
-    config = GateConfig.default()
     grid = SideGrid(request.grid.name)
     sides = [
         Side(label=name, commit=trees.resolve_commit(request.repo, ref),
@@ -679,8 +678,7 @@ def broken_summary(request: Request, line: str) -> Summary:
         exit_code=2,
         base=sides[0],
         head=sides[1],
-        settings=Settings(config.fdr, config.confidence,
-                          {m: t for m, t in config.thresholds.items() if config.gated.get(m)}),
+        settings=GateConfig.default().settings(),
         counts=dict.fromkeys(VERDICTS, 0),
         benchmarks=(),
         error=line,

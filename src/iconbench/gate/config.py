@@ -44,13 +44,15 @@ import tomllib
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.records.summary import Settings
 
 DEFAULT_THRESHOLDS = {"device_time": 0.05, "host_overhead": 0.10, "compile_time": 0.25}
 DEFAULT_GATED = {"device_time": True, "host_overhead": True, "compile_time": False}
 #: Per metric, the devices whose processes of unchanged code move it beyond its threshold:
 #: host overhead everywhere (10-25 % between fresh processes on an H100, 0.4-3.5x between
 #: separate runs), device time on a CPU (three separate runs of the same code on a 2-core
-#: workstation: 0.60-1.35x; on a GPU ±1 % between nights). Between two separate runs such a
+#: workstation: 0.0006-1.26x, results/cpu-separate-runs-2026-11-28; on a GPU ±1 % between
+#: nights). Between two separate runs such a
 #: metric is gated only against the benchmark's own run-to-run band from the history, never
 #: against one process's samples; a machine shift of theirs is reported and corrected for,
 #: and never makes a run not comparable.
@@ -101,7 +103,14 @@ class GateConfig:
         nightly), so one configuration gives one verdict everywhere.
         """
         path = os.environ.get(CONFIG_VARIABLE, "").strip()
-        return cls.load(path) if path else cls()
+        if not path:
+            return cls()
+        if not pathlib.Path(path).is_file():
+            raise IconbenchError(
+                f"${CONFIG_VARIABLE}={path}: no such file; name the project's gate.toml "
+                f"or unset {CONFIG_VARIABLE} for the defaults"
+            )
+        return cls.load(path)
 
     @classmethod
     def load(cls, path: str | pathlib.Path) -> GateConfig:
@@ -166,6 +175,11 @@ class GateConfig:
             raise IconbenchError(f"{origin}: fdr and confidence must lie between 0 and 1")
         shift = _checked(origin, "max_machine_shift", data.get("max_machine_shift", 0.05), float)
         return cls(fdr, confidence, thresholds, gated, tuple(overrides), shift, history_only)
+
+    def settings(self) -> Settings:
+        """What a summary records of this configuration: FDR, confidence, gated thresholds."""
+        gated = {m: t for m, t in self.thresholds.items() if self.gated.get(m)}
+        return Settings(self.fdr, self.confidence, gated)
 
     def needs_history(self, metric: str, backend: str) -> bool:
         """Whether ``metric`` on ``backend``'s device needs a history between separate runs.

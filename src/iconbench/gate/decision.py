@@ -44,9 +44,6 @@ import dataclasses
 
 from iconbench.records.summary import below_threshold, percent, threshold_words
 
-#: The verdicts a change gets (the others, new, gone, failed, not run, come before a decision).
-DECIDED = ("regression", "improvement", "unchanged", "inconclusive")
-
 
 @dataclasses.dataclass(frozen=True)
 class Decision:

@@ -206,15 +206,15 @@ def compare(
     p_imp = mann_whitney_greater(
         -diffs[::-1], shift, m, n, _tie_term(np.concatenate([y + shift, x]))
     )
-    typical_x, typical_y = float(np.exp(np.median(x))), float(np.exp(np.median(y)))
+    centre_x, centre_y = float(np.median(x)), float(np.median(y))
     return Comparison(
-        ratio=float(np.exp(np.median(y) - np.median(x))),
+        ratio=float(np.exp(centre_y - centre_x)),
         ratio_ci=_interval(diffs, m, n, confidence),
         p_regression=p_reg,
         p_improvement=p_imp,
         shift=float(np.exp(np.median(diffs))),
-        base=typical_x,
-        head=typical_y,
+        base=float(np.exp(centre_x)),
+        head=float(np.exp(centre_y)),
     )
 
 

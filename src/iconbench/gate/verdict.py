@@ -66,7 +66,6 @@ from iconbench.records.summary import (
     BenchmarkResult,
     MachineShift,
     OpenACC,
-    Settings,
     Side,
     SideNumbers,
     Summary,
@@ -514,6 +513,8 @@ def common_shifts(
     """
     controls: dict[str, dict[str, tuple[float, float]]] = {}
     changed: dict[str, int] = {}
+    #: per metric: a control on a device where it needs a history (its shift never decides)
+    scatters: dict[str, bool] = {}
     for key in keys:
         b, h = base.entries.get(key), head.entries.get(key)
         if b is None or h is None or not b.fingerprint or not h.fingerprint:
@@ -529,6 +530,9 @@ def common_shifts(
             changed[metric] = changed.get(metric, 0) + 1
         else:
             controls.setdefault(metric, {})[key] = (b.median, h.median)
+            scatters[metric] = scatters.get(metric, False) or config.needs_history(
+                metric, b.backend
+            )
     found = []
     for metric in sorted(controls):
         estimate = machine_shift.estimate(
@@ -537,9 +541,7 @@ def common_shifts(
             changed.get(metric, 0),
             limit=config.max_machine_shift,
             confidence=config.confidence,
-            decides=not any(
-                config.needs_history(metric, k.split("|")[1]) for k in controls[metric]
-            ),
+            decides=not scatters[metric],
         )
         if estimate is not None:
             found.append(estimate)
@@ -604,11 +606,7 @@ def assemble(
         exit_code=exit_code,
         base=_side(base),
         head=_side(head),
-        settings=Settings(
-            config.fdr,
-            config.confidence,
-            {m: t for m, t in config.thresholds.items() if config.gated.get(m)},
-        ),
+        settings=config.settings(),
         counts=counts,
         benchmarks=tuple(results),
         openacc=openacc,

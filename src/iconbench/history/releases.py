@@ -285,7 +285,7 @@ def rows(made: Plan) -> list[Row]:
     """The table's rows, from what ``run`` left in ``OUT`` (each file read once)."""
     from iconbench.gate import confirmation
     from iconbench.records import broken
-    from iconbench.records.summary import CONFIRMED, Summary, threshold_words
+    from iconbench.records.summary import CONFIRMED, Summary
 
     runs = {stack: _summary_of(made, stack) for stack in made.stacks}
     compared: dict[str, Summary] = {}
@@ -297,7 +297,7 @@ def rows(made: Plan) -> list[Row]:
         if (directory / "confirmed.json").is_file():
             confirmed[step.name] = [
                 Change(b.id, b.confirmation.ratio, tuple(b.confirmation.ratio_ci),  # type: ignore[arg-type]
-                       threshold_words(b.threshold) if b.below_threshold and b.threshold else "")
+                       b.threshold_note)
                 for b in Summary.read(directory / "confirmed.json").benchmarks
                 if b.confirmation is not None and b.confirmation.verdict == CONFIRMED
                 and b.confirmation.ratio is not None and b.confirmation.ratio_ci is not None

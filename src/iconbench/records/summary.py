@@ -212,6 +212,16 @@ class BenchmarkResult:
         return self.threshold is not None and below_threshold(self.verdict, ci, self.threshold)
 
     @property
+    def threshold_note(self) -> str:
+        """``below the 5 % threshold`` for a change below it, else ``""``.
+
+        What every report adds to the verdict or to the change it shows.
+        """
+        if not self.below_threshold or self.threshold is None:
+            return ""
+        return threshold_words(self.threshold)
+
+    @property
     def verdict_words(self) -> str:
         """The verdict as every report names it: ``regression (below the 5 % threshold)``.
 
@@ -219,9 +229,7 @@ class BenchmarkResult:
         >>> b.verdict_words, dataclasses.replace(b, ratio_ci=(1.03, 1.04)).verdict_words
         ('regression', 'regression (below the 5 % threshold)')
         """
-        if not self.below_threshold or self.threshold is None:
-            return self.verdict
-        return f"{self.verdict} ({threshold_words(self.threshold)})"
+        return f"{self.verdict} ({self.threshold_note})" if self.threshold_note else self.verdict
 
     @property
     def change(self) -> float | None:
