@@ -145,3 +145,24 @@ def test_a_turns_time_is_split_into_inputs_warm_up_and_the_rest(tmp_path):
     )
     older = {k: v for k, v in stored.as_dict().items() if k != "prepare_s"}
     assert CaseResult.from_dict(older).prepare_s is None  # a line written before
+
+
+def test_a_workers_later_cases_warm_up_for_warmup_next_s(tmp_path):
+    """The first case of a process warms up ``warmup_s``; each after it ``warmup_next_s``."""
+    options = {**QUICK, "warmup_s": 0.12, "warmup_next_s": 0.02}
+    jobs = [(f"p{i}[default]", "embedded") for i in range(3)]
+    results = session.run_cases(
+        jobs, grid=TINY, ledger=SessionLedger(tmp_path / "s.jsonl"),
+        prepare=lambda case, _b, _g: _Prepared([], case), measure_options=options,
+        progress=lambda _: None,
+    )  # fmt: skip
+    warmed = [r.measurement.warmup_s for r in results]
+    assert 0.12 <= warmed[0] < 0.2
+    assert all(0.02 <= w < 0.1 for w in warmed[1:]), warmed
+    # without warmup_next_s every case warms up alike, as the suite's do
+    same = session.run_cases(
+        jobs, grid=TINY, ledger=SessionLedger(tmp_path / "t.jsonl"),
+        prepare=lambda case, _b, _g: _Prepared([], case),
+        measure_options={**QUICK, "warmup_s": 0.05}, progress=lambda _: None,
+    )  # fmt: skip
+    assert all(r.measurement.warmup_s >= 0.05 for r in same)

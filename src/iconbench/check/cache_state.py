@@ -124,3 +124,18 @@ def _measured_pairs(path: pathlib.Path) -> set[tuple[str, str]]:
     from iconbench.records.session import SessionLedger
 
     return {(r.case, r.backend) for r in SessionLedger(path).results() if r.measurement}
+
+
+def longest_builds(sides: Sequence[Side], since: float, count: int = 8) -> list[dict[str, Any]]:
+    """The ``count`` longest builds the sides' precompiles made from ``since`` on, by stage.
+
+    What bounds a check's precompile is its longest build, so ``check.json`` names them
+    (``longest_builds``) with the seconds of each stage
+    (:mod:`iconbench.timing.compile_stages`).
+    """
+    from iconbench.timing import compile_stages
+
+    rows = []
+    for side in sides:
+        rows += compile_stages.longest(records_since(side, since), count, side=side.name)
+    return sorted(rows, key=lambda row: row["seconds"], reverse=True)[:count]

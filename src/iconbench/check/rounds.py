@@ -89,6 +89,8 @@ class Plan:
     #: a case's sampling stops once its device-time median is known this well (None: all
     #: ``samples``; :func:`iconbench.timing.measurement.median_decided`)
     precision: float | None = None
+    #: the warm-up of a case after the first of a worker (None: ``warmup_s``)
+    warmup_next_s: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -199,6 +201,8 @@ def _worker_command(side: Side, common: Sequence[str], lane: _Lane, name: str, *
                "--inflight", str(turn.with_name(turn.name + ".inflight"))]  # fmt: skip
     if plan.precision is not None:
         command += ["--precision", str(plan.precision)]
+    if plan.warmup_next_s is not None:
+        command += ["--warmup-next-s", str(plan.warmup_next_s)]
     if lane.cores:
         command += ["--measure-cores", ",".join(map(str, lane.cores)),
                     "--startup-cores", ",".join(map(str, lane.startup_cores))]  # fmt: skip

@@ -212,10 +212,13 @@ def run(request: Request) -> int:
 
 def start(request: Request) -> Timeline:
     """``OUT``, and the record of the check's phases in it (what was asked, so far)."""
+    from iconbench.timing import host_speed
+
     request.out.mkdir(parents=True, exist_ok=True)
     return Timeline(request.out, facts={
         "component": request.component, "base_ref": request.base, "head_ref": request.head,
         "backends": list(request.backend_names), "grid": request.grid.name,
+        "host": host_speed.describe(),
     })  # fmt: skip
 
 
@@ -323,6 +326,9 @@ class Precompile:
                   cache_state.side_builds(self.head, self.since, linked=self.linked)]  # fmt: skip
         self.timeline.facts["builds"] = cache_state.check_builds(states, ("base", "head"))
         log(f"check: builds {self.timeline.facts['builds']}")
+        self.timeline.facts["longest_builds"] = cache_state.longest_builds(
+            (self.base, self.head), self.since
+        )
 
 
 def compare_sides(

@@ -337,6 +337,7 @@ class History(Command):
                 min_blocks=2,
                 max_blocks=4,
                 precision=args.precision,
+                warmup_next_s=args.warmup_next_s,
             ),
             commits=tuple(args.commit or ()),
             programs=args.programs,

@@ -534,16 +534,26 @@ def add_sampling(
     max_s: float,
     warmup_s: float,
     precision: float | None = None,
+    warmup_next_s: float | None = None,
 ) -> None:
     """``--samples``, ``--max-s``, ``--warmup-s``, ``--precision``: how long each case is measured.
 
     Per process; ``--precision`` stops a case's sampling once its median is known that well
-    (:func:`iconbench.timing.measurement.median_decided`).
+    (:func:`iconbench.timing.measurement.median_decided`); ``--warmup-next-s`` is the warm-up
+    of a case measured right after another in the same process
+    (:func:`iconbench.timing.session.run_cases`).
     """
     parser.add_argument("--samples", type=int, default=samples, help="timed calls per case")
     parser.add_argument("--max-s", type=float, default=max_s, help="max sampling s per case")
     parser.add_argument(
         "--warmup-s", type=float, default=warmup_s, help="synchronised warm-up seconds per case"
+    )
+    parser.add_argument(
+        "--warmup-next-s",
+        type=float,
+        default=warmup_next_s,
+        help="warm-up seconds of a case measured right after another in the same process "
+        "(the device already working; default: --warmup-s)",
     )
     parser.add_argument(
         "--precision",

@@ -257,6 +257,7 @@ class Suite(Command):
             samples=args.samples,
             max_s=args.max_s,
             warmup_s=args.warmup_s,
+            warmup_next_s=args.warmup_next_s,
             precision=args.precision,
             crosscheck=args.crosscheck,
             retry_failed=args.retry_failed,

@@ -88,7 +88,13 @@ class CheckRecord:
         phases = self.phases
         rows += [f"| {name} | {phases[name]:.1f} s |" for name in PHASES if name in phases]
         rows.append(f"| **total** | **{self.total_s:.1f} s** |")
-        return "\n".join(rows + builds_table(self.facts.get("builds", {}))) + "\n"
+        rows += builds_table(self.facts.get("builds", {}))
+        if longest := self.facts.get("longest_builds"):
+            from iconbench.timing.compile_stages import table
+
+            rows += ["", "The longest builds of the check, seconds per stage "
+                     "(docs/pr-check-h100.md):", "", table(longest)]  # fmt: skip
+        return "\n".join(rows) + "\n"
 
     def overhead(self) -> dict[str, float]:
         """What the check spent besides measuring, in seconds.

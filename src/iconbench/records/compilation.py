@@ -31,6 +31,8 @@ class CompileRecord:
     ``from_index``: no compile ran; the compile index (:mod:`iconbench.timing.compile_index`)
     found this build of an earlier run in the cache, and ``seconds`` are that run's. A ledger
     line has the key only when it is true, so the lines of compiles are as they always were.
+    ``stages``: where a compile's seconds went, per stage
+    (:mod:`iconbench.timing.compile_stages`); a line has it only for a compile so timed.
     """
 
     case: str
@@ -43,6 +45,7 @@ class CompileRecord:
     at: float = dataclasses.field(default_factory=time.time)
     library: str | None = None
     from_index: bool = False
+    stages: dict[str, float] | None = None
 
 
 class CompileLedger:
@@ -68,6 +71,8 @@ class CompileLedger:
         data = dataclasses.asdict(record)
         if not record.from_index:
             del data["from_index"]
+        if record.stages is None:
+            del data["stages"]
         lines.append(self.path, data)
 
     def records(self) -> list[CompileRecord]:

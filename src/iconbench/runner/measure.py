@@ -243,6 +243,7 @@ def worker(options: RunOptions) -> None:
             "samples": options.samples,
             "max_s": options.max_s,
             "warmup_s": options.warmup_s,
+            "warmup_next_s": options.warmup_next_s,
             "gt4py_calls": options.gt4py_calls,
             "precision": options.precision,
         },

@@ -214,16 +214,18 @@ def _worker(job: tuple[str, str, Grid, str, bool]) -> CompileRecord | Deferred:
 
     buildcache.configure(stack, jobs=int(os.environ.get("GT4PY_BUILD_JOBS", "1")))
     from iconbench import suite
+    from iconbench.timing import compile_stages
 
     started = time.perf_counter()
     try:
-        with busy_builds.deferring(suite.build_cache_dir()) if defer else nullcontext():
+        with (busy_builds.deferring(suite.build_cache_dir()) if defer else nullcontext(),
+              compile_stages.timed(suite.build_cache_dir()) as stages):  # fmt: skip
             seconds, build = suite.compile_case(case, backend, grid)
+        timed = compile_stages.Stages.of(stages, total=seconds).seconds if stages else None
         if build is None:
-            return CompileRecord(case, backend, name, stack, seconds)
-        return CompileRecord(
-            case, backend, name, stack, seconds, build.fingerprint, library=build.library
-        )
+            return CompileRecord(case, backend, name, stack, seconds, stages=timed)
+        return CompileRecord(case, backend, name, stack, seconds, build.fingerprint,
+                             library=build.library, stages=timed)  # fmt: skip
     except busy_builds.BusyBuildError as busy:
         return Deferred(case, backend, busy.folder, time.perf_counter() - started)
     except Exception as error:

@@ -150,6 +150,10 @@ def run_cases(
     object (callable, ``call_and_sync()``, ``bytes_moved``, ``load_s``, and optionally the
     ``fingerprint`` of its generated code).
 
+    ``measure_options`` are :func:`~iconbench.timing.measurement.measure`'s, and
+    ``warmup_next_s``: the warm-up of each case after the first (the device is working
+    already: the first case warmed it, and the one before has just run on it).
+
     A ``worker`` of an interleaved check (a round's process) measures every job again, whatever
     the ledger holds, and tags its records with its name; ``device`` tags them with the device
     they were measured on.
@@ -162,6 +166,9 @@ def run_cases(
     )
     new: list[CaseResult] = []
     resolved = {b.name: b for b in backends}
+    first = dict(measure_options or {})
+    following_s = first.pop("warmup_next_s", None)
+    following = first if following_s is None else {**first, "warmup_s": following_s}
     for number, (case, backend) in enumerate(todo, start=1):
         if budget_s is not None and time.perf_counter() - started > budget_s:
             progress(f"time budget of {budget_s:.0f}s used; {len(todo) - number + 1} cases left")
@@ -178,7 +185,7 @@ def run_cases(
                 cold_compile_s=cold_compile_s,
                 copy_peak=copy_peak,
                 datasheet=datasheet,
-                measure_options=measure_options or {},
+                measure_options=following if new else first,
             )
         finally:
             release(case, resolved[backend], grid)

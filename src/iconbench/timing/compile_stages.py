@@ -1,0 +1,393 @@
+"""Where one build's seconds go: gt4py's passes, DaCe's, code generation, the compilers.
+
+A check with main's builds waits on its longest build (icon4py #1405 on one H100 host: the
+four dace_gpu variants of ``compute_rho_theta_pgrad_and_update_vn``, 163-195 s each, side by
+side), so what shortens it is what that one build spends, not the pool's average. The
+precompile's worker times each stage of each build it makes (:func:`timed`) and the compile
+ledger keeps them beside the build's seconds (``CompileRecord.stages``); :func:`table` prints
+the longest builds of ledgers with their stages.
+
+The stages, and where each is taken:
+
+- ``gt4py passes``: gt4py's transformations of the program's IR
+  (``iterator.transforms.apply_fieldview_transforms`` for DaCe,
+  ``pass_manager.apply_common_transforms`` for gtfn);
+- ``lowering``: the IR into the backend's form (``build_sdfg_from_gtir``; gtfn's
+  ``generate_stencil_source``, which also prints its C++, less the passes it calls);
+- ``dace passes``: DaCe's SDFG transformations (gt4py's ``gt_auto_optimize``);
+- ``code generation``: DaCe's SDFG into C++ and CUDA (``dace.codegen.codegen.generate_code``);
+- ``cmake``: configuring the build folder, and the build tool around the compiles;
+- ``compile``: a DaCe build whose commands do not carry the launcher (replayed from DaCe's
+  record of a build of the same shape made before on this host), not split further;
+- ``nvcc``, ``host compiler``, ``link``: each compiler command of the build, timed by a
+  launcher CMake puts before it (``CMAKE_<LANG>_COMPILER_LAUNCHER``,
+  ``CMAKE_<LANG>_LINKER_LAUNCHER``; DaCe's builds) or around each command of gtfn's compile
+  database. nvcc calls the host compiler for a ``.cu`` file's host code: that counts as nvcc.
+
+A stage a stack's gt4py or DaCe does not have (another release's names) is left out, and the
+rest of a build's seconds is ``other`` (loading, hashing, the caches). Timing a stage adds a
+call of ``time.perf_counter`` around it, nothing inside it: the code built is the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import os
+import pathlib
+import shlex
+import stat
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+#: The stages in the order a build passes them (``other`` is what is left).
+STAGES = ("gt4py passes", "lowering", "dace passes", "code generation", "cmake", "compile",
+          "nvcc", "host compiler", "link", "other")  # fmt: skip
+
+#: (module, attribute path, stage): the Python functions each stage is, where the stack has them.
+PYTHON_STAGES: tuple[tuple[str, str, str], ...] = (
+    ("gt4py.next.iterator.transforms", "apply_fieldview_transforms", "gt4py passes"),
+    ("gt4py.next.iterator.transforms.pass_manager", "apply_common_transforms", "gt4py passes"),
+    ("gt4py.next.program_processors.runners.dace.lowering", "build_sdfg_from_gtir", "lowering"),
+    (
+        "gt4py.next.program_processors.codegens.gtfn.gtfn_module",
+        "GTFNTranslationStep.generate_stencil_source",
+        "lowering",
+    ),
+    (
+        "gt4py.next.program_processors.runners.dace.transformations",
+        "gt_auto_optimize",
+        "dace passes",
+    ),
+    ("dace.codegen.codegen", "generate_code", "code generation"),
+)
+
+#: The compiler launcher's file name (in the build cache).
+LAUNCHER_NAME = "iconbench-compiler-launcher"
+
+#: The environment variable the compiler launcher appends its lines to.
+TIMES_FILE = "ICONBENCH_COMPILER_TIMES"
+
+_LAUNCHER = """#!/bin/sh
+# iconbench's compiler launcher: runs the command, appends "seconds tool compiles" to the
+# file $ICONBENCH_COMPILER_TIMES names (iconbench.timing.compile_stages)
+start=$(date +%s.%N)
+"$@"
+status=$?
+if [ -n "${ICONBENCH_COMPILER_TIMES:-}" ]; then
+    compiles=0
+    for word in "$@"; do [ "$word" = "-c" ] && compiles=1; done
+    echo "$start $(date +%s.%N) $(basename "$1") $compiles" >> "$ICONBENCH_COMPILER_TIMES"
+fi
+exit $status
+"""
+
+
+@dataclasses.dataclass(frozen=True)
+class Stages:
+    """Seconds per stage of one build (only the stages it went through).
+
+    >>> s = Stages.of({"dace passes": 120.0, "nvcc": 20.0}, total=150.0)
+    >>> s.seconds["other"], s.longest()
+    (10.0, ('dace passes', 120.0))
+    """
+
+    seconds: Mapping[str, float]
+
+    @classmethod
+    def of(cls, found: Mapping[str, float], *, total: float) -> Stages:
+        """The stages timed, and ``other``: the build's ``total`` seconds none of them took."""
+        kept = {stage: round(found[stage], 2) for stage in STAGES if found.get(stage)}
+        kept["other"] = round(max(0.0, total - sum(kept.values())), 2)
+        return cls(kept)
+
+    def longest(self) -> tuple[str, float]:
+        """The stage this build spent most in."""
+        return max(self.seconds.items(), key=lambda item: item[1])
+
+
+class _Clock:
+    """Seconds per stage, summed over the calls inside :func:`timed`.
+
+    A stage called inside another (gtfn's lowering runs gt4py's passes) counts for itself
+    only, so the stages add up to the build; a stage inside itself counts once.
+    """
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._open: list[list[Any]] = []  # [stage, seconds of the stages inside it]
+
+    def wrap(
+        self, stage: str, function: Callable[..., Any], *, unlaunched: bool = False
+    ) -> Callable[..., Any]:
+        """``function`` timed as ``stage``; ``unlaunched``: the launcher records nothing inside."""
+        clock = self
+
+        def timed_stage(*args: Any, **kwargs: Any) -> Any:
+            if any(frame[0] == stage for frame in clock._open):
+                return function(*args, **kwargs)
+            clock._open.append([stage, 0.0])
+            start = time.perf_counter()
+            try:
+                with _unlaunched() if unlaunched else contextlib.nullcontext():
+                    return function(*args, **kwargs)
+            finally:
+                elapsed = time.perf_counter() - start
+                _, inner = clock._open.pop()
+                clock.add(stage, elapsed - inner)
+                if clock._open:
+                    clock._open[-1][1] += elapsed
+
+        timed_stage.__wrapped__ = function  # type: ignore[attr-defined]
+        return timed_stage
+
+    def add(self, stage: str, seconds: float) -> None:
+        self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
+
+
+def _patch(clock: _Clock, targets: Iterable[tuple[str, str, str]]) -> list[Callable[[], None]]:
+    """Wrap each target the stack has; the undo of each."""
+    undo = []
+    for module_name, path, stage in targets:
+        try:
+            owner: Any = importlib.import_module(module_name)
+            *parents, name = path.split(".")
+            for parent in parents:
+                owner = getattr(owner, parent)
+            original = getattr(owner, name)
+        except (ImportError, AttributeError):
+            continue  # another release of the stack: this stage is not timed
+        setattr(owner, name, clock.wrap(stage, original))
+        undo.append(lambda o=owner, n=name, f=original: setattr(o, n, f))
+    return undo
+
+
+class _TimedSubprocess:
+    """gtfn's compile database runs each command through ``subprocess.check_call``: timed here.
+
+    A command the launcher runs is timed by the launcher; a CMake configure runs without the
+    launcher's file, so that its compiler checks do not count as the build's compiles.
+    """
+
+    def __init__(self, clock: _Clock) -> None:
+        self._clock = clock
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(subprocess, name)
+
+    def check_call(self, command: Any, *args: Any, **kwargs: Any) -> int:
+        words = shlex.split(command) if isinstance(command, str) else [str(w) for w in command]
+        if any(pathlib.Path(word).name == LAUNCHER_NAME for word in words):
+            return subprocess.check_call(command, *args, **kwargs)
+        stage = tool_stage(words)
+        start = time.perf_counter()
+        try:
+            with _unlaunched() if stage == "cmake" else contextlib.nullcontext():
+                return subprocess.check_call(command, *args, **kwargs)
+        finally:
+            self._clock.add(stage, time.perf_counter() - start)
+
+
+@contextlib.contextmanager
+def _unlaunched() -> Iterator[None]:
+    """Inside, the launcher records nothing (a configure's compiler checks are no build)."""
+    saved = os.environ.pop(TIMES_FILE, None)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ[TIMES_FILE] = saved
+
+
+def _dace_build(clock: _Clock) -> list[Callable[[], None]]:
+    """Time DaCe's build: its configure (``cmake``), its compiles (``build``), its header.
+
+    DaCe configures with CMake (or seeds the configure from its machine-wide cache), then
+    builds with ``cmake --build`` or replays the commands it recorded for a build of the same
+    shape; the launcher splits ``build`` into nvcc, host compiler and link where the commands
+    carry it (those CMake configured on this host since), and what it does not time stays
+    ``build``. DaCe's precompiled header is a host compile.
+    """
+    try:
+        from dace.codegen import command_db, compiler
+    except ImportError:
+        return []
+    undo: list[Callable[[], None]] = []
+
+    def swap(owner: Any, name: str, make: Callable[[Callable[..., Any]], Callable[..., Any]]):
+        original = getattr(owner, name, None)
+        if original is not None:
+            setattr(owner, name, make(original))
+            undo.append(lambda: setattr(owner, name, original))
+
+    def run(original: Callable[..., Any]) -> Callable[..., Any]:
+        def run_command(command: Any, *args: Any, **kwargs: Any) -> Any:
+            configure = "--build" not in str(command)
+            timed = clock.wrap("cmake" if configure else "build", original, unlaunched=configure)
+            return timed(command, *args, **kwargs)
+
+        return run_command
+
+    swap(compiler, "_run_liveoutput", run)
+    swap(command_db, "replay", lambda original: clock.wrap("build", original))
+    swap(compiler, "prepare_precompiled_header",
+         lambda original: clock.wrap("host compiler", original))  # fmt: skip
+    return undo
+
+
+def tool_stage(words: Sequence[str]) -> str:
+    """The stage of one compiler command: ``nvcc``, ``host compiler`` or ``link``.
+
+    >>> tool_stage(["/usr/bin/c++", "-O3", "-c", "a.cpp"]), tool_stage(["nvcc", "-c", "a.cu"])
+    ('host compiler', 'nvcc')
+    >>> tool_stage(["c++", "-shared", "a.o", "-o", "a.so"]), tool_stage(["cmake", "-E", "x"])
+    ('link', 'cmake')
+    """
+    tool = pathlib.Path(words[0]).name if words else ""
+    if tool in ("cmake", "ninja", "make"):
+        return "cmake"
+    if "-c" not in words:
+        return "link"
+    return "nvcc" if tool.startswith("nvcc") else "host compiler"
+
+
+def launcher(directory: pathlib.Path) -> pathlib.Path:
+    """The compiler launcher script in ``directory`` (written once, atomically)."""
+    path = directory / LAUNCHER_NAME
+    if not path.exists() or path.read_text(encoding="utf-8") != _LAUNCHER:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=directory, delete=False) as handle:
+            handle.write(_LAUNCHER)
+        os.chmod(handle.name, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH
+                 | stat.S_IXOTH)  # fmt: skip
+        os.replace(handle.name, path)
+    return path
+
+
+def launcher_environment(script: pathlib.Path) -> dict[str, str]:
+    """The CMake variables that put ``script`` before every compiler and linker command.
+
+    CMake reads them from the environment when it configures a build folder for the first
+    time (3.17 for compilers, 3.21 for linkers); a folder configured before keeps its own.
+    """
+    return {f"CMAKE_{lang}_{tool}_LAUNCHER": str(script)
+            for lang in ("CXX", "CUDA") for tool in ("COMPILER", "LINKER")}  # fmt: skip
+
+
+def read_launcher_times(path: pathlib.Path) -> dict[str, float]:
+    r"""Seconds per stage from the launcher's lines (a torn or foreign line is skipped).
+
+    >>> import tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t"
+    >>> _ = p.write_text("10.0 12.5 nvcc 1\n12.5 13.0 c++ 1\n13.0 13.25 c++ 0\nbad\n")
+    >>> read_launcher_times(p)
+    {'nvcc': 2.5, 'host compiler': 0.5, 'link': 0.25}
+    """
+    found: dict[str, float] = {}
+    if not path.exists():
+        return found
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        parts = line.split()
+        try:
+            start, end, tool, compiles = float(parts[0]), float(parts[1]), parts[2], parts[3]
+        except (IndexError, ValueError):
+            continue
+        stage = tool_stage([tool, *(["-c"] if compiles == "1" else [])])
+        found[stage] = found.get(stage, 0.0) + max(0.0, end - start)
+    return found
+
+
+@contextlib.contextmanager
+def timed(scratch: pathlib.Path) -> Iterator[dict[str, float]]:
+    """Time the stages of the builds made inside; the dict is filled when the block ends.
+
+    ``scratch``: where the compiler launcher and its times live (a folder of the build cache,
+    so that a build folder configured with the launcher finds it again).
+    """
+    clock = _Clock()
+    undo = _patch(clock, PYTHON_STAGES) + _dace_build(clock)
+    with contextlib.suppress(ImportError):
+        from gt4py.next.otf.compilation.build_systems import compiledb
+
+        compiledb.subprocess = _TimedSubprocess(clock)  # type: ignore[assignment]
+        undo.append(lambda: setattr(compiledb, "subprocess", subprocess))
+        if (template := getattr(compiledb, "_cc_create_compiledb", None)) is not None:
+            # gtfn's compile database: a prototype configured and built once per host
+            compiledb._cc_create_compiledb = clock.wrap("cmake", template, unlaunched=True)
+            undo.append(lambda: setattr(compiledb, "_cc_create_compiledb", template))
+    script = launcher(scratch)
+    times = pathlib.Path(tempfile.mkstemp(prefix="compiler-times-", dir=scratch)[1])
+    saved = {name: os.environ.get(name) for name in (*launcher_environment(script), TIMES_FILE)}
+    os.environ.update(launcher_environment(script) | {TIMES_FILE: str(times)})
+    found: dict[str, float] = {}
+    try:
+        yield found
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        for step in reversed(undo):
+            step()
+        compilers = read_launcher_times(times)
+        times.unlink(missing_ok=True)
+        seconds = dict(clock.seconds)
+        build = seconds.pop("build", 0.0)  # DaCe's compiles: the launcher's share split out
+        if build:
+            split = sum(compilers.values())
+            seconds["cmake"] = seconds.get("cmake", 0.0) + (max(0.0, build - split) if split else 0)
+            if not split:
+                seconds["compile"] = build
+        for stage, value in compilers.items():
+            seconds[stage] = seconds.get(stage, 0.0) + value
+        found.update(seconds)
+
+
+def longest(records: Iterable[Any], count: int = 8, **also: str) -> list[dict[str, Any]]:
+    """The ``count`` longest builds of compile records, as rows of :func:`table`.
+
+    Builds found in a cache and failed compiles are no builds; ``also`` goes into every row
+    (``side="head"``).
+
+    >>> from iconbench.records.compilation import CompileRecord
+    >>> records = [CompileRecord("a", "gtfn_gpu", "g", "s", 60.0, stages={"nvcc": 50.0}),
+    ...            CompileRecord("b", "dace_gpu", "g", "s", 150.0),
+    ...            CompileRecord("c", "dace_gpu", "g", "s", 300.0, from_index=True)]
+    >>> [(row["case"], row["seconds"]) for row in longest(records, 2, side="head")]
+    [('b', 150.0), ('a', 60.0)]
+    """
+    built = [r for r in records if r.error is None and not r.from_index]
+    built.sort(key=lambda r: r.seconds, reverse=True)
+    return [{**also, "case": r.case, "backend": r.backend, "seconds": round(r.seconds, 1),
+             "stages": dict(r.stages or {})} for r in built[:count]]  # fmt: skip
+
+
+def table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Builds (rows of :func:`longest`) with their seconds per stage, as a markdown table.
+
+    A build timed before builds were timed by stage shows its seconds only.
+
+    >>> rows = [{"side": "head", "case": "p[x=1]", "backend": "dace_gpu", "seconds": 150.0,
+    ...          "stages": {"dace passes": 120.0, "nvcc": 20.0, "other": 10.0}},
+    ...         {"side": "base", "case": "q", "backend": "gtfn_gpu", "seconds": 60.0}]
+    >>> lines = table(rows).splitlines()
+    >>> lines[0][:51]
+    '| side | build | backend | seconds | gt4py passes |'
+    >>> for line in lines[2:]:
+    ...     print(line)
+    | head | p[x=1] | dace_gpu | 150.0 | – | – | 120.0 | – | – | – | 20.0 | – | – | 10.0 |
+    | base | q | gtfn_gpu | 60.0 |  |  |  |  |  |  |  |  |  |  |
+    """
+    lines = ["| side | build | backend | seconds | " + " | ".join(STAGES) + " |",
+             "| --- | --- | --- | ---: | " + " | ".join("---:" for _ in STAGES) + " |"]  # fmt: skip
+    for row in rows:
+        stages = row.get("stages") or {}
+        cells = [(f"{stages[s]:.1f}" if s in stages else "–") if stages else "" for s in STAGES]
+        lines.append(f"| {row.get('side', '')} | {row['case']} | {row['backend']} | "
+                     f"{row['seconds']:.1f} | " + " | ".join(cells) + " |")  # fmt: skip
+    return "\n".join(lines)
