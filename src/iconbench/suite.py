@@ -234,6 +234,9 @@ def resolve_backend(name: str) -> Any:
         return backends.resolve(name)
     from icon4py.model.common import model_backends
 
+    from iconbench.buildcache import translations
+
+    translations.install()
     if name not in model_backends.BACKENDS:
         raise IconbenchError(
             f"unknown backend {name!r}; choose one of: {', '.join(model_backends.BACKENDS)}"

@@ -16,9 +16,11 @@ from iconbench.records.check import CheckRecord
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "pr-check-h100.md"
 #: The results tables in the document's order, each with the directory of its checks: one H100
-#: host, then the two-GPU host ("The heavy check on a two-GPU host"). A row that names
-#: ``DIR/check`` has its check in ``results/DIR`` instead (another host of the same kind).
-RESULTS = (ROOT / "results" / "pr-check-h100", ROOT / "results" / "pr-check-2xh200")
+#: host, then the two-GPU host ("The heavy check on a two-GPU host"), then one H200 host ("The
+#: heavy check at a81e12e"). A row that names ``DIR/check`` has its check in ``results/DIR``
+#: instead (another host of the same kind).
+RESULTS = (ROOT / "results" / "pr-check-h100", ROOT / "results" / "pr-check-2xh200",
+           ROOT / "results" / "pr-check-h200")  # fmt: skip
 
 
 def _tables() -> list[list[list[str]]]:
@@ -71,6 +73,7 @@ def test_the_tables_have_the_checks_rows():
     assert len(TABLES) == len(RESULTS)
     assert len(TABLES[0]) >= 19
     assert len(TABLES[1]) >= 5
+    assert len(TABLES[2]) == 3
     missing = [row[0] for directory, row in ROWS if not directory.is_dir()]
     assert not missing, missing
     two_h100 = [d for d, _ in ROWS if d.parent.name == "pr-check-2xh100"]
@@ -186,26 +189,29 @@ def test_two_gpu_checks_of_the_same_code_are_an_a_a(side, tmp_path):
     assert said in DOC.read_text()
 
 
-#: The #1405 A/A table: host, the two checks compared, each side's counts.
+#: The #1405 A/A tables: host, the two checks compared, each side's counts.
 A_A_ROW = re.compile(
-    r"\| (1 × H100|2 × H200) \| (\w+) vs (\w+) \| pass: ([0-9]+) unchanged, ([0-9]+) "
+    r"\| (1 × H100|2 × H200|1 × H200) \| (\w+) vs (\w+) \| pass: ([0-9]+) unchanged, ([0-9]+) "
     r"inconclusive \| pass: ([0-9]+) unchanged, ([0-9]+) inconclusive \|"
 )
 
-#: The table's hosts and the results directories of their checks.
-A_A_RESULTS = {"1 × H100": "results/pr-check-h100", "2 × H200": "results/pr-check-2xh200"}
+#: The tables' hosts, the results directories of their checks and the checks' date.
+A_A_RESULTS = {"1 × H100": ("results/pr-check-h100", "2026-11-27"),
+               "2 × H200": ("results/pr-check-2xh200", "2026-11-27"),
+               "1 × H200": ("results/pr-check-h200", "2026-11-28")}  # fmt: skip
 
 
 def test_1405_checks_of_the_same_code_are_a_as(tmp_path):
     """Each side of a #1405 check against the same side of another check (same code, separate
     runs) passes with nothing flagged and the counts the document's table gives."""
     rows = A_A_ROW.findall(DOC.read_text())
-    assert len(rows) == 3
+    assert len(rows) == 6
     for host, first, second, *shown in rows:
         counts = []
+        results, date = A_A_RESULTS[host]
         for side in ("base", "head"):
-            mine = _a_a_counts(A_A_RESULTS[host], f"icon4py-1405-{first}-2026-11-27",
-                               f"icon4py-1405-{second}-2026-11-27", side,
+            mine = _a_a_counts(results, f"icon4py-1405-{first}-{date}",
+                               f"icon4py-1405-{second}-{date}", side,
                                tmp_path / f"{host[0]}-{first}-{second}-{side}.json")  # fmt: skip
             counts += [str(mine["unchanged"]), str(mine["inconclusive"])]
         assert counts == shown, (host, first, second)

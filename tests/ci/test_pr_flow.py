@@ -124,6 +124,17 @@ def test_base_and_head_are_measured_interleaved_in_fresh_processes(pr_check):
         assert (met["pairs"], met["in_measuring"], met["linked"]) == (1, 0, 0)
         assert met["compiled"] + met["found"] == 1
     assert check["builds"]["compiled"] in (0, 1)  # a comment changes no code: one build at most
+    # ... and one translation at most: the two checkouts' programs differ only in their source
+    # paths, so the side that comes second finds the first's translation (no gt4py passes run)
+    from iconbench.records.compilation import CompileLedger
+
+    translated = [
+        "gt4py passes" in (record.stages or {})
+        for side in ("base", "head")
+        for record in CompileLedger(out / side / "work" / "compile.jsonl").records()
+    ]
+    assert len(translated) == 2
+    assert sum(translated) <= 1
 
 
 def test_the_gate_the_bot_and_the_site_follow(pr_check):

@@ -131,11 +131,11 @@ def longest_builds(sides: Sequence[Side], since: float, count: int = 8) -> list[
 
     What bounds a check's precompile is its longest build, so ``check.json`` names them
     (``longest_builds``) with the seconds of each stage
-    (:mod:`iconbench.timing.compile_stages`).
+    (:mod:`iconbench.records.build_stages`).
     """
-    from iconbench.timing import compile_stages
+    from iconbench.records import build_stages
 
     rows = []
     for side in sides:
-        rows += compile_stages.longest(records_since(side, since), count, side=side.name)
+        rows += build_stages.longest(records_since(side, since), count, side=side.name)
     return sorted(rows, key=lambda row: row["seconds"], reverse=True)[:count]

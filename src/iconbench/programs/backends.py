@@ -183,7 +183,12 @@ def resolve(name: str, program: Any = None) -> Any:
 
     With ``program``, icon4py's per-program options apply (``customize_backend``), as in the
     granules' ``setup_program``; without, the backend is the descriptor's plain factory.
+    Its translations are keyed by what the program computes, not by where its source lies
+    (:mod:`iconbench.buildcache.translations`).
     """
+    from iconbench.buildcache import translations
+
+    translations.install()
     like = descriptor(name)
     if like is None:
         return None

@@ -90,7 +90,7 @@ class CheckRecord:
         rows.append(f"| **total** | **{self.total_s:.1f} s** |")
         rows += builds_table(self.facts.get("builds", {}))
         if longest := self.facts.get("longest_builds"):
-            from iconbench.timing.compile_stages import table
+            from iconbench.records.build_stages import table
 
             rows += ["", "The longest builds of the check, seconds per stage "
                      "(docs/pr-check-h100.md):", "", table(longest)]  # fmt: skip

@@ -18,6 +18,16 @@ another process holds raises :class:`BusyBuildError` at once; the precompile dri
 this one up again when no other is left, now waiting for the lock: by then the build is
 usually done and found in the cache. Locks of gt4py's translation caches and of gtfn's
 compile-command prototype (made once, needed by every gtfn build) are waited on as before.
+
+A translation another process is making is deferred the same way: gt4py computes a missing
+translation in every process that needs it, so the two pools of a check, taking the same
+programs in the same order, translated each program whose code head did not change twice,
+at the same moment (from an empty cache on one H200 host, 25-46 s each beside the longest
+builds). While deferring, a worker translates a program under a lock of its cache entry
+(``<entry>.iconbench-translating``, :func:`translating_once`) and defers the job when another
+process holds it; taken up again, it waits for that lock and finds the translation in the
+cache. Base's and head's translations of one code
+share an entry through :mod:`iconbench.buildcache.translations`.
 """
 
 from __future__ import annotations
@@ -119,3 +129,51 @@ def deferring(cache: pathlib.Path) -> Iterator[None]:
         yield
     finally:
         locking._lock_constructor = original
+
+
+@contextlib.contextmanager
+def translating_once(*, defer: bool) -> Iterator[None]:
+    """Inside, a program another process is translating is not translated again.
+
+    gt4py's persistent translation caches are ``CachedStep``s over a ``FileCache``; a
+    missing entry is computed under a lock of its own. With ``defer`` a lock another process
+    holds raises :class:`BusyBuildError` (the job is taken up again later), without it the
+    lock is waited on and the translation then found in the cache. A gt4py without these
+    (another stack's) translates as it always did.
+    """
+    try:
+        import filelock
+        from gt4py._core.filecache import FileCache
+        from gt4py.next.otf.workflow import CachedStep
+    except ImportError:
+        yield
+        return
+    original = CachedStep.__call__
+
+    def call(step: Any, inp: Any) -> Any:
+        cache = getattr(step, "cache", None)
+        if not isinstance(cache, FileCache) or not hasattr(cache, "_get_path"):
+            return original(step, inp)
+        key = step.cache_key(inp)
+        with contextlib.suppress(KeyError):
+            return cache[key]
+        entry = pathlib.Path(cache._get_path(key))
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        lock = filelock.FileLock(f"{entry}.iconbench-translating")
+        try:
+            lock.acquire(timeout=0 if defer else -1)
+        except filelock.Timeout:
+            raise BusyBuildError(f"the translation {entry.stem[:16]}") from None
+        try:
+            with contextlib.suppress(KeyError):
+                return cache[key]  # made while this process waited for the lock's file
+            result = cache[key] = step.step(inp)
+            return result
+        finally:
+            lock.release()
+
+    CachedStep.__call__ = call  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        CachedStep.__call__ = original  # type: ignore[method-assign]

@@ -17,8 +17,8 @@ import pathlib
 import sys
 from collections.abc import Mapping
 
-#: Repository root (``src/iconbench/buildcache.py`` -> three levels up).
-REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+#: Repository root (``src/iconbench/buildcache/__init__.py`` -> four levels up).
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 #: Default root of the persistent caches; override with ``ICONBENCH_CACHE_DIR``.
 DEFAULT_CACHE_ROOT = REPO_ROOT / ".cache"
