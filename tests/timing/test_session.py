@@ -6,6 +6,7 @@ import time
 import weakref
 
 from iconbench.grids import resolve
+from iconbench.programs import backends as registry
 from iconbench.records.session import CaseResult, Measurement, SessionLedger
 from iconbench.timing import session
 
@@ -160,6 +161,20 @@ def test_a_workers_later_cases_warm_up_for_warmup_next_s(tmp_path, monkeypatch):
     jobs = [(f"p{i}[default]", "embedded") for i in range(3)]
     results = session.run_cases(
         jobs, grid=TINY, ledger=SessionLedger(tmp_path / "s.jsonl"),
+        prepare=lambda case, _b, _g: _Prepared([], case),
+        measure_options={**QUICK, "warmup_s": 0.05, "warmup_next_s": 0.01},
+        progress=lambda _: None,
+    )  # fmt: skip
+    assert asked == [0.05, 0.05, 0.05]  # embedded: a CPU case warms up in full wherever it comes
+    asked.clear()
+    embedded = registry.backend("embedded")
+    as_gpu = dataclasses.replace(embedded, device="gpu")
+    monkeypatch.setattr(registry, "backend", lambda _name: as_gpu)
+    clock = session.clock_for(embedded)
+    monkeypatch.setattr(session, "clock_for", lambda _backend: clock)  # a host clock, no device
+    results = session.run_cases(
+        [(f"q{i}[default]", "gtfn_gpu") for i in range(3)], grid=TINY,
+        ledger=SessionLedger(tmp_path / "g.jsonl"),
         prepare=lambda case, _b, _g: _Prepared([], case),
         measure_options={**QUICK, "warmup_s": 0.05, "warmup_next_s": 0.01},
         progress=lambda _: None,

@@ -157,7 +157,7 @@ def interleaving(
     return chosen, options.grid_of(args, default=grid), devices, plan
 
 
-#: A round's case after its first: the device is working already, so 3 calls and 20 ms warm it
+#: A round's GPU case after its first: the device is working already, so 3 calls and 20 ms warm it
 #: (the first case of each process still warms up 0.1 s). Most of a round was warm-up: in
 #: icon4py #1405's check on an H100, 0.100 s of each case's 0.145 s (docs/pr-check-h100.md).
 WARMUP_NEXT_S = 0.02

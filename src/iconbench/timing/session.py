@@ -151,8 +151,9 @@ def run_cases(
     ``fingerprint`` of its generated code).
 
     ``measure_options`` are :func:`~iconbench.timing.measurement.measure`'s, and
-    ``warmup_next_s``: the warm-up of each case after the first (the device is working
-    already: the first case warmed it, and the one before has just run on it).
+    ``warmup_next_s``: the warm-up of each GPU case after the first (the device is working
+    already: the first case warmed its clocks, and the one before has just run on it). A CPU
+    case warms up ``warmup_s`` wherever it comes: the host's caches hold the case before it.
 
     A ``worker`` of an interleaved check (a round's process) measures every job again, whatever
     the ledger holds, and tags its records with its name; ``device`` tags them with the device
@@ -185,7 +186,7 @@ def run_cases(
                 cold_compile_s=cold_compile_s,
                 copy_peak=copy_peak,
                 datasheet=datasheet,
-                measure_options=following if new else first,
+                measure_options=following if new and resolved[backend].on_gpu else first,
             )
         finally:
             release(case, resolved[backend], grid)
