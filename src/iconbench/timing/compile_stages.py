@@ -36,7 +36,6 @@ import importlib
 import os
 import pathlib
 import shlex
-import stat
 import subprocess
 import tempfile
 import time
@@ -61,25 +60,23 @@ PYTHON_STAGES: tuple[tuple[str, str, str], ...] = (
     ("dace.codegen.codegen", "generate_code", "code generation"),
 )
 
-#: The compiler launcher's file name (in the build cache).
+#: The name the compiler launcher runs under (``$0``: a command it runs shows it).
 LAUNCHER_NAME = "iconbench-compiler-launcher"
 
 #: The environment variable the compiler launcher appends its lines to.
 TIMES_FILE = "ICONBENCH_COMPILER_TIMES"
 
-_LAUNCHER = """#!/bin/sh
-# iconbench's compiler launcher: runs the command, appends "seconds tool compiles" to the
-# file $ICONBENCH_COMPILER_TIMES names (iconbench.timing.compile_stages)
-start=$(date +%s.%N)
-"$@"
-status=$?
-if [ -n "${ICONBENCH_COMPILER_TIMES:-}" ]; then
-    compiles=0
-    for word in "$@"; do [ "$word" = "-c" ] && compiles=1; done
-    echo "$start $(date +%s.%N) $(basename "$1") $compiles" >> "$ICONBENCH_COMPILER_TIMES"
-fi
-exit $status
-"""
+#: The launcher, one line of ``sh`` given to ``/bin/sh -c``: it runs the command (``"$@"``)
+#: and appends "start end tool compiles" to the file ``$ICONBENCH_COMPILER_TIMES`` names,
+#: if any; its exit status is the command's. No file of it lies anywhere: CMake keeps a
+#: launcher in the build folder's cache, and DaCe seeds new build folders from a configure
+#: it keeps machine-wide, so a launcher file removed with a cache would break later builds.
+#: A CMake list holds no ``;``, and a Ninja command no newline: the line uses neither.
+LAUNCHER_SCRIPT = (
+    's=$(date +%s.%N) && ("$@") && r=0 || r=$? && (echo " $* " | grep -q -- " -c ") && c=1 '
+    '|| c=0 && [ -z "$ICONBENCH_COMPILER_TIMES" ] || echo "$s $(date +%s.%N) $(basename "$1") '
+    '$c" >> "$ICONBENCH_COMPILER_TIMES" 2>/dev/null || true && exit $r'
+)
 
 
 class _Clock:
@@ -227,26 +224,17 @@ def tool_stage(words: Sequence[str]) -> str:
     return "nvcc" if tool.startswith("nvcc") else "host compiler"
 
 
-def launcher(directory: pathlib.Path) -> pathlib.Path:
-    """The compiler launcher script in ``directory`` (written once, atomically)."""
-    path = directory / LAUNCHER_NAME
-    if not path.exists() or path.read_text(encoding="utf-8") != _LAUNCHER:
-        directory.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=directory, delete=False) as handle:
-            handle.write(_LAUNCHER)
-        os.chmod(handle.name, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH
-                 | stat.S_IXOTH)  # fmt: skip
-        os.replace(handle.name, path)
-    return path
-
-
-def launcher_environment(script: pathlib.Path) -> dict[str, str]:
-    """The CMake variables that put ``script`` before every compiler and linker command.
+def launcher_environment() -> dict[str, str]:
+    """The CMake variables that put the launcher before every compiler and linker command.
 
     CMake reads them from the environment when it configures a build folder for the first
     time (3.17 for compilers, 3.21 for linkers); a folder configured before keeps its own.
+
+    >>> launcher_environment()["CMAKE_CUDA_COMPILER_LAUNCHER"].split(";")[:2]
+    ['/bin/sh', '-c']
     """
-    return {f"CMAKE_{lang}_{tool}_LAUNCHER": str(script)
+    launcher = ";".join(("/bin/sh", "-c", LAUNCHER_SCRIPT, LAUNCHER_NAME))
+    return {f"CMAKE_{lang}_{tool}_LAUNCHER": launcher
             for lang in ("CXX", "CUDA") for tool in ("COMPILER", "LINKER")}  # fmt: skip
 
 
@@ -277,8 +265,7 @@ def read_launcher_times(path: pathlib.Path) -> dict[str, float]:
 def timed(scratch: pathlib.Path) -> Iterator[dict[str, float]]:
     """Time the stages of the builds made inside; the dict is filled when the block ends.
 
-    ``scratch``: where the compiler launcher and its times live (a folder of the build cache,
-    so that a build folder configured with the launcher finds it again).
+    ``scratch``: where the compiler launcher's times of this build are written.
     """
     clock = _Clock()
     undo = _patch(clock, PYTHON_STAGES) + _dace_build(clock)
@@ -291,10 +278,10 @@ def timed(scratch: pathlib.Path) -> Iterator[dict[str, float]]:
             # gtfn's compile database: a prototype configured and built once per host
             compiledb._cc_create_compiledb = clock.wrap("cmake", template, unlaunched=True)
             undo.append(lambda: setattr(compiledb, "_cc_create_compiledb", template))
-    script = launcher(scratch)
+    scratch.mkdir(parents=True, exist_ok=True)
     times = pathlib.Path(tempfile.mkstemp(prefix="compiler-times-", dir=scratch)[1])
-    saved = {name: os.environ.get(name) for name in (*launcher_environment(script), TIMES_FILE)}
-    os.environ.update(launcher_environment(script) | {TIMES_FILE: str(times)})
+    saved = {name: os.environ.get(name) for name in (*launcher_environment(), TIMES_FILE)}
+    os.environ.update(launcher_environment() | {TIMES_FILE: str(times)})
     found: dict[str, float] = {}
     try:
         yield found
