@@ -89,7 +89,7 @@ class Plan:
     #: a case's sampling stops once its device-time median is known this well (None: all
     #: ``samples``; :func:`iconbench.timing.measurement.median_decided`)
     precision: float | None = None
-    #: the warm-up of a case after the first of a worker (None: ``warmup_s``)
+    #: the warm-up of a GPU case after the first of a worker (None: ``warmup_s``)
     warmup_next_s: float | None = None
 
 

@@ -540,7 +540,7 @@ def add_sampling(
 
     Per process; ``--precision`` stops a case's sampling once its median is known that well
     (:func:`iconbench.timing.measurement.median_decided`); ``--warmup-next-s`` is the warm-up
-    of a case measured right after another in the same process
+    of a GPU case measured right after another in the same process
     (:func:`iconbench.timing.session.run_cases`).
     """
     parser.add_argument("--samples", type=int, default=samples, help="timed calls per case")
@@ -552,8 +552,8 @@ def add_sampling(
         "--warmup-next-s",
         type=float,
         default=warmup_next_s,
-        help="warm-up seconds of a case measured right after another in the same process "
-        "(the device already working; default: --warmup-s)",
+        help="warm-up seconds of a GPU case measured right after another in the same process "
+        "(the device already working; default: --warmup-s; a CPU case warms up --warmup-s)",
     )
     parser.add_argument(
         "--precision",

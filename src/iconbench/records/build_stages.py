@@ -8,7 +8,6 @@ precompile waits on is its longest build.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -17,27 +16,15 @@ STAGES = ("gt4py passes", "lowering", "dace passes", "code generation", "cmake",
           "nvcc", "host compiler", "link", "other")  # fmt: skip
 
 
-@dataclasses.dataclass(frozen=True)
-class Stages:
-    """Seconds per stage of one build (only the stages it went through).
+def with_other(found: Mapping[str, float], *, total: float) -> dict[str, float]:
+    """The stages timed, in :data:`STAGES`' order, and ``other``: ``total`` seconds none took.
 
-    >>> s = Stages.of({"dace passes": 120.0, "nvcc": 20.0}, total=150.0)
-    >>> s.seconds["other"], s.longest()
-    (10.0, ('dace passes', 120.0))
+    >>> with_other({"nvcc": 20.0, "dace passes": 120.0, "lowering": 0.0}, total=150.0)
+    {'dace passes': 120.0, 'nvcc': 20.0, 'other': 10.0}
     """
-
-    seconds: Mapping[str, float]
-
-    @classmethod
-    def of(cls, found: Mapping[str, float], *, total: float) -> Stages:
-        """The stages timed, and ``other``: the build's ``total`` seconds none of them took."""
-        kept = {stage: round(found[stage], 2) for stage in STAGES if found.get(stage)}
-        kept["other"] = round(max(0.0, total - sum(kept.values())), 2)
-        return cls(kept)
-
-    def longest(self) -> tuple[str, float]:
-        """The stage this build spent most in."""
-        return max(self.seconds.items(), key=lambda item: item[1])
+    kept = {stage: round(found[stage], 2) for stage in STAGES if found.get(stage)}
+    kept["other"] = round(max(0.0, total - sum(kept.values())), 2)
+    return kept
 
 
 def longest(records: Iterable[Any], count: int = 8, **also: str) -> list[dict[str, Any]]:

@@ -26,8 +26,8 @@ at the same moment (from an empty cache on one H200 host, 25-46 s each beside th
 builds). While deferring, a worker translates a program under a lock of its cache entry
 (``<entry>.iconbench-translating``, :func:`translating_once`) and defers the job when another
 process holds it; taken up again, it waits for that lock and finds the translation in the
-cache. Base's and head's translations of one code
-share an entry through :mod:`iconbench.buildcache.translations`.
+cache. Base's and head's translations of one code share an entry through
+:mod:`iconbench.buildcache.translations`.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ class RunOptions:
     samples: int = 100
     max_s: float = 5.0
     warmup_s: float = 0.5
-    #: the warm-up of a case measured right after another in one process (None: ``warmup_s``)
+    #: the warm-up of a GPU case measured right after another in one process (None: ``warmup_s``)
     warmup_next_s: float | None = None
     #: stop sampling a case once its median is known to this relative precision (None: never)
     precision: float | None = None

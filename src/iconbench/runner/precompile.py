@@ -214,7 +214,7 @@ def _worker(job: tuple[str, str, Grid, str, bool]) -> CompileRecord | Deferred:
 
     buildcache.configure(stack, jobs=int(os.environ.get("GT4PY_BUILD_JOBS", "1")))
     from iconbench import suite
-    from iconbench.records.build_stages import Stages
+    from iconbench.records.build_stages import with_other
     from iconbench.timing import compile_stages
 
     started = time.perf_counter()
@@ -223,7 +223,7 @@ def _worker(job: tuple[str, str, Grid, str, bool]) -> CompileRecord | Deferred:
               busy_builds.translating_once(defer=defer),
               compile_stages.timed(suite.build_cache_dir()) as stages):  # fmt: skip
             seconds, build = suite.compile_case(case, backend, grid)
-        timed = Stages.of(stages, total=seconds).seconds if stages else None
+        timed = with_other(stages, total=seconds) if stages else None
         if build is None:
             return CompileRecord(case, backend, name, stack, seconds, stages=timed)
         return CompileRecord(case, backend, name, stack, seconds, build.fingerprint,

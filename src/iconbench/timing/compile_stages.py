@@ -118,20 +118,31 @@ class _Clock:
         self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
 
 
+def _swap(
+    undo: list[Callable[[], None]],
+    owner: Any,
+    name: str,
+    make: Callable[[Any], Any],
+) -> None:
+    """``owner.name`` replaced by ``make(owner.name)`` where it exists; its undo into ``undo``."""
+    original = getattr(owner, name, None)
+    if original is not None:
+        setattr(owner, name, make(original))
+        undo.append(lambda: setattr(owner, name, original))
+
+
 def _patch(clock: _Clock, targets: Iterable[tuple[str, str, str]]) -> list[Callable[[], None]]:
     """Wrap each target the stack has; the undo of each."""
-    undo = []
+    undo: list[Callable[[], None]] = []
     for module_name, path, stage in targets:
         try:
             owner: Any = importlib.import_module(module_name)
             *parents, name = path.split(".")
             for parent in parents:
                 owner = getattr(owner, parent)
-            original = getattr(owner, name)
         except (ImportError, AttributeError):
             continue  # another release of the stack: this stage is not timed
-        setattr(owner, name, clock.wrap(stage, original))
-        undo.append(lambda o=owner, n=name, f=original: setattr(o, n, f))
+        _swap(undo, owner, name, lambda original, stage=stage: clock.wrap(stage, original))
     return undo
 
 
@@ -187,12 +198,6 @@ def _dace_build(clock: _Clock) -> list[Callable[[], None]]:
         return []
     undo: list[Callable[[], None]] = []
 
-    def swap(owner: Any, name: str, make: Callable[[Callable[..., Any]], Callable[..., Any]]):
-        original = getattr(owner, name, None)
-        if original is not None:
-            setattr(owner, name, make(original))
-            undo.append(lambda: setattr(owner, name, original))
-
     def run(original: Callable[..., Any]) -> Callable[..., Any]:
         def run_command(command: Any, *args: Any, **kwargs: Any) -> Any:
             configure = "--build" not in str(command)
@@ -201,10 +206,10 @@ def _dace_build(clock: _Clock) -> list[Callable[[], None]]:
 
         return run_command
 
-    swap(compiler, "_run_liveoutput", run)
-    swap(command_db, "replay", lambda original: clock.wrap("build", original))
-    swap(compiler, "prepare_precompiled_header",
-         lambda original: clock.wrap("host compiler", original))  # fmt: skip
+    _swap(undo, compiler, "_run_liveoutput", run)
+    _swap(undo, command_db, "replay", lambda original: clock.wrap("build", original))
+    _swap(undo, compiler, "prepare_precompiled_header",
+          lambda original: clock.wrap("host compiler", original))  # fmt: skip
     return undo
 
 
@@ -272,14 +277,14 @@ def timed(scratch: pathlib.Path) -> Iterator[dict[str, float]]:
     with contextlib.suppress(ImportError):
         from gt4py.next.otf.compilation.build_systems import compiledb
 
-        compiledb.subprocess = _TimedSubprocess(clock)  # type: ignore[assignment]
-        undo.append(lambda: setattr(compiledb, "subprocess", subprocess))
-        if (template := getattr(compiledb, "_cc_create_compiledb", None)) is not None:
-            # gtfn's compile database: a prototype configured and built once per host
-            compiledb._cc_create_compiledb = clock.wrap("cmake", template, unlaunched=True)
-            undo.append(lambda: setattr(compiledb, "_cc_create_compiledb", template))
+        _swap(undo, compiledb, "subprocess", lambda _module: _TimedSubprocess(clock))
+        # gtfn's compile database: a prototype configured and built once per host
+        _swap(undo, compiledb, "_cc_create_compiledb",
+              lambda template: clock.wrap("cmake", template, unlaunched=True))  # fmt: skip
     scratch.mkdir(parents=True, exist_ok=True)
-    times = pathlib.Path(tempfile.mkstemp(prefix="compiler-times-", dir=scratch)[1])
+    handle, name = tempfile.mkstemp(prefix="compiler-times-", dir=scratch)
+    os.close(handle)  # the launcher's processes append to it by name
+    times = pathlib.Path(name)
     saved = {name: os.environ.get(name) for name in (*launcher_environment(), TIMES_FILE)}
     os.environ.update(launcher_environment() | {TIMES_FILE: str(times)})
     found: dict[str, float] = {}
@@ -297,11 +302,11 @@ def timed(scratch: pathlib.Path) -> Iterator[dict[str, float]]:
         times.unlink(missing_ok=True)
         seconds = dict(clock.seconds)
         build = seconds.pop("build", 0.0)  # DaCe's compiles: the launcher's share split out
-        if build:
-            split = sum(compilers.values())
-            seconds["cmake"] = seconds.get("cmake", 0.0) + (max(0.0, build - split) if split else 0)
-            if not split:
-                seconds["compile"] = build
+        split = sum(compilers.values())
+        if build and split:  # what the launcher did not time is the build tool's
+            seconds["cmake"] = seconds.get("cmake", 0.0) + max(0.0, build - split)
+        elif build:  # commands replayed without the launcher: one stage
+            seconds["compile"] = build
         for stage, value in compilers.items():
             seconds[stage] = seconds.get(stage, 0.0) + value
         found.update(seconds)
