@@ -159,7 +159,8 @@ def interleaving(
 
 #: A round's GPU case after its first: the device is working already, so 3 calls and 20 ms warm it
 #: (the first case of each process still warms up 0.1 s). Most of a round was warm-up: in
-#: icon4py #1405's check on an H100, 0.100 s of each case's 0.145 s (docs/pr-check-h100.md).
+#: icon4py #1405's check on an H100, median 0.100 s of each case's 0.126-0.127 s
+#: (docs/pr-check-h100.md).
 WARMUP_NEXT_S = 0.02
 
 #: ``--quick``: two blocks of four rounds (4 processes a side, the fewest the gate decides

@@ -3,8 +3,9 @@
 A check's longest build is Python (gt4py's and DaCe's passes,
 :mod:`iconbench.timing.compile_stages`), one core each, so its precompile scales with how
 fast one core runs the interpreter, and that differs between hosts of one kind: virtual
-machines on shared hardware (another tenant, the clock of the core) ran one loop in
-0.21-0.27 s within one process on one H200 host, and in 0.12 s on a workstation.
+machines on shared hardware (another tenant, the clock of the core). On one H200 host the
+same dace_gpu builds took 149-176 s alone and 172-195 s beside a check
+(``results/pr-check-h200``).
 ``check.json`` records the host (:func:`describe`) at the start of the check, so that a row of
 a results table says how fast its host was, and two rows of one check on two hosts can be
 told apart by it.
@@ -42,7 +43,8 @@ def cpu_model(cpuinfo: pathlib.Path = pathlib.Path("/proc/cpuinfo")) -> str:
 def python_us(repeats: int = 2000) -> float:
     """Microseconds of one :func:`~iconbench.timing.measurement.reference_work`, median.
 
-    About 30 µs on a workstation; 2000 of them take a twentieth of a second.
+    23.6-25.9 µs on one H200 host (``results/pr-check-h200``): 2000 of them take a twentieth
+    of a second.
 
     >>> 0 < python_us(50) < 10_000
     True
