@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import TYPE_CHECKING
 
 from iconbench.cli import options
 from iconbench.cli.command import Command
+
+if TYPE_CHECKING:
+    from iconbench.grids.presets import GridSpec
 
 
 class Grid(Command):
@@ -40,29 +44,31 @@ class Grid(Command):
         chosen = options.grid_of(args, default=None)
         if chosen is None:
             print(
-                f"{'preset':<24} {'kind':<5} {'cells':>9} {'edges':>9} {'vertices':>9} "
-                f"{'levels':>6}  generated grid vs the real one; description"
+                f"{'preset':<24} {'kind':<6} {'cells':>9} {'edges':>9} {'vertices':>9} "
+                f"{'levels':>6}  made by: generated grid vs the real one; description"
             )
             for spec in grids.PRESETS.values():
-                kind = "lam" if spec.limited_area else "torus"
                 real = spec.real
                 cells, edges, vertices = (
                     (real.cells, real.edges or "-", real.vertices or "-")
                     if real
                     else (spec.num_cells, spec.num_edges, spec.num_vertices)
                 )
+                maker = "icon-grid-generator" if spec.made_by is not None else "iconbench"
                 print(
-                    f"{spec.name:<24} {kind:<5} {cells:>9} {edges:>9} {vertices:>9} "
-                    f"{spec.num_levels:>6}  {spec.exactness()}; {spec.description}"
+                    f"{spec.name:<24} {_kind(spec):<6} {cells:>9} {edges:>9} {vertices:>9} "
+                    f"{spec.num_levels:>6}  {maker}: {spec.exactness()}; {spec.description}"
                 )
                 if real is not None:
                     print(f"{'':<26}real grid: {real.name}; source: {real.source}")
-                    print(f"{'':<26}generated: {spec.nx} x {spec.ny} lattice, {spec.counts}")
+                    print(f"{'':<26}generated: {spec.source()}; {spec.counts}")
                     if real.inferred:
                         print(f"{'':<26}{real.inferred}")
             print(
                 "counts: of the real ICON grid where a preset stands for one (with its source), "
-                "else of the generated grid; results record the generated grid's counts"
+                "else of the generated grid; results record the generated grid's counts. "
+                "made by icon-grid-generator: made once into the runner's cache (.cache/grids) "
+                "and read as a grid file; iconbench: its own lattice (docs/grids.md says why)"
             )
             return 0
         from iconbench.grids import checks
@@ -93,3 +99,10 @@ class Grid(Command):
             return 1
         print("checks      ok")
         return 0
+
+
+def _kind(spec: GridSpec) -> str:
+    """``global`` (a sphere), ``torus`` or ``lam``."""
+    if spec.made_by is not None and spec.made_by.family == "global":
+        return "global"
+    return "lam" if spec.limited_area else "torus"

@@ -61,11 +61,20 @@ class Grid:
         return pathlib.Path(self.spec.grid_file) if self.spec.grid_file else None
 
     def generate(self, *, allocator: Any = None) -> GeneratedGrid:
-        """The grid itself (imports gt4py): generated from the spec, or read from the file."""
-        if self.file is not None:
-            from iconbench.grids.gridfile import load_grid_file
+        """The grid itself (imports gt4py): read from its file, or generated from the spec.
 
+        A preset icon-grid-generator makes is its file in the runner's cache, made there the
+        first time (:func:`iconbench.grids.library.cached_file`), and read like any other.
+        """
+        from iconbench.grids.gridfile import load_grid_file
+
+        if self.file is not None:
             return load_grid_file(self.file, num_levels=self.counts.levels, allocator=allocator)
+        if self.spec.made_by is not None:
+            from iconbench.grids.library import cached_file
+
+            return load_grid_file(cached_file(self.spec.made_by), num_levels=self.counts.levels,
+                                  allocator=allocator, spec=self.spec)  # fmt: skip
         from iconbench.grids.generator import generate
 
         return generate(self.spec, allocator=allocator)

@@ -144,11 +144,14 @@ def load_grid_file(
     num_levels: int = 65,
     allocator: gtx_typing.Allocator | None = None,
     keep_skip_values: bool = False,
+    spec: GridSpec | None = None,
 ) -> GeneratedGrid:
     """Read an ICON grid file with icon4py's ``GridManager`` into a :class:`GeneratedGrid`.
 
     ``geometry`` holds what the file provides (areas, lengths, orientations, distances) under
     icon4py's attribute names; ``topology`` is the file's primary tables (zero-based).
+    ``spec``: the preset the file is made for (its name and counts; default: the file's).
+    A preset's file whose counts are not the preset's is refused, naming both.
     """
     path = pathlib.Path(path)
     if not path.is_file():
@@ -186,7 +189,7 @@ def load_grid_file(
         attrs.CELL_NORMAL_ORIENTATION: fields["orientation_of_normal"],
         attrs.VERTEX_EDGE_ORIENTATION: fields["edge_orientation"].astype(np.float64),
     }
-    spec = GridSpec(
+    found = GridSpec(
         name=path.stem,
         num_cells=grid.num_cells,
         num_levels=num_levels,
@@ -196,6 +199,12 @@ def load_grid_file(
         num_vertices=grid.num_vertices,
         grid_file=str(path),
     )
+    if spec is not None and (differ := spec.counts.differences(found.counts)):
+        raise IconbenchError(
+            f"grid file '{path}' is not preset {spec.name}'s grid ({differ}); remove the file "
+            "so that it is made again"
+        )
+    spec = spec or found
     return GeneratedGrid(
         spec=spec,
         grid=grid,

@@ -50,6 +50,7 @@ import math
 from typing import Any
 
 from iconbench.errors import IconbenchError
+from iconbench.grids.library import LibraryGrid, Region
 from iconbench.grids.torus import ROW_HEIGHT
 
 MIN_TORUS = (3, 4)
@@ -137,9 +138,11 @@ class GridSpec:
     num_vertices: int = 0
     grid_file: str | None = None
     real: RealGrid | None = None
+    #: the grid icon-grid-generator makes for this preset (its counts are given, not a lattice's)
+    made_by: LibraryGrid | None = None
 
     def __post_init__(self) -> None:
-        if self.grid_file is not None:
+        if self.grid_file is not None or self.made_by is not None:
             return
         nx, ny = self.nx, self.ny
         if not nx:
@@ -182,6 +185,18 @@ class GridSpec:
                 diffs.append(f"{name} {ours - real:+d}{rel}")
         return "approx.: " + ", ".join(diffs) if diffs else "exact"
 
+    def source(self) -> str:
+        """What makes this grid: icon-grid-generator's request, iconbench's lattice, or a file.
+
+        >>> PRESETS["icon_global"].source(), PRESETS["tiny"].source()
+        ('icon-grid-generator: global R02B04', 'iconbench: 16 x 16 lattice')
+        """
+        if self.grid_file is not None:
+            return f"file: {self.grid_file}"
+        if self.made_by is not None:
+            return f"icon-grid-generator: {self.made_by.describe()}"
+        return f"iconbench: {self.nx} x {self.ny} lattice"
+
     @property
     def domain_size(self) -> tuple[float, float]:
         """(length, height) in metres of the torus period or of the patch's bounding box."""
@@ -209,6 +224,37 @@ def lattice_for_cells(num_cells: int, limited_area: bool) -> tuple[int, int]:
 
 
 CH1_CELLS, CH2_CELLS = 1_147_980, 283_876
+
+#: ICON-CH1 medium's domain as icon-grid-generator makes it: R19B08 over Switzerland, cut
+#: from R19B03 (43 cells of 1 024 each; 44 and 42 are the neighbouring sizes, 45 056 and
+#: 43 008 cells) and bisected five times locally.
+MCH_R19B08_LAM = LibraryGrid(
+    "limited-area", "R19B08", region=Region(6.825, 9.175, 45.8, 47.4), cut_at=3
+)
+#: A limited area for CI: R02B05 over central Europe, cut from R02B04 (the library's own way).
+CI_LAM = LibraryGrid("limited-area", "R2B5", region=Region(-5.0, 25.0, 38.0, 58.0))
+
+
+def _library(
+    name: str,
+    made_by: LibraryGrid,
+    levels: int,
+    description: str,
+    *,
+    counts: tuple[int, int, int] | None = None,
+    real: RealGrid | None = None,
+) -> GridSpec:
+    """A preset icon-grid-generator makes: its counts by arithmetic or, for a domain, given.
+
+    A domain's counts are what the library made of it (``tests/grids/test_library.py`` makes
+    each such preset and compares).
+    """
+    cells, edges, vertices = counts or made_by.counts() or (0, 0, 0)
+    return GridSpec(name, cells, levels, made_by.family == "limited-area",
+                    description=description, num_edges=edges, num_vertices=vertices, real=real,
+                    made_by=made_by)  # fmt: skip
+
+
 _ICON4PY = "C2SM/icon4py model/common/tests/common/grid/utils.py GRID_REFERENCE_VALUES"
 R19B08_DOMAIN01 = RealGrid(
     "MCH_OPR_R19B08_DOMAIN01 (mch_opr_R19B08_DOM01)",
@@ -238,14 +284,15 @@ PRESETS: dict[str, GridSpec] = {
         GridSpec("tiny_lam", 0, 10, True, description="CI: limited area", nx=32, ny=32),
         GridSpec("small", 20_000, 65, description="laptop-size torus"),
         GridSpec("small_lam", 20_000, 65, True, description="laptop-size limited area"),
-        GridSpec(
-            "icon_global", 20_480, 40, description="icon4py icon_global (R02B04), torus",
+        _library(
+            "icon_global", LibraryGrid("global", "R2B4"), 40,
+            "icon4py icon_global (R02B04), global sphere",
             real=RealGrid("R02B04_GLOBAL (icon_grid_0013_R02B04_R)", 20_480, 30_720, 10_242,
                           _ICON4PY),
         ),
-        GridSpec(
-            "icon_benchmark_global", 327_680, 80, edge_length=60e3,
-            description="icon4py icon_benchmark_global (R02B06), torus",
+        _library(
+            "icon_benchmark_global", LibraryGrid("global", "R2B6"), 80,
+            "icon4py icon_benchmark_global (R02B06), global sphere",
             real=RealGrid("R02B06_GLOBAL (icon_grid_0021_R02B06_G)", 327_680, 491_520, 163_842,
                           _ICON4PY),
         ),
@@ -265,10 +312,15 @@ PRESETS: dict[str, GridSpec] = {
                 "(icon4py's single-GPU benchmark grid; OpenACC per-call times match runs on it)",
             ),
         ),
-        GridSpec(
-            "r02b07", 1_310_720, 80, edge_length=30e3, description="global R02B07 size (~20 km)",
+        _library(
+            "r02b07", LibraryGrid("global", "R2B7"), 80, "global R02B07 (~20 km)",
             real=RealGrid("R02B07_GLOBAL (icon_grid_0023_R02B07_G)", 1_310_720, 1_966_080,
                           655_362, _ICON4PY),
+        ),
+        _library(
+            "mch_r19b08_lam", MCH_R19B08_LAM, 80,
+            "R19B08 limited area over Switzerland of ICON-CH1 medium's size, made as ICON "
+            "makes it", counts=(44_032, 66_352, 22_321), real=R19B08_DOMAIN01,
         ),
         GridSpec(
             "ch2", CH2_CELLS, 80, True, edge_length=2200.0,
@@ -284,6 +336,12 @@ PRESETS: dict[str, GridSpec] = {
             "ch1_medium", **_CH1_OPERATIONAL,
             description="old name of ch1_operational (results/h100 use it): NOT the "
             "mch_icon-ch1_medium experiment's grid",
+        ),
+        _library("r02b02", LibraryGrid("global", "R2B2"), 10, "CI: a global sphere"),
+        _library("r02b05_lam", CI_LAM, 10, "CI: a limited area", counts=(892, 1_379, 488)),
+        _library(
+            "tiny_torus", LibraryGrid("torus", nx=16, ny=16, edge_length=2000.0), 10,
+            "CI: tiny's lattice as icon-grid-generator makes it",
         ),
         GridSpec("gpu_1m", 1_000_000, 80, description="~1M cells x 80 levels", edge_length=1e3),
         GridSpec("gpu_4m", 4_000_000, 80, description="fills an H100/H200", edge_length=500.0),
@@ -320,6 +378,12 @@ def spec_for(
                 f"unknown grid preset {preset!r}; choose one of: {', '.join(PRESETS)}"
             )
         spec = PRESETS[preset]
+        if limited_area and not spec.limited_area and spec.made_by is not None:
+            raise IconbenchError(
+                f"--limited-area: preset {preset} is icon-grid-generator's "
+                f"{spec.made_by.describe()}; leave --limited-area out or choose a limited-area "
+                "preset (iconbench grid lists them)"
+            )
         if limited_area and not spec.limited_area:
             lam = f"{preset}_lam"
             if lam in PRESETS:
