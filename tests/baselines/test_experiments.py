@@ -128,3 +128,33 @@ def test_broken_experiment_files_are_one_line_errors(tmp_path):
     )
     with pytest.raises(IconbenchError, match="no program has a static argument 'no_such_arg'"):
         experiments.from_file(bad)
+
+
+def test_the_domain_made_by_icon_grid_generator_compares_like_the_grid(ch1, capsys):
+    # ICON-CH1 medium's domain, as the lattice and as icon-grid-generator makes it
+    assert ch1.grids == ("mch_icon-ch1_medium", "mch_r19b08_lam")
+    domain = counts_of("mch_r19b08_lam")
+    assert [e.name for e in experiments.on_grid("mch_r19b08_lam", domain)] == [ch1.name]
+    assert ch1.grid_of([domain]) == ("mch_r19b08_lam", domain)
+    assert ch1.grid_of([counts_of("ch1_medium")])[0] == "mch_icon-ch1_medium"
+    # the H200 record on the domain: forced for the GPU only, not for the grid
+    results = restored("results/h200-mch_r19b08_lam") / "asv"
+    run = ["speedup", str(results), "--experiment", ch1.name, "--gpu", "h200", "--json"]
+    assert main(run) == 2
+    assert "GPU differs" in capsys.readouterr().err
+    assert main([*run, "--force"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["gt4py_grids"] == ["mch_r19b08_lam"]
+    assert [m for m in report["forced"] if "grid differs" in m] == []
+    estimates = {b["backend"]: round(b["estimate"]["value"], 2) for b in report["backends"]}
+    assert estimates == {"dace_gpu": 1.62, "gtfn_gpu": 1.34}
+
+
+def test_a_domain_that_is_no_preset_is_refused(tmp_path):
+    bad = tmp_path / "x.toml"
+    bad.write_text('version = 1\nname = "x"\ngrid = "tiny"\ndomains = ["nogrid"]\n')
+    with pytest.raises(IconbenchError, match="grid 'nogrid' is no grid preset"):
+        experiments.from_file(bad)
+    bad.write_text('version = 1\nname = "x"\ngrid = "tiny"\ndomains = "tiny_torus"\n')
+    with pytest.raises(IconbenchError, match="key 'domains': expected a list of grid presets"):
+        experiments.from_file(bad)

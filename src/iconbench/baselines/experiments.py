@@ -51,6 +51,33 @@ class Experiment:
     path: pathlib.Path
     steps_source: str = ""
     substeps_source: str = ""
+    #: other presets of the experiment's domain, made otherwise (icon-grid-generator's
+    #: ``mch_r19b08_lam`` for the lattice ``mch_icon-ch1_medium``): the speed-up compares timings
+    #: on them with the OpenACC timers as it does on ``grid``
+    domains: tuple[str, ...] = ()
+
+    @property
+    def grids(self) -> tuple[str, ...]:
+        """The presets that stand for the experiment's domain: ``grid`` first."""
+        return (self.grid, *self.domains)
+
+    def grid_of(self, measured: Iterable[Any]) -> tuple[str, Any]:
+        """(preset, counts) of the experiment's grids that timings were measured on.
+
+        ``measured``: the counts of the timings' grids. The first of :attr:`grids` whose
+        counts are among them, else ``grid`` (the comparison then says the grid differs).
+
+        >>> exp = Experiment("x", "", "tiny", "b", 1, 1, (), pathlib.Path("x.toml"),
+        ...                  domains=("tiny_torus",))
+        >>> from iconbench.grids.presets import counts_of
+        >>> exp.grid_of([counts_of("tiny_torus")])[0], exp.grid_of([counts_of("small")])[0]
+        ('tiny', 'tiny')
+        """
+        from iconbench.grids.presets import counts_of
+
+        seen = set(measured)
+        found = [(name, counts_of(name)) for name in self.grids]
+        return next((item for item in found if item[1] in seen), found[0])
 
     @property
     def pins(self) -> dict[str, Any]:
@@ -136,10 +163,14 @@ def from_file(path: pathlib.Path) -> Experiment:
     if data.get("version") != 1:
         raise IconbenchError(f"{origin}: key 'version': expected 1, got {data.get('version')!r}")
     grid = _field(data, "grid", str, origin)
-    if grid not in PRESETS:
-        raise IconbenchError(
-            f"{origin}: grid {grid!r} is no grid preset; choose one of: {', '.join(PRESETS)}"
-        )
+    domains = data.get("domains", [])
+    if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
+        raise IconbenchError(f"{origin}: key 'domains': expected a list of grid presets")
+    for name in (grid, *domains):
+        if name not in PRESETS:
+            raise IconbenchError(
+                f"{origin}: grid {name!r} is no grid preset; choose one of: {', '.join(PRESETS)}"
+            )
     static = []
     for i, entry in enumerate(data.get("static", [])):
         where = f"{origin} static[{i}]"
@@ -164,6 +195,7 @@ def from_file(path: pathlib.Path) -> Experiment:
         path=path,
         steps_source=str(data.get("steps_source", "")),
         substeps_source=str(data.get("substeps_source", "")),
+        domains=tuple(domains),
     )
 
 
@@ -190,7 +222,7 @@ def on_grid(
     return [
         experiment
         for experiment in (load(n, directory) for n in names(directory))
-        if counts_of(experiment.grid) == counts
+        if counts in {counts_of(name) for name in experiment.grids}
     ]
 
 

@@ -169,9 +169,8 @@ class Speedup(Command):
                 )
         grid = None
         if experiment is not None:
-            from iconbench.grids.presets import counts_of
-
-            grid = (experiment.grid, counts_of(experiment.grid))
+            # the experiment's grid, or another preset of its domain the timings are on
+            grid = experiment.grid_of(t.grid_counts for t in timings)
             on_grid = [t for t in timings if t.grid_counts == grid[1]]
             if on_grid and args.grid is None:
                 timings = on_grid
@@ -179,7 +178,8 @@ class Speedup(Command):
                 measured = ", ".join(sorted({f"{t.grid} ({t.grid_counts})" for t in timings}))
                 raise IconbenchError(
                     f"{args.results}: no timings on experiment {experiment.name}'s grid "
-                    f"{experiment.grid!r} ({grid[1]}), only on {measured}; measure it "
+                    f"{' or '.join(map(repr, experiment.grids))} ({grid[1]}), only on "
+                    f"{measured}; measure it "
                     f"(iconbench suite measure --experiment {experiment.name}) or pass --force"
                 )
             if not on_grid:

@@ -162,12 +162,10 @@ def _side(report: Any) -> OpenACCSide:
 def speedups(base: ResultSet, head: ResultSet, want: Request) -> tuple[OpenACC | None, str | None]:
     """(the ``openacc`` value, ``None``) or (``None``, why no baseline matches)."""
     from iconbench.baselines import gpu_scaling, mapping, speedup, store
-    from iconbench.grids.presets import counts_of
 
     baseline = store.load(want.store_root or store.default_root(), want.baseline)
     table = mapping.load(want.mapping_file or mapping.DEFAULT_FILE)
     experiment = want.experiment
-    grid = (experiment.grid, counts_of(experiment.grid)) if experiment else None
     pins = experiment.pins if experiment else {}
     sides: dict[str, OpenACCSide] = {}
     forced: list[str] = []
@@ -177,6 +175,8 @@ def speedups(base: ResultSet, head: ResultSet, want: Request) -> tuple[OpenACC |
         if not timings:
             return None, f"OpenACC baseline {want.baseline}: {name} has no device times"
         gpu = timings[0].gpu
+        # the experiment's grid, or another preset of its domain this side measured on
+        grid = experiment.grid_of(t.grid_counts for t in timings) if experiment else None
         scale = gpu_scaling.scaling(baseline.machine.gpu, gpu, _copy_peak(side))
         if want.backends is not None:
             timings = [t for t in timings if t.backend in want.backends]

@@ -1,0 +1,76 @@
+"""docs/speedup-mch_icon-ch1_medium.md's H200 section says what its two records' reports say.
+
+The section compares the generated R19B08 domain with the lattice, per ICON timer and for the
+``integrate_nh`` estimate; each figure must be the one ``iconbench speedup`` printed for the
+record (``speedup.txt`` of ``results/h200-mch_r19b08_lam`` and of
+``results/h200-mch_icon-ch1_medium``).
+"""
+
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "speedup-mch_icon-ch1_medium.md"
+SECTION = "## On the domain made as ICON makes it (H200, 2026-11-28)"
+REPORTS = {"generated": ROOT / "results" / "h200-mch_r19b08_lam" / "speedup.txt",
+           "lattice": ROOT / "results" / "h200-mch_icon-ch1_medium" / "speedup.txt"}  # fmt: skip
+
+
+def _report(path: pathlib.Path) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
+    """(backend, timer) -> GT4Py ms as printed, and backend -> the integrate_nh estimate."""
+    times, estimates, backend = {}, {}, None
+    for line in path.read_text().splitlines():
+        if line.startswith("backend "):
+            backend = line.split()[1]
+        row = re.match(r"  (\w+)\s+[0-9.]+%\s+\S+\s+\S+\s+\S+\s+(\S+)\s", line)
+        if backend and row and "  ok  " in line:  # a mapped timer measured (others: notes)
+            times[backend, row.group(1)] = row.group(2)
+        estimate = re.match(r"  integrate_nh estimate: ([0-9.]+x)", line)
+        if backend and estimate:
+            estimates[backend] = estimate.group(1)
+    return times, estimates
+
+
+def _section() -> str:
+    text = DOC.read_text()
+    return text[text.index(SECTION) :]
+
+
+def _timer_rows() -> list[list[str]]:
+    rows = []
+    for line in _section().splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 7 and re.match(r"^\w+$", cells[0]):
+            rows.append(cells)
+    return rows
+
+
+def test_every_timer_of_the_reports_has_its_row():
+    generated, _ = _report(REPORTS["generated"])
+    timers = {timer for _, timer in generated}
+    assert len(timers) >= 30
+    assert {row[0] for row in _timer_rows()} == timers
+
+
+@pytest.mark.parametrize("row", _timer_rows(), ids=lambda row: row[0])
+def test_a_timers_times_are_the_reports(row):
+    generated, _ = _report(REPORTS["generated"])
+    lattice, _ = _report(REPORTS["lattice"])
+    timer = row[0]
+    for backend, cell in (("dace_gpu", row[3]), ("gtfn_gpu", row[5])):
+        ours, theirs = (float(x) for x in cell.split(" / "))
+        assert ours == pytest.approx(float(generated[backend, timer]), rel=2e-3)
+        assert theirs == pytest.approx(float(lattice[backend, timer]), rel=2e-3)
+
+
+def test_the_integrate_nh_estimates_are_the_reports():
+    table = _section()
+    for name, path in REPORTS.items():
+        _, estimates = _report(path)
+        assert set(estimates) == {"dace_gpu", "gtfn_gpu"}
+        for backend, value in estimates.items():
+            row = next(line for line in table.splitlines() if line.startswith(f"| {backend} |"))
+            column = 1 if name == "generated" else 2
+            assert row.split("|")[column + 1].strip().lstrip("*").startswith(value), (name, row)
