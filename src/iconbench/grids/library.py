@@ -59,7 +59,8 @@ def version() -> str:
     except metadata.PackageNotFoundError:
         raise IconbenchError(
             f"this preset is made by {PACKAGE}, which this environment lacks; install it "
-            "(ci/ensure-env) or give --grid-file with an ICON grid file"
+            "(ci/ensure-env; a GPU runner's wheelhouse has it when made with 'ci/gpu-wheelhouse "
+            "--with-grid-files') or give --grid-file with an ICON grid file"
         ) from None
 
 
@@ -166,8 +167,7 @@ class LibraryGrid:
         if self.family == "torus":
             return gg.TorusGridSpec(nx=self.nx, ny=self.ny, edge_length=self.edge_length)
         if self.family == "global":
-            return gg.GlobalGridSpec.from_name(self.grid) if hasattr(
-                gg.GlobalGridSpec, "from_name") else self.grid  # fmt: skip
+            return self.grid  # the library reads ICON's names ("R2B4")
         assert self.region is not None
         box = gg.Region.lonlat_box(**dataclasses.asdict(self.region))
         return gg.LimitedAreaGridSpec(parent=self.grid, region=box)
