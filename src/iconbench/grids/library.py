@@ -39,7 +39,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from importlib import metadata
-from typing import Any
+from typing import Any, Literal
 
 from iconbench.errors import IconbenchError
 
@@ -48,6 +48,9 @@ PACKAGE = "icon-grid-generator"
 
 #: A grid that takes longer than this prints a progress line every so many seconds.
 PROGRESS_AFTER_S = 5.0
+
+#: What the library makes: a sphere, a doubly periodic plane, or a domain cut from a sphere.
+Family = Literal["global", "torus", "limited-area"]
 
 _RNBK = re.compile(r"^R0?(?P<root>\d+)B0?(?P<bisections>\d+)$")
 
@@ -84,7 +87,7 @@ class LibraryGrid:
     library's ``refine_last``).
     """
 
-    family: str
+    family: Family
     grid: str = ""
     nx: int = 0
     ny: int = 0
@@ -110,13 +113,17 @@ class LibraryGrid:
         return int(found["root"]), int(found["bisections"])
 
     @property
+    def icon_name(self) -> str:
+        """ICON's spelling of ``RnBk``: ``R02B04``."""
+        root, bisections = self.root_bisections
+        return f"R{root:02d}B{bisections:02d}"
+
+    @property
     def name(self) -> str:
-        """ICON's name of the grid (``R02B04``), or the torus's lattice."""
+        """ICON's name of the grid (``R02B04``, ``R19B08_lam``), or the torus's lattice."""
         if self.family == "torus":
             return f"torus_{self.nx}x{self.ny}"
-        root, bisections = self.root_bisections
-        text = f"R{root:02d}B{bisections:02d}"
-        return text if self.family == "global" else f"{text}_lam"
+        return self.icon_name if self.family == "global" else f"{self.icon_name}_lam"
 
     def describe(self) -> str:
         """One line: the family, the grid and, for a domain, its box and where it was cut.
@@ -127,14 +134,13 @@ class LibraryGrid:
         """
         if self.family == "torus":
             return f"torus {self.nx} x {self.ny}, edges {self.edge_length:g} m"
-        root, bisections = self.root_bisections
-        ours = f"R{root:02d}B{bisections:02d}"
         if self.family == "global":
-            return f"global {ours}"
+            return f"global {self.icon_name}"
         assert self.region is not None
         box = self.region
+        root, bisections = self.root_bisections
         cut = bisections - 1 if self.cut_at is None else self.cut_at
-        return (f"limited area {ours}, lon {box.lon_min:g}..{box.lon_max:g}, lat "
+        return (f"limited area {self.icon_name}, lon {box.lon_min:g}..{box.lon_max:g}, lat "
                 f"{box.lat_min:g}..{box.lat_max:g}, cut from R{root:02d}B{cut:02d}")  # fmt: skip
 
     def counts(self) -> tuple[int, int, int] | None:
