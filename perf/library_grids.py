@@ -1,10 +1,13 @@
-"""Print what each preset icon-grid-generator makes costs: time, peak memory, file, and loading.
+"""Print what each grid preset costs: time, peak memory, file, and loading.
 
-Run as ``.venv/bin/python perf/library_grids.py [preset ...]`` (default: every such preset,
-the biggest last). Each preset is made in a fresh process into an empty cache, so the time
-and the peak resident memory are that preset's alone; then it is loaded once through the
-runner's road (``Grid.generate``: icon4py's ``GridManager``). Prints a Markdown table, the
-one docs/grids.md holds.
+Run as ``.venv/bin/python perf/library_grids.py [preset ...]`` (default: every preset
+icon-grid-generator makes, the biggest last; ``--lattice``: every preset of iconbench's own
+lattice). Each preset is made in a fresh process into an empty cache, so the time and the peak
+resident memory are that preset's alone. A library preset is made into its NetCDF file and
+then loaded once through the runner's road (``Grid.generate``: icon4py's ``GridManager``); a
+lattice preset is generated in every process that uses it (gt4py's and icon4py's imports
+come first and count in its memory, not its time), and its file is what ``iconbench grid
+--out`` writes. Prints a Markdown table, the ones docs/grids.md holds.
 """
 
 from __future__ import annotations
@@ -33,11 +36,30 @@ print(json.dumps({"made_s": made, "peak_mib": peak / 1024, "bytes": path.stat().
 """
 
 
-def measure(preset: str) -> dict[str, float]:
+_LATTICE = """
+import json, pathlib, resource, sys, tempfile, time
+from iconbench import grids
+from iconbench.grids import gridfile  # gt4py's and icon4py's imports are not the making
+grid = grids.resolve(sys.argv[1])
+started = time.perf_counter()
+generated = grid.generate()
+made = time.perf_counter() - started
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+path = pathlib.Path(tempfile.mkdtemp()) / "grid.nc"
+gridfile.write_grid_file(generated, path)
+print(json.dumps({"made_s": made, "peak_mib": peak / 1024, "bytes": path.stat().st_size,
+                  "load_s": None}))
+"""
+
+
+def measure(preset: str) -> dict[str, float | None]:
     """Make ``preset`` in a fresh process with an empty cache; its figures."""
     with tempfile.TemporaryDirectory() as cache:
         environ = dict(os.environ, ICONBENCH_CACHE_DIR=cache)
-        done = subprocess.run([sys.executable, "-c", _ONE, preset], env=environ,
+        from iconbench import grids
+
+        script = _ONE if grids.PRESETS[preset].made_by is not None else _LATTICE
+        done = subprocess.run([sys.executable, "-c", script, preset], env=environ,
                               capture_output=True, text=True, check=True)  # fmt: skip
         return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -46,20 +68,20 @@ def main(presets: list[str]) -> int:
     """Measure each preset, smallest first, and print the table row by row."""
     from iconbench import grids
 
-    chosen = presets or sorted(
-        (name for name, spec in grids.PRESETS.items() if spec.made_by is not None),
+    lattice = presets == ["--lattice"]
+    chosen = sorted(
+        (name for name, spec in grids.PRESETS.items() if (spec.made_by is None) == lattice),
         key=lambda name: grids.PRESETS[name].num_cells,
-    )
-    print("| preset | made by icon-grid-generator | cells | made in | peak memory | file | "
-          "loaded in |")  # fmt: skip
+    ) if lattice or not presets else presets  # fmt: skip
+    print("| preset | made by | cells | made in | peak memory | file | loaded in |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
     for name in chosen:
         spec = grids.PRESETS[name]
         found = measure(name)
-        print(f"| `{name}` | {spec.made_by.describe()} | {spec.num_cells:,} | "
+        loaded = "–" if found["load_s"] is None else f"{found['load_s']:.1f} s"
+        print(f"| `{name}` | {spec.source()} | {spec.num_cells:,} | "
               f"{found['made_s']:.1f} s | {found['peak_mib']:,.0f} MiB | "
-              f"{found['bytes'] / 2**20:.1f} MiB | {found['load_s']:.1f} s |",
-              flush=True)  # fmt: skip
+              f"{found['bytes'] / 2**20:.1f} MiB | {loaded} |", flush=True)  # fmt: skip
     return 0
 
 
