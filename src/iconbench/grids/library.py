@@ -157,6 +157,10 @@ class LibraryGrid:
             return 20 * faces, 30 * faces, 10 * faces + 2
         return None
 
+    def with_grid(self, grid: str) -> LibraryGrid:
+        """The same request at another resolution (``RnBk``): a domain's box, cut as deep."""
+        return dataclasses.replace(self, grid=grid)
+
     def key(self) -> str:
         """What the cached file is named by: this request and the library's version."""
         text = f"{version()} {dataclasses.astuple(self)!r}"

@@ -263,6 +263,12 @@ R19B08_DOMAIN01 = RealGrid(
     22_569,
     f"{_ICON4PY}; icon_benchmark_regional in model/testing/.../fixtures/stencil_tests.py",
 )
+R19B07_MCH_LOCAL = RealGrid(
+    "R19_B07_MCH_LOCAL (icon_grid_0002_R19B07_mch)", CH2_CELLS, 426_599, 142_724, _ICON4PY
+)
+#: ICON-CH1's and ICON-CH2's common domain over the Alps as icon-grid-generator makes it: the
+#: box cut from R19B03 (1 134 cells), bisected 4 times (R19B07) or 5 times (R19B08).
+ALPS = LibraryGrid("limited-area", "R19B08", region=Region(1.5, 15.5, 41.5, 51.5), cut_at=3)
 _CH1_OPERATIONAL = dict(
     num_cells=CH1_CELLS,
     num_levels=80,
@@ -325,8 +331,17 @@ PRESETS: dict[str, GridSpec] = {
         GridSpec(
             "ch2", CH2_CELLS, 80, True, edge_length=2200.0,
             description="MeteoSwiss ICON-CH2 operational (R19B07, 2.1 km)",
-            real=RealGrid("R19_B07_MCH_LOCAL (icon_grid_0002_R19B07_mch)", CH2_CELLS, 426_599,
-                          142_724, _ICON4PY),
+            real=R19B07_MCH_LOCAL,
+        ),
+        _library(
+            "ch2_r19b07", ALPS.with_grid("R19B07"), 80,
+            "ICON-CH2's domain (R19B07, 2.1 km) as icon-grid-generator makes it",
+            counts=(290_304, 436_224, 145_921), real=R19B07_MCH_LOCAL,
+        ),
+        _library(
+            "ch1_operational_r19b08", ALPS.with_grid("R19B08"), 80,
+            "ICON-CH1's operational domain (R19B08, 1 km) as icon-grid-generator makes it",
+            counts=(1_161_216, 1_743_360, 582_145), real=_CH1_OPERATIONAL["real"],
         ),
         GridSpec(
             "ch1_operational", **_CH1_OPERATIONAL,
