@@ -6,6 +6,9 @@ icon4py's ``GridManager``, as any ``--grid-file``.
 """
 
 import os
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -130,3 +133,25 @@ def test_the_experiments_domain_is_made_with_its_counts(grid_cache):
     generated = grid.generate()
     assert checks.check(generated) == []
     assert generated.grid.num_cells == 43 * 4**5
+
+
+def test_a_cached_file_cut_short_is_one_line_naming_it(grid_cache):
+    path = library.cached_file(grids.PRESETS["r02b02"].made_by)
+    path.write_bytes(path.read_bytes()[:1000])
+    with pytest.raises(IconbenchError, match=rf"cannot read ICON grid file .*; remove {path} so"):
+        grids.resolve("r02b02").generate()
+
+
+def test_processes_asking_at_once_all_get_the_one_whole_file(grid_cache):
+    ask = ("from iconbench import grids; from iconbench.grids import library; "
+           "print(library.cached_file(grids.PRESETS['r02b05_lam'].made_by))")  # fmt: skip
+    env = dict(os.environ, ICONBENCH_CACHE_DIR=str(grid_cache.parent))
+    runs = [subprocess.Popen([sys.executable, "-c", ask], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for _ in range(3)]  # fmt: skip
+    outputs = [run.communicate(timeout=300) for run in runs]
+    assert all(run.returncode == 0 for run in runs), [err for _, err in outputs]
+    assert len({out.strip() for out, _ in outputs}) == 1
+    assert [p.name for p in grid_cache.iterdir() if not p.name.startswith(".")] == [
+        pathlib.Path(outputs[0][0].strip()).name
+    ]
+    assert not [p for p in grid_cache.iterdir() if "partial" in p.name]

@@ -73,8 +73,12 @@ class Grid:
         if self.spec.made_by is not None:
             from iconbench.grids.library import cached_file
 
-            return load_grid_file(cached_file(self.spec.made_by), num_levels=self.counts.levels,
-                                  allocator=allocator, spec=self.spec)  # fmt: skip
+            path = cached_file(self.spec.made_by)
+            try:
+                return load_grid_file(path, num_levels=self.counts.levels, allocator=allocator,
+                                      spec=self.spec)  # fmt: skip
+            except IconbenchError as error:  # a file cut short, or another grid's
+                raise IconbenchError(f"{error}; remove {path} so that it is made again") from None
         from iconbench.grids.generator import generate
 
         return generate(self.spec, allocator=allocator)

@@ -151,7 +151,8 @@ def load_grid_file(
     ``geometry`` holds what the file provides (areas, lengths, orientations, distances) under
     icon4py's attribute names; ``topology`` is the file's primary tables (zero-based).
     ``spec``: the preset the file is made for (its name and counts; default: the file's).
-    A preset's file whose counts are not the preset's is refused, naming both.
+    A preset's file whose counts are not the preset's is refused, naming both (the caller
+    says what to do: :meth:`iconbench.grids.Grid.generate`).
     """
     path = pathlib.Path(path)
     if not path.is_file():
@@ -200,10 +201,7 @@ def load_grid_file(
         grid_file=str(path),
     )
     if spec is not None and (differ := spec.counts.differences(found.counts)):
-        raise IconbenchError(
-            f"grid file '{path}' is not preset {spec.name}'s grid ({differ}); remove the file "
-            "so that it is made again"
-        )
+        raise IconbenchError(f"grid file '{path}' is not preset {spec.name}'s grid ({differ})")
     spec = spec or found
     return GeneratedGrid(
         spec=spec,
