@@ -5,7 +5,10 @@ generates identical arrays. A preset named after a real ICON grid carries that g
 (:class:`RealGrid`, with its source) next to the counts of the generated lattice: a generated
 limited-area patch has ``V - E + C = 1`` like the real domain, but a near-square lattice
 reaches a given cell count only approximately, and a torus cannot have a sphere's counts
-(``V - E + C = 2``). ``iconbench grid`` prints both and what is exact.
+(``V - E + C = 2``). ``iconbench grid`` prints both and what is exact. A preset that
+icon-grid-generator makes (``made_by``, :mod:`iconbench.grids.library`) is that library's
+grid instead, ICON's own sphere or domain, with its counts given; docs/grids.md says which
+presets each maker makes and why.
 
 Real grids (icon4py ``model/common/tests/common/grid/utils.py`` ``GRID_REFERENCE_VALUES`` and
 ``model/testing/src/icon4py/model/testing/definitions.py`` ``Grids``, C2SM/icon4py @ 0baa415b):
