@@ -18,37 +18,34 @@ import subprocess
 import sys
 import tempfile
 
+#: Run in a fresh process: make the preset, then (library) load its file once or (lattice) write
+#: its grid file for the size. Prints the figures as JSON.
 _ONE = """
-import json, resource, sys, time, pathlib
+import json, pathlib, resource, sys, tempfile, time
 from iconbench import grids
 from iconbench.grids import library
 grid = grids.resolve(sys.argv[1])
+made_by = grid.spec.made_by
+if made_by is None:  # the lattice: generated where used; gt4py's imports are not the making
+    from iconbench.grids import gridfile
 started = time.perf_counter()
-path = library.cached_file(grid.spec.made_by, log=lambda line: None)
+if made_by is not None:
+    path = library.cached_file(made_by, log=lambda line: None)
+else:
+    generated = grid.generate()
 made = time.perf_counter() - started
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-from iconbench.grids import gridfile  # gt4py's and icon4py's imports are not the loading
-started = time.perf_counter()
-grid.generate()
-loaded = time.perf_counter() - started
+loaded = None
+if made_by is not None:
+    from iconbench.grids import gridfile  # gt4py's and icon4py's imports are not the loading
+    started = time.perf_counter()
+    grid.generate()
+    loaded = time.perf_counter() - started
+else:
+    path = pathlib.Path(tempfile.mkdtemp()) / "grid.nc"
+    gridfile.write_grid_file(generated, path)
 print(json.dumps({"made_s": made, "peak_mib": peak / 1024, "bytes": path.stat().st_size,
                   "load_s": loaded}))
-"""
-
-
-_LATTICE = """
-import json, pathlib, resource, sys, tempfile, time
-from iconbench import grids
-from iconbench.grids import gridfile  # gt4py's and icon4py's imports are not the making
-grid = grids.resolve(sys.argv[1])
-started = time.perf_counter()
-generated = grid.generate()
-made = time.perf_counter() - started
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-path = pathlib.Path(tempfile.mkdtemp()) / "grid.nc"
-gridfile.write_grid_file(generated, path)
-print(json.dumps({"made_s": made, "peak_mib": peak / 1024, "bytes": path.stat().st_size,
-                  "load_s": None}))
 """
 
 
@@ -56,10 +53,7 @@ def measure(preset: str) -> dict[str, float | None]:
     """Make ``preset`` in a fresh process with an empty cache; its figures."""
     with tempfile.TemporaryDirectory() as cache:
         environ = dict(os.environ, ICONBENCH_CACHE_DIR=cache)
-        from iconbench import grids
-
-        script = _ONE if grids.PRESETS[preset].made_by is not None else _LATTICE
-        done = subprocess.run([sys.executable, "-c", script, preset], env=environ,
+        done = subprocess.run([sys.executable, "-c", _ONE, preset], env=environ,
                               capture_output=True, text=True, check=True)  # fmt: skip
         return json.loads(done.stdout.strip().splitlines()[-1])
 

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import TYPE_CHECKING
 
 from iconbench.cli import options
 from iconbench.cli.command import Command
-
-if TYPE_CHECKING:
-    from iconbench.grids.presets import GridSpec
 
 
 class Grid(Command):
@@ -56,7 +52,7 @@ class Grid(Command):
                 )
                 maker = "icon-grid-generator" if spec.made_by is not None else "iconbench"
                 print(
-                    f"{spec.name:<24} {_kind(spec):<6} {cells:>9} {edges:>9} {vertices:>9} "
+                    f"{spec.name:<24} {spec.kind:<6} {cells:>9} {edges:>9} {vertices:>9} "
                     f"{spec.num_levels:>6}  {maker}: {spec.exactness()}; {spec.description}"
                 )
                 if real is not None:
@@ -99,10 +95,3 @@ class Grid(Command):
             return 1
         print("checks      ok")
         return 0
-
-
-def _kind(spec: GridSpec) -> str:
-    """``global`` (a sphere), ``torus`` or ``lam``."""
-    if spec.made_by is not None and spec.made_by.family == "global":
-        return "global"
-    return "lam" if spec.limited_area else "torus"

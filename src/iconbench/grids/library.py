@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import os
 import pathlib
 import re
+import shutil
 import sys
 import threading
 import time
@@ -55,8 +57,12 @@ Family = Literal["global", "torus", "limited-area"]
 _RNBK = re.compile(r"^R0?(?P<root>\d+)B0?(?P<bisections>\d+)$")
 
 
+@functools.cache
 def version() -> str:
-    """The installed icon-grid-generator's version (one line when it is missing)."""
+    """The installed icon-grid-generator's version (one line when it is missing).
+
+    Read once a process: a cached file's name, its key and the progress line all name it.
+    """
     try:
         return metadata.version(PACKAGE)
     except metadata.PackageNotFoundError:
@@ -227,8 +233,13 @@ def _write(grid: LibraryGrid, path: pathlib.Path) -> None:
     import grid_generator as gg
 
     if grid.family != "limited-area" or grid.cut_at is None:
-        gg.generate_grid_to_netcdf(grid.spec(), path, fields=grid.fields(), resume=False,
-                                   work_dir=path.parent / f"{path.name}.work")  # fmt: skip
+        # a big sphere's checkpoints go to a folder of their own, gone once the file is
+        work = path.parent / f"{path.name}.work"
+        try:
+            gg.generate_grid_to_netcdf(grid.spec(), path, fields=grid.fields(), resume=False,
+                                       work_dir=work)  # fmt: skip
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
         return
     from grid_generator._netcdf import write_icon_grid
 

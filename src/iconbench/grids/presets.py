@@ -188,6 +188,17 @@ class GridSpec:
                 diffs.append(f"{name} {ours - real:+d}{rel}")
         return "approx.: " + ", ".join(diffs) if diffs else "exact"
 
+    @property
+    def kind(self) -> str:
+        """``global`` (a sphere), ``torus`` or ``lam``.
+
+        >>> PRESETS["icon_global"].kind, PRESETS["tiny"].kind, PRESETS["mch_r19b08_lam"].kind
+        ('global', 'torus', 'lam')
+        """
+        if self.made_by is not None and self.made_by.family == "global":
+            return "global"
+        return "lam" if self.limited_area else "torus"
+
     def source(self) -> str:
         """What makes this grid: icon-grid-generator's request, iconbench's lattice, or a file.
 
