@@ -109,6 +109,30 @@ def test_a_grid_file_without_netcdf4_is_one_line(tiny_file, monkeypatch):
         grids.resolve(grid_file=tiny_file, levels=10)
 
 
+def test_without_netcdf4_a_lattice_preset_is_still_made_and_a_library_one_is_one_line(tmp_path):
+    """A GPU runner's wheelhouse made without --with-grid-files: its checks on the lattice
+    presets run (every case of a check failed there once, the file road imported up front)."""
+    (tmp_path / "netCDF4.py").write_text("raise ImportError('not in this wheelhouse')\n")
+    script = """
+from iconbench.errors import IconbenchError
+from iconbench.grids.grid import resolve
+made = resolve("tiny").generate()
+print("lattice", made.topology.num_cells)
+try:
+    resolve("tiny_torus").generate()
+except IconbenchError as error:
+    print("library", error)
+"""
+    env = dict(os.environ, ICONBENCH_CACHE_DIR=str(tmp_path / "cache"))
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(REPO / "src")])
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, check=False, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"lattice {grids.resolve('tiny').counts.cells}"
+    assert lines[1].startswith("library ICON grid files need the netCDF4 package"), lines
+
+
 def test_the_runner_measures_and_records_the_grid_its_command_line_resolved(tmp_path):
     """``suite all --cells``: the worker builds the grid from its argv, results carry its name
     and counts (summary, every ledger line, asv's environment name)."""

@@ -66,11 +66,12 @@ class Grid:
         A preset icon-grid-generator makes is its file in the runner's cache, made there the
         first time (:func:`iconbench.grids.library.cached_file`), and read like any other.
         """
-        from iconbench.grids.gridfile import load_grid_file
-
         if self.file is not None:
+            from iconbench.grids.gridfile import load_grid_file
+
             return load_grid_file(self.file, num_levels=self.counts.levels, allocator=allocator)
-        if self.spec.made_by is not None:
+        if self.spec.made_by is not None:  # netCDF4 only here: a runner without it has lattices
+            from iconbench.grids.gridfile import load_grid_file
             from iconbench.grids.library import cached_file
 
             path = cached_file(self.spec.made_by)
