@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import pathlib
 import shutil
 import subprocess
@@ -828,20 +829,41 @@ def _snapshot(*roots: pathlib.Path) -> dict[str, tuple[int, int, int]]:
     """Every file and directory under ``roots``: mode, size and modification time (ns).
 
     A write, an append, a new or removed file or a changed mode all show; hashing the
-    repository's results (megabytes) for every row would cost more than the row.
+    repository's results (megabytes) for every row would cost more than the row. Walked with
+    ``os.scandir``: the stores hold some 20 000 files, which ``Path.rglob`` took 0.24 s of CPU
+    to stat against 0.11 s.
     """
     seen = {}
-    for root in roots:
-        if not root.exists():
-            continue
-        for path in (root, *root.rglob("*")):
-            stat = path.lstat()
-            seen[str(path)] = (stat.st_mode, stat.st_size, stat.st_mtime_ns)
+    folders = []
+    for root in map(os.fspath, roots):
+        if os.path.lexists(root):
+            stat = os.lstat(root)
+            seen[root] = (stat.st_mode, stat.st_size, stat.st_mtime_ns)
+            folders.append(root)
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                stat = entry.stat(follow_symlinks=False)
+                seen[entry.path] = (stat.st_mode, stat.st_size, stat.st_mtime_ns)
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.path)
     return seen
 
 
+#: The stores every row watches, as they are before the first row: a row that changes them
+#: fails, so the next row's "before" is this one (one walk of them a row, not two).
+STORES = (H100, *(REPO / d for d in REPO_STORES))
+
+
+@pytest.fixture(scope="module")
+def stores_before() -> dict[str, tuple[int, int, int]]:
+    return _snapshot(*STORES)
+
+
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
-def test_bad_input_is_one_line_exit_2_and_writes_nothing(row, tmp_path, monkeypatch, capsys):
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(
+    row, tmp_path, monkeypatch, capsys, stores_before
+):
     cache = tmp_path / "cache"
     monkeypatch.setenv("ICONBENCH_CACHE_DIR", str(cache))
     monkeypatch.setenv("ICONBENCH_BASELINES", str(tmp_path / "store"))
@@ -852,8 +874,7 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(row, tmp_path, monkeypa
     if row.setup:
         row.setup(tmp_path)
     capsys.readouterr()
-    watched = (tmp_path, H100, *(REPO / d for d in REPO_STORES))
-    before = _snapshot(*watched)
+    before = _snapshot(tmp_path) | stores_before
     gt4py_loaded = "gt4py" in sys.modules
     start = time.perf_counter()
     try:
@@ -873,7 +894,7 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(row, tmp_path, monkeypa
         assert name in errors[0], f"{name!r} not named in: {errors[0]}"
     for name in row.stdout:
         assert name in out
-    assert _snapshot(*watched) == before, "bad input changed files on disk"
+    assert _snapshot(tmp_path, *STORES) == before, "bad input changed files on disk"
     if not gt4py_loaded:
         assert "gt4py" not in sys.modules, "gt4py was imported before the input was checked"
     # Generous for a loaded CI runner; what matters is that no work (gt4py import, compile,
