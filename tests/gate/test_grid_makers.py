@@ -25,9 +25,10 @@ def _sides(cpu_results: pathlib.Path, tmp_path: pathlib.Path, head_maker: str | 
     sides = []
     for commit, maker in ((BASE, None), (HEAD, head_maker)):
         root = tmp_path / commit[:8] / "asv"
-        shutil.copytree(cpu_results / "asv", root, ignore=lambda d, names: [
-            n for n in names if n.endswith(".json") and n[:8] not in (commit[:8], "benchmar",
-                                                                       "machine.")])  # fmt: skip
+        shutil.copytree(cpu_results / "asv", root)
+        for other in root.glob("*/*-existing-*.json"):
+            if not other.name.startswith(commit[:8]):
+                other.unlink()
         (file,) = root.glob(f"*/{commit[:8]}-*.json")
         data = json.loads(file.read_text())
         data["params"].pop(asv.GRID_MAKERS_PARAM, None)
