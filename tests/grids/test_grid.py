@@ -157,3 +157,8 @@ def test_the_runner_measures_and_records_the_grid_its_command_line_resolved(tmp_
     assert min(row["measurement"]["host_s"]) > 0
     (asv_file,) = (out / "asv").glob("*/*-torus_900c_5l.json")
     assert asv_file.name.startswith(summary["commit"][:8])
+    # what made it, beside its counts: the gate compares results of one maker only
+    assert summary["grid_maker"] == "iconbench lattice"
+    params = json.loads(asv_file.read_text())["params"]
+    assert params["grid_counts"] == "torus_900c_5l:880/1320/440/5"
+    assert params["grid_makers"] == "torus_900c_5l=iconbench lattice"

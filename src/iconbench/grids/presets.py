@@ -212,11 +212,36 @@ class GridSpec:
         return f"iconbench: {self.nx} x {self.ny} lattice"
 
     @property
+    def maker(self) -> str | None:
+        """What made the grid, recorded with every result beside its counts.
+
+        One name and the same counts from two makers are two grids: iconbench's 16 x 16
+        torus and icon-grid-generator's have the same counts and all six neighbour tables
+        compared differ, so results compare only on one maker
+        (:func:`iconbench.grids.makers.check_same`). ``None`` for a grid file: its name and
+        counts are what results record of it.
+
+        >>> PRESETS["tiny_lam"].maker, PRESETS["r02b02"].maker
+        ('iconbench lattice', 'icon-grid-generator 0.9.0')
+        """
+        if self.grid_file is not None:
+            return None
+        if self.made_by is not None:
+            from iconbench.grids.library import version
+
+            return f"icon-grid-generator {version()}"
+        return LATTICE_MAKER
+
+    @property
     def domain_size(self) -> tuple[float, float]:
         """(length, height) in metres of the torus period or of the patch's bounding box."""
         if self.limited_area:
             return (self.nx - 0.5) * self.edge_length, (self.ny - 1) * ROW_HEIGHT * self.edge_length
         return self.nx * self.edge_length, self.ny * ROW_HEIGHT * self.edge_length
+
+
+#: The maker of every grid iconbench's own lattice generator makes (:attr:`GridSpec.maker`).
+LATTICE_MAKER = "iconbench lattice"
 
 
 def lattice_cell_count(nx: int, ny: int, limited_area: bool) -> int:

@@ -29,12 +29,15 @@ from iconbench.errors import IconbenchError
 from iconbench.files import decode
 from iconbench.files.atomic import write_atomic
 from iconbench.files.fields import Fields, describe
-from iconbench.grids.presets import GridCounts, counts_of
+from iconbench.grids.presets import GridCounts, counts_of, spec_for
 from iconbench.sample_stats import SampleStats, summarize
 
 #: Key of an asv result file's ``params`` holding the counts of each grid measured in it:
 #: ``"NAME:cells/edges/vertices/levels[,NAME:...]"`` (asv keeps params as strings).
 GRID_COUNTS_PARAM = "grid_counts"
+#: Key of the params holding what made each grid measured in it (:mod:`iconbench.grids.makers`):
+#: ``"NAME=maker[,NAME=maker]"``; files written before it have none.
+GRID_MAKERS_PARAM = "grid_makers"
 #: Key of the params holding the options of each backend variant of ``backends.toml`` measured.
 BACKEND_OPTIONS_PARAM = "backend_options"
 
@@ -93,6 +96,26 @@ class ResultRecord:
     params: dict[str, str]
     benchmark: str
     grid_counts: GridCounts | None = None
+    #: what made ``grid``, as the file recorded it (``None`` in files written before makers
+    #: were recorded: :func:`iconbench.grids.makers.of_result` says what the name meant then)
+    grid_maker: str | None = None
+
+
+def format_grid_makers(makers: dict[str, str]) -> str:
+    """The ``grid_makers`` param of a result file.
+
+    >>> format_grid_makers({"tiny": "iconbench lattice", "r02b02": "icon-grid-generator 0.9.0"})
+    'r02b02=icon-grid-generator 0.9.0,tiny=iconbench lattice'
+    >>> parse_grid_makers(_)["tiny"], parse_grid_makers("")
+    ('iconbench lattice', {})
+    """
+    return ",".join(f"{name}={maker}" for name, maker in sorted(makers.items()))
+
+
+def parse_grid_makers(text: str) -> dict[str, str]:
+    """Inverse of :func:`format_grid_makers` (``{}`` for an empty or foreign value)."""
+    pairs = (item.partition("=") for item in filter(None, text.split(",")))
+    return {name: maker for name, sep, maker in pairs if sep and name and maker}
 
 
 def format_grid_counts(counts: dict[str, GridCounts]) -> str:
@@ -344,6 +367,7 @@ def _records_of_file(
     columns = data.get("result_columns", [])
     machine = data.get("params", {}).get("machine", "")
     recorded = parse_grid_counts(str(data.get("params", {}).get(GRID_COUNTS_PARAM, "")))
+    makers = parse_grid_makers(str(data.get("params", {}).get(GRID_MAKERS_PARAM, "")))
     for name, row in data.get("results", {}).items():
         entry = dict(zip(columns, row, strict=False))
         params = entry.get("params") or []
@@ -377,6 +401,7 @@ def _records_of_file(
                 params=named,
                 benchmark=name,
                 grid_counts=recorded.get(named.get("grid", "")),
+                grid_maker=makers.get(named.get("grid", "")),
             )
 
 
@@ -547,6 +572,7 @@ def write_asv(
     python: str,
     date_ms: int | None = None,
     grids: dict[str, GridCounts] | None = None,
+    makers: dict[str, str] | None = None,
 ) -> pathlib.Path:
     """Write one asv result file (plus ``benchmarks.json`` and ``machine.json`` if missing).
 
@@ -554,7 +580,8 @@ def write_asv(
     (``time_device``…). Combinations without a value are stored as ``None`` (failed/skipped),
     exactly as ``asv run`` does. Refuses to overwrite an existing result file. ``grids``: the
     counts of each grid measured (default: of the presets named in ``values``), stored in the
-    file's params under :data:`GRID_COUNTS_PARAM`.
+    file's params under :data:`GRID_COUNTS_PARAM`; ``makers`` what made each (default: the
+    presets' makers), under :data:`GRID_MAKERS_PARAM`.
     """
     if grids is None:
         names = {key[2] for by_key in values.values() for key in by_key}
@@ -578,6 +605,17 @@ def write_asv(
     params = {**machine, "python": python}
     if grids:
         params[GRID_COUNTS_PARAM] = format_grid_counts(grids)
+    if makers is None:
+        makers = {}
+        for name in {key[2] for by_key in values.values() for key in by_key}:
+            try:
+                maker = spec_for(name, None, None).maker
+            except IconbenchError:
+                continue
+            if maker:
+                makers[name] = maker
+    if makers:
+        params[GRID_MAKERS_PARAM] = format_grid_makers(makers)
     from iconbench.programs.backend_variants import variants
 
     measured = sorted({key[1] for by_key in values.values() for key in by_key} & set(variants()))

@@ -281,6 +281,8 @@ def write(
         commit=options.commit or provenance.code_commit(),
         env_name=env_name,
         python=info.python[:4],
+        grids={options.grid.name: options.grid.counts},
+        makers={options.grid.name: maker} if (maker := options.grid.spec.maker) else {},
     )
     from iconbench.programs import backend_variants
 
@@ -288,6 +290,7 @@ def write(
         "commit": options.commit or provenance.code_commit(),
         "grid": options.grid.name,
         "grid_counts": options.grid.counts.as_dict(),
+        "grid_maker": options.grid.spec.maker,
         "experiment": options.experiment.name if options.experiment else None,
         # the selection this directory measures (None: every program), so a report counts
         # coverage against it

@@ -40,6 +40,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from iconbench.errors import IconbenchError
+from iconbench.grids import makers
 from iconbench.records import asv as results
 from iconbench.records import session
 from iconbench.records.resultdir import read_summary
@@ -59,6 +60,8 @@ class Grid:
     edges: int | None = None
     vertices: int | None = None
     levels: int | None = None
+    #: what made it (:mod:`iconbench.grids.makers`; ``None``: unknown, matches any)
+    maker: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,8 +120,12 @@ def _iso(ms_or_s: float | None) -> str | None:
     return datetime.datetime.fromtimestamp(seconds, datetime.UTC).isoformat(timespec="seconds")
 
 
-def _grid_of(name: str, recorded: Any) -> Grid:
-    """A grid name with the counts a result recorded (``None``: not recorded, unknown)."""
+def _grid_of(name: str, recorded: Any, maker: str | None = None) -> Grid:
+    """A grid name with the counts and maker a result recorded (``None``: not recorded).
+
+    The maker of a result that did not record one is the one its name meant then
+    (:func:`iconbench.grids.makers.of_result`).
+    """
     counts = recorded if isinstance(recorded, dict) else {}
 
     def count(*keys: str) -> int | None:
@@ -133,6 +140,7 @@ def _grid_of(name: str, recorded: Any) -> Grid:
         edges=count("edges", "num_edges"),
         vertices=count("vertices", "num_vertices"),
         levels=count("levels", "num_levels"),
+        maker=makers.of_result(name, maker),
     )
 
 
@@ -232,7 +240,11 @@ def _asv_set(path: pathlib.Path, *, commit: str | None, grid: str | None, label:
         date=_iso(data.get("date")),
         stack=stack,
         machine=machine,
-        grid=_grid_of(grids[0] if grids else "", data.get("grid")),
+        grid=_grid_of(
+            grids[0] if grids else "",
+            data.get("grid"),
+            next((r.grid_maker for r in records if r.grid_maker), None),
+        ),
         source=str(file),
         entries=_asv_entries(records, selection),
         results_dir=root,
@@ -457,7 +469,9 @@ def _runner_set(root: pathlib.Path, summary_path: pathlib.Path, *, label: str) -
         date=_iso(until),
         stack={"key": stack_key, **{k: str(v) for k, v in packages.items()}},
         machine={"name": root.name, "gpu": gpu.get("name", ""), "cpu": ""},
-        grid=_grid_of(summary.get("grid", ""), summary.get("grid_counts")),
+        grid=_grid_of(
+            summary.get("grid", ""), summary.get("grid_counts"), summary.get("grid_maker")
+        ),
         source=str(summary_path),
         entries=entries,
         results_dir=root,
@@ -514,7 +528,7 @@ def ledger_set(root: pathlib.Path, *, label: str, commit: str, grid: grids.Grid)
              for (c, b), r in rows.items()]  # fmt: skip
     return ResultSet(
         label=label, kind="runner", commit=commit, date=None, stack={}, machine={},
-        grid=_grid_of(grid.name, grid.counts.as_dict()),
+        grid=_grid_of(grid.name, grid.counts.as_dict(), grid.spec.maker),
         source=str(root / "work" / "session.jsonl"),
         entries=_measured_entries(cases, rows), results_dir=root,
     )  # fmt: skip
@@ -538,6 +552,7 @@ def _check_grids(base: Grid, head: Grid) -> None:
             f"grids differ: base ran on {base.name!r}, head on {head.name!r}; "
             "compare results of the same grid (select one with --grid)"
         )
+    makers.check_same(base.name, base.maker, head.maker)
     for field in ("cells", "edges", "vertices", "levels"):
         a, b = getattr(base, field), getattr(head, field)
         if a is not None and b is not None and a != b:
