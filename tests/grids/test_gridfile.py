@@ -41,9 +41,24 @@ def test_grid_manager_reads_back_the_same_grid(written):
             name
         )
     assert loaded.zone_bounds() == generated.zone_bounds()
-    for key in (attrs.CELL_AREA, attrs.EDGE_LENGTH, attrs.CELL_NORMAL_ORIENTATION):
+    for key in (attrs.CELL_AREA, attrs.EDGE_LENGTH, attrs.CELL_NORMAL_ORIENTATION,
+                attrs.CELL_CENTER_X, attrs.CELL_CENTER_Y):  # fmt: skip
         assert np.array_equal(loaded.geometry[key], generated.geometry[key]), key
     assert loaded.spec.num_cells == generated.grid.num_cells
+
+
+def test_the_same_mountains_stand_on_the_grid_read_back(written):
+    """The programs' inputs raise their hills at the cell centres: read back from its file,
+    a grid gets the ones it was generated with (a file's grid was flat before 08f3ac3)."""
+    from iconbench.programs.overrides import Context
+
+    generated, path = written
+    loaded = grids.load_grid_file(path, num_levels=10)
+    before, after = Context.of(generated).orography(), Context.of(loaded).orography()
+    assert after is not None
+    assert after.summary() == before.summary()
+    assert after.summary()["cells_steep"] > 0.1
+    assert np.array_equal(after.vertoffset_gradp, before.vertoffset_gradp)
 
 
 def test_cli_reads_a_grid_file(written, capsys):

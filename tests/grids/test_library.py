@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pytest
 from icon4py.model.common import dimension as dims
+from icon4py.model.common.grid import geometry_attributes as attrs
 from icon4py.model.common.grid import horizontal as h_grid
 
 from iconbench import cli, grids
@@ -73,6 +74,23 @@ def test_each_family_loads_through_the_runners_road(grid_cache, preset, family, 
         # a sphere: the cell areas add up to the Earth's surface
         area = np.sum(generated.geometry["cell_area"])
         assert area == pytest.approx(4 * np.pi * 6.371229e6**2, rel=1e-3)
+        # and no plane holds it: the programs' inputs stay on flat terrain
+        assert "x_component_of_cell_center" not in generated.geometry
+    else:
+        # cell centres on a plane, where the programs' inputs raise their mountains:
+        # neighbouring centres as far apart as the file's dual edges
+        x, y = (generated.geometry[f"{c}_component_of_cell_center"] for c in "xy")
+        e2c = generated.topology.e2c
+        pairs = (e2c >= 0).all(axis=1) & (e2c[:, 0] != e2c[:, 1])
+        a, b = e2c[pairs, 0], e2c[pairs, 1]
+        dx, dy = x[a] - x[b], y[a] - y[b]
+        inside = (np.abs(dx) < np.ptp(x) / 2) & (np.abs(dy) < np.ptp(y) / 2)  # a torus wraps
+        dual = generated.geometry[attrs.DUAL_EDGE_LENGTH][pairs]
+        ratio = np.hypot(dx, dy)[inside] / dual[inside]
+        assert inside.mean() > 0.8
+        assert np.median(ratio) == pytest.approx(1.0, abs=0.01)
+        assert ratio.min() > 0.88, ratio.min()
+        assert ratio.max() < 1.12, ratio.max()
 
 
 def test_a_preset_is_made_once_and_then_found(grid_cache):
