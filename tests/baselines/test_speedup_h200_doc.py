@@ -74,3 +74,46 @@ def test_the_integrate_nh_estimates_are_the_reports():
             row = next(line for line in table.splitlines() if line.startswith(f"| {backend} |"))
             column = 1 if name == "generated" else 2
             assert row.split("|")[column + 1].strip().lstrip("*").startswith(value), (name, row)
+
+
+MOUNTAINS = ROOT / "results" / "h200-mch_r19b08_lam-orography" / "speedup.txt"
+
+
+def _calls_and_times(path: pathlib.Path) -> dict[tuple[str, str], tuple[float, float, float]]:
+    """(backend, timer) -> calls, OpenACC ms, GT4Py ms of each mapped timer measured."""
+    found, backend = {}, None
+    for line in path.read_text().splitlines():
+        if line.startswith("backend "):
+            backend = line.split()[1]
+        row = re.match(r"  (\w+)\s+[0-9.]+%\s+(\S+)\s+\S+\s+(\S+)\s+(\S+)\s", line)
+        if backend and row and "  ok  " in line:
+            found[backend, row.group(1)] = tuple(float(row.group(i)) for i in (2, 3, 4))
+    return found
+
+
+def test_the_mountains_rows_and_the_estimate_with_them_are_the_reports():
+    """The subsection on the generated domain's mountains: its times are the three records'
+    reports, and its integrate_nh estimate is the flat report's sums with the two re-measured
+    timers' rows replaced (the report's own rule: sum calls x OpenACC / sum calls x GT4Py)."""
+    text = DOC.read_text()
+    section = text[text.index("### The generated domain with its mountains") :]
+    flat, mountains = _calls_and_times(REPORTS["generated"]), _calls_and_times(MOUNTAINS)
+    lattice = _calls_and_times(REPORTS["lattice"])
+    assert {timer for _, timer in mountains} == {
+        "compute_rho_theta_pgrad_and_update_vn",
+        "apply_diffusion_to_theta_and_exner",
+    }
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) != 3 or not re.fullmatch(r"\w+", cells[0]):
+            continue
+        for backend, cell in zip(("dace_gpu", "gtfn_gpu"), cells[1:], strict=True):
+            shown = [float(x) for x in cell.split(" / ")]
+            assert shown == [report[backend, cells[0]][2] for report in (flat, mountains, lattice)]
+    for backend in ("dace_gpu", "gtfn_gpu"):
+        rows = {t: v for (b, t), v in flat.items() if b == backend}
+        rows |= {t: v for (b, t), v in mountains.items() if b == backend}
+        openacc = sum(c * o for c, o, _ in rows.values()) / 1e3
+        gt4py = sum(c * g for c, _, g in rows.values()) / 1e3
+        said = f"{openacc:.3f} s / {gt4py:.3f} s = **{openacc / gt4py:.2f}x** ({backend})"
+        assert said in " ".join(section.split()), said
