@@ -70,16 +70,6 @@ class Grid:
             from iconbench.grids.gridfile import load_grid_file
 
             return load_grid_file(self.file, num_levels=self.counts.levels, allocator=allocator)
-        if self.spec.made_by is not None:  # netCDF4 only here: a runner without it has lattices
-            from iconbench.grids.gridfile import load_grid_file
-            from iconbench.grids.library import cached_file
-
-            path = cached_file(self.spec.made_by)
-            try:
-                return load_grid_file(path, num_levels=self.counts.levels, allocator=allocator,
-                                      spec=self.spec)  # fmt: skip
-            except IconbenchError as error:  # a file cut short, or another grid's
-                raise IconbenchError(f"{error}; remove {path} so that it is made again") from None
         from iconbench.grids.generator import generate
 
         return generate(self.spec, allocator=allocator)

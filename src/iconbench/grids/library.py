@@ -209,6 +209,19 @@ def cached_file(grid: LibraryGrid, *, log: Callable[[str], None] | None = None) 
     return path
 
 
+def load(spec: Any, *, allocator: Any = None, keep_skip_values: bool = False) -> Any:
+    """The grid of ``spec`` (a preset this library makes): its cached file, made there the
+    first time (:func:`cached_file`), read through the one grid-file road under its name."""
+    from iconbench.grids.gridfile import load_grid_file
+
+    path = cached_file(spec.made_by)
+    try:
+        return load_grid_file(path, num_levels=spec.num_levels, allocator=allocator,
+                              keep_skip_values=keep_skip_values, spec=spec)  # fmt: skip
+    except IconbenchError as error:  # a file cut short, or another grid's
+        raise IconbenchError(f"{error}; remove {path} so that it is made again") from None
+
+
 def make(
     grid: LibraryGrid, path: pathlib.Path, *, log: Callable[[str], None] | None = None
 ) -> pathlib.Path:

@@ -325,9 +325,11 @@ _CH1_OPERATIONAL = dict(
 PRESETS: dict[str, GridSpec] = {
     spec.name: spec
     for spec in (
-        GridSpec("tiny", 0, 10, description="CI: every test, seconds", nx=16, ny=16),
+        _library("tiny", LibraryGrid("torus", nx=16, ny=16, edge_length=2000.0), 10,
+                 "CI: every test, seconds"),
         GridSpec("tiny_lam", 0, 10, True, description="CI: limited area", nx=32, ny=32),
-        GridSpec("small", 20_000, 65, description="laptop-size torus"),
+        _library("small", LibraryGrid("torus", nx=93, ny=108, edge_length=2000.0), 65,
+                 "laptop-size torus"),
         GridSpec("small_lam", 20_000, 65, True, description="laptop-size limited area"),
         _library(
             "icon_global", LibraryGrid("global", "R2B4"), 40,
@@ -397,8 +399,10 @@ PRESETS: dict[str, GridSpec] = {
             "tiny_torus", LibraryGrid("torus", nx=16, ny=16, edge_length=2000.0), 10,
             "CI: tiny's lattice as icon-grid-generator makes it",
         ),
-        GridSpec("gpu_1m", 1_000_000, 80, description="~1M cells x 80 levels", edge_length=1e3),
-        GridSpec("gpu_4m", 4_000_000, 80, description="fills an H100/H200", edge_length=500.0),
+        _library("gpu_1m", LibraryGrid("torus", nx=658, ny=760, edge_length=1e3), 80,
+                 "~1M cells x 80 levels"),
+        _library("gpu_4m", LibraryGrid("torus", nx=1316, ny=1520, edge_length=500.0), 80,
+                 "fills an H100/H200"),
     )
 }  # fmt: skip
 
