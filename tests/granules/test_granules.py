@@ -26,7 +26,17 @@ def sources():
     from iconbench.granules import fields
     from iconbench.grids import generate
 
-    return fields.build(generate("tiny"))
+    return fields.build(generate("tiny"))  # icon-grid-generator's torus, read from its file
+
+
+def test_granules_on_a_limited_area_read_from_a_file_are_one_line():
+    """A torus file holds its plane (the factories' geometry is derived from it), a limited
+    area's file a sphere's: granules need the former."""
+    from iconbench.granules import fields
+    from iconbench.grids import generate
+
+    with pytest.raises(IconbenchError, match=r"^granules need .* grid r02b05_lam is read from"):
+        fields.build(generate("r02b05_lam"))
 
 
 def test_factory_fields_on_the_generated_grid_are_finite_and_consistent(sources):

@@ -4,10 +4,18 @@ import pytest
 
 from iconbench import grids
 
+#: iconbench's own 16 x 16 torus (``tiny`` until icon-grid-generator made it).
+LATTICE_TORUS = grids.GridSpec("lattice_16x16", 0, 10, nx=16, ny=16)
+
 
 @pytest.fixture(scope="session")
-def tiny() -> grids.GeneratedGrid:
-    return grids.generate("tiny")
+def lattice_torus() -> grids.GeneratedGrid:
+    """iconbench's own 16 x 16 torus, 10 levels: what the lattice generator's tests check.
+
+    ``tiny`` was this lattice until icon-grid-generator made it (the same counts, other
+    neighbour tables); the lattice generator still makes every ``--cells`` size.
+    """
+    return grids.generate(LATTICE_TORUS)
 
 
 @pytest.fixture(scope="session")

@@ -1,9 +1,9 @@
 """Geometry of generated grids against the analytic equilateral triangulation.
 
-tiny: 16 x 16 vertices, edge a = 2000 m. An equilateral triangle of side a has area
-sqrt(3)/4 a^2 = 1 732 050.8 m^2, its centre is a/(2 sqrt 3) = 577.35 m from each edge, so the
-dual edge (centre to centre) is a/sqrt(3) = 1154.70 m; the torus is 16 a = 32 km long and
-16 rows x sqrt(3)/2 a = 27 712.8 m high.
+iconbench's lattice torus: 16 x 16 vertices, edge a = 2000 m. An equilateral triangle of side a
+has area sqrt(3)/4 a^2 = 1 732 050.8 m^2, its centre is a/(2 sqrt 3) = 577.35 m from each
+edge, so the dual edge (centre to centre) is a/sqrt(3) = 1154.70 m; the torus is 16 a = 32 km
+long and 16 rows x sqrt(3)/2 a = 27 712.8 m high.
 """
 
 import math
@@ -23,8 +23,8 @@ def wrap(delta, period):
     return delta - period * np.round(delta / period)
 
 
-def test_lengths_and_areas_of_the_torus(tiny):
-    g = tiny.geometry
+def test_lengths_and_areas_of_the_torus(lattice_torus):
+    g = lattice_torus.geometry
     assert g[attrs.EDGE_LENGTH] == pytest.approx(np.full(768, 2000.0))
     assert g[attrs.DUAL_EDGE_LENGTH] == pytest.approx(np.full(768, 1154.7005), rel=1e-6)
     assert g[attrs.CELL_AREA] == pytest.approx(np.full(512, 1_732_050.8), rel=1e-7)
@@ -46,7 +46,7 @@ def test_lam_areas_add_up_to_the_area_of_its_cells(tiny_lam):
     assert g[attrs.DUAL_AREA].sum() == pytest.approx(patch_area, rel=1e-12)
 
 
-@pytest.mark.parametrize("which", ["tiny", "tiny_lam"])
+@pytest.mark.parametrize("which", ["lattice_torus", "tiny_lam"])
 def test_normals_are_unit_perpendicular_and_point_from_cell0_to_cell1(which, request):
     generated = request.getfixturevalue(which)
     g, t = generated.geometry, tables(generated)
@@ -81,7 +81,7 @@ def test_normals_are_unit_perpendicular_and_point_from_cell0_to_cell1(which, req
     assert nx[both] * ddx + ny[both] * ddy == pytest.approx(np.full(both.sum(), A / math.sqrt(3)))
 
 
-@pytest.mark.parametrize("which", ["tiny", "tiny_lam"])
+@pytest.mark.parametrize("which", ["lattice_torus", "tiny_lam"])
 def test_divergence_of_a_constant_wind_is_zero(which, request):
     generated = request.getfixturevalue(which)
     g, c2e = generated.geometry, tables(generated)["C2E"]
@@ -101,8 +101,8 @@ def test_divergence_of_a_linear_wind_is_its_analytic_value(tiny_lam):
     assert outward == pytest.approx(3.0 * g[attrs.CELL_AREA], rel=1e-9)
 
 
-def test_circulation_of_a_constant_wind_around_vertices_is_zero(tiny):
-    g, v2e = tiny.geometry, tables(tiny)["V2E"]
+def test_circulation_of_a_constant_wind_around_vertices_is_zero(lattice_torus):
+    g, v2e = lattice_torus.geometry, tables(lattice_torus)["V2E"]
     u, v = 7.0, -3.0
     normal_wind = u * g[attrs.EDGE_NORMAL_U] + v * g[attrs.EDGE_NORMAL_V]
     circulation = (
@@ -113,7 +113,7 @@ def test_circulation_of_a_constant_wind_around_vertices_is_zero(tiny):
     # regular hexagon too, checked with the rotation (-y, x) around each vertex itself.
     vx, vy = g[attrs.VERTEX_X], g[attrs.VERTEX_Y]
     rx = wrap(g[attrs.EDGE_CENTER_X][v2e] - vx[:, None], 32000.0)
-    ry = wrap(g[attrs.EDGE_CENTER_Y][v2e] - vy[:, None], tiny.spec.domain_size[1])
+    ry = wrap(g[attrs.EDGE_CENTER_Y][v2e] - vy[:, None], lattice_torus.spec.domain_size[1])
     rot_normal = -ry * g[attrs.EDGE_NORMAL_U][v2e] + rx * g[attrs.EDGE_NORMAL_V][v2e]
     rot = (rot_normal * g[attrs.DUAL_EDGE_LENGTH][v2e] * g[attrs.VERTEX_EDGE_ORIENTATION]).sum(1)
     assert rot == pytest.approx(2.0 * g[attrs.DUAL_AREA], rel=1e-9)

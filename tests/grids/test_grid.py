@@ -19,6 +19,8 @@ from iconbench import grids
 from iconbench.cli import options
 from iconbench.errors import IconbenchError
 
+from .conftest import LATTICE_TORUS
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
@@ -34,9 +36,9 @@ def _from_command_line(argv) -> grids.Grid:
 
 @pytest.fixture(scope="module")
 def tiny_file(tmp_path_factory) -> pathlib.Path:
-    """The tiny preset written as an ICON grid file."""
+    """iconbench's 16 x 16 lattice torus written as an ICON grid file."""
     path = tmp_path_factory.mktemp("gridfile") / "tiny.nc"
-    grids.write_grid_file(grids.generate("tiny"), path)
+    grids.write_grid_file(grids.generate(LATTICE_TORUS), path)
     return path
 
 
@@ -116,10 +118,10 @@ def test_without_netcdf4_a_lattice_preset_is_still_made_and_a_library_one_is_one
     script = """
 from iconbench.errors import IconbenchError
 from iconbench.grids.grid import resolve
-made = resolve("tiny").generate()
+made = resolve("tiny_lam").generate()
 print("lattice", made.topology.num_cells)
 try:
-    resolve("tiny_torus").generate()
+    resolve("tiny").generate()
 except IconbenchError as error:
     print("library", error)
 """
@@ -129,7 +131,7 @@ except IconbenchError as error:
                           text=True, check=False, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
-    assert lines[0] == f"lattice {grids.resolve('tiny').counts.cells}"
+    assert lines[0] == f"lattice {grids.resolve('tiny_lam').counts.cells}"
     assert lines[1].startswith("library ICON grid files need the netCDF4 package"), lines
 
 

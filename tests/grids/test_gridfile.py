@@ -10,7 +10,7 @@ from iconbench.errors import IconbenchError
 from iconbench.grids import gridfile
 
 
-@pytest.fixture(scope="module", params=["tiny", "tiny_lam"])
+@pytest.fixture(scope="module", params=["lattice_torus", "tiny_lam"])
 def written(request, tmp_path_factory):
     generated = request.getfixturevalue(request.param)
     path = gridfile.write_grid_file(generated, tmp_path_factory.mktemp("grids") / "grid.nc")

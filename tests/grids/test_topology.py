@@ -16,8 +16,8 @@ def rows_as_sets(table):
     return [set(row[row >= 0].tolist()) for row in table]
 
 
-def test_tiny_torus_sizes(tiny):
-    grid = tiny.grid
+def test_tiny_torus_sizes(lattice_torus):
+    grid = lattice_torus.grid
     # 16 x 16 vertices; a triangulated torus has E = 3V and C = 2V (Euler: V - E + C = 0).
     assert (grid.num_vertices, grid.num_edges, grid.num_cells, grid.num_levels) == (
         256,
@@ -34,26 +34,26 @@ def test_lam_sizes_satisfy_euler_for_a_disc(tiny_lam):
     assert grid.limited_area
 
 
-def test_every_offset_the_programs_use_is_present(tiny):
+def test_every_offset_the_programs_use_is_present(lattice_torus):
     expected = {
         "C2E", "E2C", "C2V", "V2C", "E2V", "V2E", "C2E2C", "C2E2CO", "E2C2V", "E2C2E",
         "E2C2EO", "C2E2C2E", "C2E2C2E2C", "V2E2V",
     }  # fmt: skip
-    assert expected <= set(tiny.grid.connectivities)
-    shapes = {name: c.asnumpy().shape for name, c in tiny.grid.connectivities.items()}
+    assert expected <= set(lattice_torus.grid.connectivities)
+    shapes = {name: c.asnumpy().shape for name, c in lattice_torus.grid.connectivities.items()}
     assert shapes["C2E2C2E"] == (512, 9)
     assert shapes["E2C2V"] == (768, 4)
     assert shapes["V2E"] == (256, 6)
 
 
-@pytest.mark.parametrize("which", ["tiny", "tiny_lam"])
+@pytest.mark.parametrize("which", ["lattice_torus", "tiny_lam"])
 def test_cells_have_three_distinct_edges_vertices_and_edges_two_cells(which, request):
     generated = request.getfixturevalue(which)
     t = tables(generated)
     for name in ("C2E", "C2V"):
         assert all(len(set(row)) == 3 for row in t[name].tolist()), name
     cells_per_edge = np.bincount(t["C2E"].ravel(), minlength=generated.grid.num_edges)
-    if which == "tiny":
+    if which == "lattice_torus":
         assert (cells_per_edge == 2).all()
     else:
         assert set(np.unique(cells_per_edge)) == {1, 2}
@@ -67,14 +67,14 @@ def test_cells_have_three_distinct_edges_vertices_and_edges_two_cells(which, req
         assert (on_rim[rim_vertices] == 2).all()
 
 
-def test_torus_vertices_have_six_cells_and_six_edges(tiny):
-    t = tables(tiny)
+def test_torus_vertices_have_six_cells_and_six_edges(lattice_torus):
+    t = tables(lattice_torus)
     for name in ("V2C", "V2E", "V2E2V"):
         assert (t[name] >= 0).all(), name
         assert all(len(set(row)) == 6 for row in t[name].tolist()), name
 
 
-@pytest.mark.parametrize("which", ["tiny", "tiny_lam"])
+@pytest.mark.parametrize("which", ["lattice_torus", "tiny_lam"])
 def test_neighbour_relations_are_mutual(which, request):
     generated = request.getfixturevalue(which)
     t = tables(generated)
@@ -100,16 +100,16 @@ def test_neighbour_relations_are_mutual(which, request):
         assert all(vertex in v2e2v[n] for n in neighbours)
 
 
-def test_c2e2c_is_across_the_matching_c2e_edge(tiny):
-    t = tables(tiny)
+def test_c2e2c_is_across_the_matching_c2e_edge(lattice_torus):
+    t = tables(lattice_torus)
     c2e, c2e2c, e2c = t["C2E"], t["C2E2C"], t["E2C"]
     for cell in range(c2e.shape[0]):
         for k in range(3):
             assert set(e2c[c2e[cell, k]]) == {cell, c2e2c[cell, k]}
 
 
-def test_derived_tables_agree_with_primary_ones(tiny):
-    t = tables(tiny)
+def test_derived_tables_agree_with_primary_ones(lattice_torus):
+    t = tables(lattice_torus)
     n_cells, n_edges = t["C2E"].shape[0], t["E2C"].shape[0]
     assert (t["C2E2CO"][:, 0] == np.arange(n_cells)).all()
     assert (t["C2E2CO"][:, 1:] == t["C2E2C"]).all()
@@ -127,10 +127,10 @@ def test_derived_tables_agree_with_primary_ones(tiny):
         assert set(t["C2E2C2E"][cell]) == expected
 
 
-def test_generation_is_deterministic(tiny, tiny_lam):
+def test_generation_is_deterministic(lattice_torus, tiny_lam):
     from iconbench import grids
 
-    for generated in (tiny, tiny_lam):
+    for generated in (lattice_torus, tiny_lam):
         again = grids.generate(
             generated.spec, keep_skip_values=generated.grid.config.keep_skip_values
         )
@@ -148,9 +148,9 @@ def edges_per_cell(
     return neighbor_sum(ones(dims.C2E), axis=dims.C2EDim)
 
 
-def test_connectivities_work_as_offset_provider(tiny):
+def test_connectivities_work_as_offset_provider(lattice_torus):
     """The embedded gt4py backend (no compilation) sums over C2E with the grid's provider."""
-    ones = gtx.as_field([dims.EdgeDim], np.ones(tiny.grid.num_edges))
-    out = gtx.as_field([dims.CellDim], np.zeros(tiny.grid.num_cells))
-    edges_per_cell(ones, out=out, offset_provider=tiny.grid.connectivities)
+    ones = gtx.as_field([dims.EdgeDim], np.ones(lattice_torus.grid.num_edges))
+    out = gtx.as_field([dims.CellDim], np.zeros(lattice_torus.grid.num_cells))
+    edges_per_cell(ones, out=out, offset_provider=lattice_torus.grid.connectivities)
     assert (out.asnumpy() == 3.0).all()

@@ -17,14 +17,14 @@ def bounds(grid, dim, zone):
 
 
 @pytest.mark.parametrize("dim", DIMS, ids=lambda d: d.value)
-def test_torus_is_all_interior_without_halo(tiny, dim):
-    size = tiny.grid.size[dim]
-    assert bounds(tiny.grid, dim, h_grid.Zone.INTERIOR) == (0, size)
-    assert bounds(tiny.grid, dim, h_grid.Zone.LOCAL) == (0, size)
-    assert bounds(tiny.grid, dim, h_grid.Zone.END) == (size, size)
-    assert bounds(tiny.grid, dim, h_grid.Zone.HALO) == (size, size)
+def test_torus_is_all_interior_without_halo(lattice_torus, dim):
+    size = lattice_torus.grid.size[dim]
+    assert bounds(lattice_torus.grid, dim, h_grid.Zone.INTERIOR) == (0, size)
+    assert bounds(lattice_torus.grid, dim, h_grid.Zone.LOCAL) == (0, size)
+    assert bounds(lattice_torus.grid, dim, h_grid.Zone.END) == (size, size)
+    assert bounds(lattice_torus.grid, dim, h_grid.Zone.HALO) == (size, size)
     for domain in h_grid.get_ordered_domains(dim):
-        start, end = bounds(tiny.grid, dim, domain.zone)
+        start, end = bounds(lattice_torus.grid, dim, domain.zone)
         assert start == end  # empty boundary and nudging zones
 
 
@@ -122,15 +122,15 @@ def test_impossible_requests_are_user_errors(args, message):
     assert message in str(error.value)
 
 
-def test_vertical_grid_is_icon_like(tiny):
-    vertical = tiny.vertical
+def test_vertical_grid_is_icon_like(lattice_torus):
+    vertical = lattice_torus.vertical
     assert vertical.num_levels == 10
     assert vertical.vct_a.shape == (11,)
     assert vertical.vct_a[0] == 22000.0
     assert vertical.vct_a[-1] == 0.0
     assert (np.diff(vertical.vct_a) < 0).all()
     assert vertical.vct_a[-2] == pytest.approx(20.0)  # lowest layer 20 m thick
-    assert vertical.z_ifc(tiny.grid.num_cells).shape == (512, 11)
+    assert vertical.z_ifc(lattice_torus.grid.num_cells).shape == (512, 11)
     assert 0 <= vertical.nflatlev < vertical.num_levels
     assert vertical.vertical_grid.num_levels == 10
     assert vertical.nflatlev == vertical.vertical_grid.nflatlev

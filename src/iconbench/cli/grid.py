@@ -85,9 +85,15 @@ class Grid(Command):
             for zone, (first, end) in zones.items():
                 print(f"  {zone:<18} [{first:>9}, {end:>9})  {end - first:>9}")
         if args.out:
-            from iconbench.grids import gridfile
+            if generated.spec.made_by is not None:  # the library's own file, as it made it
+                from iconbench.files.atomic import write_atomic
+                from iconbench.grids.library import cached_file
 
-            gridfile.write_grid_file(generated, args.out)
+                write_atomic(args.out, cached_file(generated.spec.made_by).read_bytes())
+            else:
+                from iconbench.grids import gridfile
+
+                gridfile.write_grid_file(generated, args.out)
             print(f"wrote       {args.out}")
         if problems:
             for problem in problems:

@@ -44,6 +44,7 @@ from icon4py.model.common.interpolation import interpolation_attributes, interpo
 from icon4py.model.common.metrics import metrics_attributes, metrics_factory
 from icon4py.model.common.states import factory
 
+from iconbench.errors import IconbenchError
 from iconbench.grids.generator import GeneratedGrid
 
 _G = gridfile.GeometryName
@@ -112,7 +113,19 @@ def _grid_file_fields(grid: GeneratedGrid) -> dict[gridfile.GeometryName, Any]:
 
 
 def build(grid: GeneratedGrid) -> FieldSources:
-    """The three factories for ``grid`` (a host-memory grid; fields computed on first use)."""
+    """The three factories for ``grid`` (a host-memory grid; fields computed on first use).
+
+    They compute from a plane's geometry by component (normals, tangents), which iconbench's
+    lattice and a torus file have (:func:`iconbench.grids.gridfile.load_grid_file`); a
+    limited area or a sphere read from a file has not, which is one line here rather than a
+    missing key deep in icon4py.
+    """
+    if geometry_attrs.EDGE_NORMAL_U not in grid.geometry:
+        raise IconbenchError(
+            f"granules need a plane's geometry; grid {grid.spec.name} is read from a file of a "
+            "sphere's limited area or of a sphere: give a torus or a lattice preset (iconbench "
+            "grid lists them) or --cells N"
+        )
     icon_grid = grid.grid
     decomposition_info = halo.NoHalos(
         horizontal_size=icon_grid.config.horizontal_config, allocator=None

@@ -25,6 +25,7 @@ from icon4py.model.common.grid import icon
 from iconbench.errors import IconbenchError
 from iconbench.grids.connectivity import Topology
 from iconbench.grids.generator import GeneratedGrid
+from iconbench.grids.geometry import compute_geometry
 from iconbench.grids.lateral_boundary import RefinementControl
 from iconbench.grids.netcdf import netcdf4
 from iconbench.grids.presets import GridSpec
@@ -178,7 +179,8 @@ def load_grid_file(
             edges=np.asarray(ds["refin_e_ctrl"][:], dtype=np.int32),
             vertices=np.asarray(ds["refin_v_ctrl"][:], dtype=np.int32),
         )
-        centres = _cell_centres(ds, grid.limited_area)
+        planar = _planar_coordinates(ds, grid.limited_area)
+        period = _torus_period(ds)
     fields = {name: field.asnumpy() for name, field in manager.geometry_fields.items()}
     geometry = {
         attrs.CELL_AREA: fields["cell_area"],
@@ -191,8 +193,13 @@ def load_grid_file(
         attrs.CELL_NORMAL_ORIENTATION: fields["orientation_of_normal"],
         attrs.VERTEX_EDGE_ORIENTATION: fields["edge_orientation"].astype(np.float64),
     }
-    if centres is not None:
-        geometry[attrs.CELL_CENTER_X], geometry[attrs.CELL_CENTER_Y] = centres
+    geometry |= planar
+    if period is not None and attrs.VERTEX_X in planar:
+        # a torus: the plane's geometry by component, as the lattice generator computes it
+        # (icon4py's field factories need it), from the file's own tables and coordinates;
+        # what the file holds stays the file's
+        derived = compute_geometry(topology, planar[attrs.VERTEX_X], planar[attrs.VERTEX_Y], period)
+        geometry = derived | geometry
     found = GridSpec(
         name=path.stem,
         num_cells=grid.num_cells,
@@ -220,31 +227,56 @@ def load_grid_file(
 EARTH_RADIUS = 6.371229e6
 
 
-def _cell_centres(ds: netcdf.Dataset, limited_area: bool) -> tuple[np.ndarray, np.ndarray] | None:
-    """Planar cell centres in metres, where the programs' inputs raise their mountains.
+#: Where ICON's planar (torus) files keep the coordinates of cell centres, edge midpoints and
+#: vertices, and the geometry keys they are read into (what :func:`_write_coordinates` writes).
+_PLANAR = (
+    ("cell_circumcenter_cartesian_{}", (attrs.CELL_CENTER_X, attrs.CELL_CENTER_Y,
+                                        attrs.CELL_CENTER_Z)),
+    ("edge_middle_cartesian_{}", (attrs.EDGE_CENTER_X, attrs.EDGE_CENTER_Y, attrs.EDGE_CENTER_Z)),
+    ("cartesian_{}_vertices", (attrs.VERTEX_X, attrs.VERTEX_Y, attrs.VERTEX_Z)),
+)  # fmt: skip
 
-    :mod:`iconbench.programs.orography` places its hills by them: a torus file's own
-    coordinates, a limited area's centres on a sinusoidal projection about the domain's
-    middle meridian (neighbouring centres as far apart as the file's dual edges, within 1 %
-    on ``mch_r19b08_lam``, within 11 % over Europe on ``r02b05_lam``). ``None`` for a global
-    sphere, which no plane holds: its inputs stay on flat terrain.
+
+def _planar_coordinates(ds: netcdf.Dataset, limited_area: bool) -> dict[str, np.ndarray]:
+    """Planar coordinates in metres, where the programs' inputs raise their mountains.
+
+    :mod:`iconbench.programs.orography` places its hills by the cell centres, and icon4py's
+    field factories (:mod:`iconbench.granules.fields`) read all three: a torus file's own
+    coordinates, every one it has; a limited area's cell centres on a sinusoidal projection
+    about the domain's middle meridian (neighbouring centres as far apart as the file's dual
+    edges, within 1 % on ``mch_r19b08_lam``, within 11 % over Europe on ``r02b05_lam``).
+    None for a global sphere, which no plane holds: its inputs stay on flat terrain.
 
     Without them a file's grid had no orography at all, so the programs that extrapolate
     below the ground or diffuse over steep points measured flat terrain there.
     """
-    if getattr(ds, "grid_geometry", 1) == 2 and "cell_circumcenter_cartesian_x" in ds.variables:
-        return (np.asarray(ds["cell_circumcenter_cartesian_x"][:], dtype=float),
-                np.asarray(ds["cell_circumcenter_cartesian_y"][:], dtype=float))  # fmt: skip
+    if getattr(ds, "grid_geometry", 1) == 2:
+        return {
+            key: np.asarray(ds[pattern.format(axis)][:], dtype=float)
+            for pattern, keys in _PLANAR
+            for axis, key in zip("xyz", keys, strict=True)
+            if pattern.format(axis) in ds.variables
+        }
     if not limited_area or not {"clon", "clat"} <= ds.variables.keys():
-        return None
+        return {}
     lon = np.asarray(ds["clon"][:], dtype=float)
     lat = np.asarray(ds["clat"][:], dtype=float)
     if str(getattr(ds["clon"], "units", "radian")).startswith("deg"):
         lon, lat = np.radians(lon), np.radians(lat)
     lon0 = np.angle(np.mean(np.exp(1j * lon)))  # the middle, also across the date line
-    x = EARTH_RADIUS * np.cos(lat) * np.angle(np.exp(1j * (lon - lon0)))
-    y = EARTH_RADIUS * (lat - float(np.mean(lat)))
-    return x, y
+    return {
+        attrs.CELL_CENTER_X: EARTH_RADIUS * np.cos(lat) * np.angle(np.exp(1j * (lon - lon0))),
+        attrs.CELL_CENTER_Y: EARTH_RADIUS * (lat - float(np.mean(lat))),
+    }
+
+
+def _torus_period(ds: netcdf.Dataset) -> tuple[float, float] | None:
+    """A torus file's period (``domain_length``, ``domain_height``); ``None`` for others."""
+    if getattr(ds, "grid_geometry", 1) != 2 or not {"domain_length", "domain_height"} <= set(
+        ds.ncattrs()
+    ):
+        return None
+    return float(ds.getncattr("domain_length")), float(ds.getncattr("domain_height"))
 
 
 def _read_topology(ds: netcdf.Dataset) -> Topology:

@@ -69,7 +69,8 @@ def version() -> str:
         raise IconbenchError(
             f"this preset is made by {PACKAGE}, which this environment lacks; install it "
             "(ci/ensure-env; a GPU runner's wheelhouse has it when made with 'ci/gpu-wheelhouse "
-            "--with-grid-files') or give --grid-file with an ICON grid file"
+            "--with-grid-files' or, from 2026-11-29 on, with 'ci/gpu-wheelhouse') or give "
+            "--grid-file with an ICON grid file"
         ) from None
 
 
@@ -210,8 +211,11 @@ def cached_file(grid: LibraryGrid, *, log: Callable[[str], None] | None = None) 
 
 
 def load(spec: Any, *, allocator: Any = None, keep_skip_values: bool = False) -> Any:
-    """The grid of ``spec`` (a preset this library makes): its cached file, made there the
-    first time (:func:`cached_file`), read through the one grid-file road under its name."""
+    """The grid of ``spec``, a preset this library makes: its file, read under its name.
+
+    The file is in the runner's cache, made there the first time (:func:`cached_file`), and
+    read through the one grid-file road, as ``--grid-file`` is.
+    """
     from iconbench.grids.gridfile import load_grid_file
 
     path = cached_file(spec.made_by)

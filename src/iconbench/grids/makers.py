@@ -38,6 +38,8 @@ BEFORE_RECORDED: dict[str, str] = {
     ),
 }  # fmt: skip
 
+#: The suffix another number of levels gives a preset's name (``tiny_5l``).
+_LEVELS = re.compile(r"_[0-9]+l$")
 #: The names ``--cells N`` gives its lattices (``torus_900c_5l``, ``lam_2000c_10l``).
 _SIZED = re.compile(r"(torus|lam)_[0-9]+c_[0-9]+l")
 
@@ -47,13 +49,14 @@ def of_result(grid: str, recorded: str | None) -> str | None:
 
     >>> of_result("tiny", None), of_result("tiny", "icon-grid-generator 0.9.0")
     ('iconbench lattice', 'icon-grid-generator 0.9.0')
-    >>> of_result("torus_900c_5l", None), of_result("my_domain", None)
-    ('iconbench lattice', None)
+    >>> of_result("torus_900c_5l", None), of_result("tiny_5l", None), of_result("my_domain", None)
+    ('iconbench lattice', 'iconbench lattice', None)
     """
     if recorded:
         return recorded
-    if grid in BEFORE_RECORDED:
-        return BEFORE_RECORDED[grid]
+    preset = _LEVELS.sub("", grid)  # ``--grid tiny --levels 5`` is tiny_5l
+    if preset in BEFORE_RECORDED:
+        return BEFORE_RECORDED[preset]
     return LATTICE_MAKER if _SIZED.fullmatch(grid) else None
 
 

@@ -18,14 +18,16 @@ from iconbench.grids.presets import GridSpec
 def netcdf4() -> Any:
     """The ``netCDF4`` module, which ICON grid files need: one line where it is not installed.
 
-    A GPU runner's wheelhouse leaves it out unless made with ``--with-grid-files``.
+    A GPU runner's wheelhouse made before 2026-11-29 left it out unless made with
+    ``--with-grid-files``; ``ci/gpu-wheelhouse`` now always has it.
     """
     try:
         import netCDF4
     except ImportError:
         raise IconbenchError(
             "ICON grid files need the netCDF4 package, which this environment lacks (a GPU "
-            "runner's wheelhouse has it when made with 'ci/gpu-wheelhouse --with-grid-files')"
+            "runner's wheelhouse has it when made with 'ci/gpu-wheelhouse --with-grid-files' "
+            "or, from 2026-11-29 on, with 'ci/gpu-wheelhouse')"
         ) from None
     return netCDF4
 

@@ -202,8 +202,8 @@ class GridSpec:
     def source(self) -> str:
         """What makes this grid: icon-grid-generator's request, iconbench's lattice, or a file.
 
-        >>> PRESETS["icon_global"].source(), PRESETS["tiny"].source()
-        ('icon-grid-generator: global R02B04', 'iconbench: 16 x 16 lattice')
+        >>> PRESETS["icon_global"].source(), PRESETS["tiny_lam"].source()
+        ('icon-grid-generator: global R02B04', 'iconbench: 32 x 32 lattice')
         """
         if self.grid_file is not None:
             return f"file: {self.grid_file}"
@@ -436,18 +436,16 @@ def spec_for(
                 f"unknown grid preset {preset!r}; choose one of: {', '.join(PRESETS)}"
             )
         spec = PRESETS[preset]
-        if limited_area and not spec.limited_area and spec.made_by is not None:
+        if limited_area and not spec.limited_area and f"{preset}_lam" in PRESETS:
+            spec = PRESETS[f"{preset}_lam"]  # tiny -> tiny_lam, small -> small_lam
+        elif limited_area and not spec.limited_area and spec.made_by is not None:
             raise IconbenchError(
                 f"--limited-area: preset {preset} is icon-grid-generator's "
                 f"{spec.made_by.describe()}; leave --limited-area out or choose a limited-area "
                 "preset (iconbench grid lists them)"
             )
-        if limited_area and not spec.limited_area:
-            lam = f"{preset}_lam"
-            if lam in PRESETS:
-                spec = PRESETS[lam]
-            else:
-                spec = dataclasses.replace(spec, name=lam, nx=0, ny=0, limited_area=True)
+        elif limited_area and not spec.limited_area:
+            spec = dataclasses.replace(spec, name=f"{preset}_lam", nx=0, ny=0, limited_area=True)
         if levels is not None:
             spec = dataclasses.replace(spec, num_levels=levels)
         return spec
