@@ -8,11 +8,11 @@
 
 from typing import TYPE_CHECKING, Any
 
-from iconbench.grids.grid import Grid, resolve
+from iconbench.grids.grid import Grid, generate, resolve
 from iconbench.grids.presets import PRESETS, GridSpec, spec_for
 
 if TYPE_CHECKING:
-    from iconbench.grids.generator import GeneratedGrid, generate, zone_bounds
+    from iconbench.grids.generator import GeneratedGrid, zone_bounds
     from iconbench.grids.gridfile import load_grid_file, write_grid_file
 
 __all__ = [
@@ -30,7 +30,6 @@ __all__ = [
 
 _LAZY = {
     "GeneratedGrid": "generator",
-    "generate": "generator",
     "zone_bounds": "generator",
     "load_grid_file": "gridfile",
     "write_grid_file": "gridfile",

@@ -66,7 +66,10 @@ def generate(
     allocator: gtx_typing.Allocator | None = None,
     keep_skip_values: bool = False,
 ) -> GeneratedGrid:
-    """Generate the grid of ``spec`` (a :class:`GridSpec` or a preset name); deterministic.
+    """Generate the lattice of ``spec`` (a :class:`GridSpec` or a preset name); deterministic.
+
+    iconbench's own lattice: :func:`iconbench.grids.generate` makes any preset, the ones
+    icon-grid-generator makes included.
 
     ``allocator`` places the connectivities (None: numpy on the host; a cupy allocator: on
     the GPU). On a limited-area grid the ``-1`` of missing boundary neighbours are replaced
@@ -76,10 +79,6 @@ def generate(
     """
     if isinstance(spec, str):
         spec = spec_for(spec, None, None)
-    if spec.made_by is not None:  # netCDF4 only here: a runner without it has lattices
-        from iconbench.grids.library import load
-
-        return load(spec, allocator=allocator, keep_skip_values=keep_skip_values)
     progress = _Progress(enabled=spec.num_cells >= PROGRESS_FROM_CELLS, name=spec.name)
     lattice = _lattice(spec)
     progress.step("lattice")

@@ -70,9 +70,36 @@ class Grid:
             from iconbench.grids.gridfile import load_grid_file
 
             return load_grid_file(self.file, num_levels=self.counts.levels, allocator=allocator)
-        from iconbench.grids.generator import generate
-
         return generate(self.spec, allocator=allocator)
+
+
+def generate(
+    spec: GridSpec | str, *, allocator: Any = None, keep_skip_values: bool = False
+) -> GeneratedGrid:
+    """The grid of a preset or spec (imports gt4py), whichever maker makes it.
+
+    A preset icon-grid-generator makes is its file in the runner's cache, made there the
+    first time (:func:`iconbench.grids.library.cached_file`) and read through the one
+    grid-file road (:func:`iconbench.grids.gridfile.load_grid_file`; netCDF4 only there: a
+    runner without it still has the lattices); any other is iconbench's lattice
+    (:func:`iconbench.grids.generator.generate`). ``keep_skip_values``: keep the ``-1`` of
+    missing boundary neighbours.
+    """
+    if isinstance(spec, str):
+        spec = spec_for(spec, None, None)
+    if spec.made_by is not None:
+        from iconbench.grids.gridfile import load_grid_file
+        from iconbench.grids.library import cached_file
+
+        path = cached_file(spec.made_by)
+        try:
+            return load_grid_file(path, num_levels=spec.num_levels, allocator=allocator,
+                                  keep_skip_values=keep_skip_values, spec=spec)  # fmt: skip
+        except IconbenchError as error:  # a file cut short, or another grid's
+            raise IconbenchError(f"{error}; remove {path} so that it is made again") from None
+    from iconbench.grids.generator import generate as lattice
+
+    return lattice(spec, allocator=allocator, keep_skip_values=keep_skip_values)
 
 
 def resolve(

@@ -210,22 +210,6 @@ def cached_file(grid: LibraryGrid, *, log: Callable[[str], None] | None = None) 
     return path
 
 
-def load(spec: Any, *, allocator: Any = None, keep_skip_values: bool = False) -> Any:
-    """The grid of ``spec``, a preset this library makes: its file, read under its name.
-
-    The file is in the runner's cache, made there the first time (:func:`cached_file`), and
-    read through the one grid-file road, as ``--grid-file`` is.
-    """
-    from iconbench.grids.gridfile import load_grid_file
-
-    path = cached_file(spec.made_by)
-    try:
-        return load_grid_file(path, num_levels=spec.num_levels, allocator=allocator,
-                              keep_skip_values=keep_skip_values, spec=spec)  # fmt: skip
-    except IconbenchError as error:  # a file cut short, or another grid's
-        raise IconbenchError(f"{error}; remove {path} so that it is made again") from None
-
-
 def make(
     grid: LibraryGrid, path: pathlib.Path, *, log: Callable[[str], None] | None = None
 ) -> pathlib.Path:
