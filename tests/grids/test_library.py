@@ -174,3 +174,31 @@ def test_processes_asking_at_once_all_get_the_one_whole_file(grid_cache):
         pathlib.Path(outputs[0][0].strip()).name
     ]
     assert not [p for p in grid_cache.iterdir() if "partial" in p.name]
+
+
+@pytest.mark.parametrize("name", ["tiny", "small", "gpu_1m"])
+def test_the_torus_presets_are_the_librarys_with_the_lattices_counts(name):
+    """The library makes each torus preset at the lattice's nx x ny: the same counts, so the
+    frozen counts hold; its results now say so, and one of before reads as the lattice's."""
+    from iconbench.grids import makers
+
+    spec = grids.PRESETS[name]
+    made_by = spec.made_by
+    assert made_by is not None
+    assert made_by.family == "torus"
+    lattice = grids.GridSpec(name, 0, spec.num_levels, nx=made_by.nx, ny=made_by.ny)
+    assert spec.counts == lattice.counts
+    assert spec.maker == f"icon-grid-generator {library.version()}"
+    assert makers.of_result(name, None) == "iconbench lattice" != spec.maker
+
+
+def test_the_library_refuses_gpu_4ms_torus_so_the_lattice_makes_it():
+    """icon-grid-generator's guard: no torus over 2 000 000 cells (its ``max_cells``)."""
+    from grid_generator import grid_generator as gg
+
+    spec = grids.PRESETS["gpu_4m"]
+    assert spec.made_by is None
+    asked = library.LibraryGrid("torus", nx=spec.nx, ny=spec.ny, edge_length=spec.edge_length)
+    with pytest.raises(ValueError, match="4000640 cells, exceeding max_cells=2000000"):
+        gg.generate_grid_to_netcdf(asked.spec(), "/nonexistent/never.nc", fields=asked.fields(),
+                                   resume=False)  # fmt: skip

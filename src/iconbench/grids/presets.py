@@ -397,12 +397,11 @@ PRESETS: dict[str, GridSpec] = {
         _library("r02b05_lam", CI_LAM, 10, "CI: a limited area", counts=(892, 1_379, 488)),
         _library(
             "tiny_torus", LibraryGrid("torus", nx=16, ny=16, edge_length=2000.0), 10,
-            "CI: tiny's lattice as icon-grid-generator makes it",
+            "CI: the same grid as tiny (its name before tiny was made by the library)",
         ),
         _library("gpu_1m", LibraryGrid("torus", nx=658, ny=760, edge_length=1e3), 80,
                  "~1M cells x 80 levels"),
-        _library("gpu_4m", LibraryGrid("torus", nx=1316, ny=1520, edge_length=500.0), 80,
-                 "fills an H100/H200"),
+        GridSpec("gpu_4m", 4_000_000, 80, description="fills an H100/H200", edge_length=500.0),
     )
 }  # fmt: skip
 
