@@ -583,14 +583,17 @@ def write_asv(
     file's params under :data:`GRID_COUNTS_PARAM`; ``makers`` what made each (default: the
     presets' makers), under :data:`GRID_MAKERS_PARAM`.
     """
-    if grids is None:
-        names = {key[2] for by_key in values.values() for key in by_key}
-        grids = {}
-        for name in names:
+    if grids is None or makers is None:  # the presets named in ``values``: their counts, makers
+        presets = {}
+        for name in {key[2] for by_key in values.values() for key in by_key}:
             try:
-                grids[name] = counts_of(name)
+                presets[name] = spec_for(name, None, None)
             except IconbenchError:
                 continue
+        if grids is None:
+            grids = {name: spec.counts for name, spec in presets.items()}
+        if makers is None:
+            makers = {name: spec.maker for name, spec in presets.items() if spec.maker}
     from asv import results as asv_results
     from asv import runner as asv_runner
 
@@ -605,15 +608,6 @@ def write_asv(
     params = {**machine, "python": python}
     if grids:
         params[GRID_COUNTS_PARAM] = format_grid_counts(grids)
-    if makers is None:
-        makers = {}
-        for name in {key[2] for by_key in values.values() for key in by_key}:
-            try:
-                maker = spec_for(name, None, None).maker
-            except IconbenchError:
-                continue
-            if maker:
-                makers[name] = maker
     if makers:
         params[GRID_MAKERS_PARAM] = format_grid_makers(makers)
     from iconbench.programs.backend_variants import variants
