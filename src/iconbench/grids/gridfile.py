@@ -96,24 +96,27 @@ def write_grid_file(generated: GeneratedGrid, path: str | os.PathLike) -> pathli
     return path
 
 
+#: Where ICON's planar (torus) files keep the coordinates of cell centres, edge midpoints and
+#: vertices: each element's dimension, the letter of its ``lon``/``lat``, the file variable of
+#: each axis and the geometry keys of x, y, z (what :func:`_write_coordinates` writes and
+#: :func:`_planar_coordinates` reads back).
+_PLANAR = (
+    ("cell", "c", "cell_circumcenter_cartesian_{}",
+     (attrs.CELL_CENTER_X, attrs.CELL_CENTER_Y, attrs.CELL_CENTER_Z)),
+    ("edge", "e", "edge_middle_cartesian_{}",
+     (attrs.EDGE_CENTER_X, attrs.EDGE_CENTER_Y, attrs.EDGE_CENTER_Z)),
+    ("vertex", "v", "cartesian_{}_vertices", (attrs.VERTEX_X, attrs.VERTEX_Y, attrs.VERTEX_Z)),
+)  # fmt: skip
+
+
 def _write_coordinates(ds: netcdf.Dataset, geometry: dict[str, np.ndarray]) -> None:
-    coordinates = {
-        "cell": (attrs.CELL_CENTER_X, attrs.CELL_CENTER_Y, "c", "cell_circumcenter_cartesian"),
-        "edge": (attrs.EDGE_CENTER_X, attrs.EDGE_CENTER_Y, "e", "edge_middle_cartesian"),
-        "vertex": (attrs.VERTEX_X, attrs.VERTEX_Y, "v", "cartesian"),
-    }
-    for dim, (x_name, y_name, letter, prefix) in coordinates.items():
-        x, y = geometry[x_name], geometry[y_name]
+    for dim, letter, pattern, (x_key, y_key, _) in _PLANAR:
+        x, y = geometry[x_key], geometry[y_key]
         # A plane has no longitudes and latitudes; ICON's torus files hold zeros there too.
         ds.createVariable(f"{letter}lon", "f8", (dim,))[:] = np.zeros_like(x)
         ds.createVariable(f"{letter}lat", "f8", (dim,))[:] = np.zeros_like(x)
-        names = (
-            [f"{prefix}_{axis}_vertices" for axis in "xyz"]
-            if dim == "vertex"
-            else [f"{prefix}_{axis}" for axis in "xyz"]
-        )
-        for name, values in zip(names, (x, y, np.zeros_like(x)), strict=True):
-            ds.createVariable(name, "f8", (dim,))[:] = values
+        for axis, values in zip("xyz", (x, y, np.zeros_like(x)), strict=True):
+            ds.createVariable(pattern.format(axis), "f8", (dim,))[:] = values
 
 
 def _write_geometry(ds: netcdf.Dataset, geometry: dict[str, np.ndarray]) -> None:
@@ -227,16 +230,6 @@ def load_grid_file(
 EARTH_RADIUS = 6.371229e6
 
 
-#: Where ICON's planar (torus) files keep the coordinates of cell centres, edge midpoints and
-#: vertices, and the geometry keys they are read into (what :func:`_write_coordinates` writes).
-_PLANAR = (
-    ("cell_circumcenter_cartesian_{}", (attrs.CELL_CENTER_X, attrs.CELL_CENTER_Y,
-                                        attrs.CELL_CENTER_Z)),
-    ("edge_middle_cartesian_{}", (attrs.EDGE_CENTER_X, attrs.EDGE_CENTER_Y, attrs.EDGE_CENTER_Z)),
-    ("cartesian_{}_vertices", (attrs.VERTEX_X, attrs.VERTEX_Y, attrs.VERTEX_Z)),
-)  # fmt: skip
-
-
 def _planar_coordinates(ds: netcdf.Dataset, limited_area: bool) -> dict[str, np.ndarray]:
     """Planar coordinates in metres, where the programs' inputs raise their mountains.
 
@@ -253,7 +246,7 @@ def _planar_coordinates(ds: netcdf.Dataset, limited_area: bool) -> dict[str, np.
     if getattr(ds, "grid_geometry", 1) == 2:
         return {
             key: np.asarray(ds[pattern.format(axis)][:], dtype=float)
-            for pattern, keys in _PLANAR
+            for _, _, pattern, keys in _PLANAR
             for axis, key in zip("xyz", keys, strict=True)
             if pattern.format(axis) in ds.variables
         }
