@@ -75,6 +75,30 @@ def test_suite_all_on_gt4py_123_ends_in_one_line(newer, tmp_path):
     assert summary["provenance"]["packages"]["dace"] == "2.0.0a10"
 
 
+def test_the_asv_step_alone_reads_the_break_its_run_recorded_without_gt4py(newer, tmp_path):
+    """A check's sides write their result files in a process of their own (``suite asv``)."""
+    cache, _overlay = newer
+    out = tmp_path / "run"
+    common = ("--backends", "embedded,gtfn_cpu", "--programs", "^compute_tangential_wind$",
+              "--grid", "tiny", "--out", str(out))  # fmt: skip
+    measured = _iconbench("--overlay", "gt4py-1.2.3_dace-2.0.0a10", "suite", "measure", *common,
+                          env=_env(cache))  # fmt: skip
+    assert measured.returncode == 2, measured.stderr[-2000:]
+    env = _env(cache) | {"PYTHONPROFILEIMPORTTIME": "1"}
+    written = _iconbench("--overlay", "gt4py-1.2.3_dace-2.0.0a10", "suite", "asv", *common,
+                         env=env)  # fmt: skip
+    assert written.returncode == 2
+    lines = written.stderr.strip().splitlines()
+    assert lines[-1] == MESSAGE
+    imported = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
+    assert "iconbench.records.resultdir" in imported  # the profile is of the step's process
+    assert not {"gt4py", "dace"} & imported
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["backends"] == ["embedded"]
+    assert [c["case"] for c in summary["cases"]] == ["compute_tangential_wind[default]"]
+    assert summary["broken"]["gtfn_cpu"]["name"] == "GTFNBackendFactory"
+
+
 def test_provenance_and_build_cache_name_the_imported_code(newer, tmp_path):
     cache, overlay = newer
     env = _env(cache)

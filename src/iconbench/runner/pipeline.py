@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 #: ``all``: what a run of the suite does (``plan``, ``verify``, the checks are asked for).
 ALL = ("precompile", "measure", "asv")
+#: Steps that read what the others recorded and run no program: gt4py is not imported for them.
+READ_ONLY = frozenset({"asv"})
 
 
 def steps() -> dict[str, Callable[[RunOptions], None]]:
@@ -54,7 +56,9 @@ def write_results(options: RunOptions) -> None:
     log(f"summary: wrote {written.summary} ({written.cases} cases)")
 
 
-def prepare(options: RunOptions) -> tuple[RunOptions, dict[str, StackBreak]]:
+def prepare(
+    options: RunOptions, *, resolve: bool = True
+) -> tuple[RunOptions, dict[str, StackBreak]]:
     """Refuse another stack's directory, make ``OUT/work``, point gt4py at the build cache.
 
     Before gt4py is imported: the build cache is configured by environment variables that
@@ -62,6 +66,10 @@ def prepare(options: RunOptions) -> tuple[RunOptions, dict[str, StackBreak]]:
     resolved on the stack; one the stack cannot make (:mod:`iconbench.stacks.breakage`) is
     recorded as broken (``OUT/work/broken.json``) and left out of the options returned: the
     others are still measured. Returns those options and this selection's breaks.
+
+    ``resolve=False`` (steps that only read the ledgers: ``asv``) takes the breaks the run's
+    earlier steps recorded instead of importing gt4py to find them again: the step is a
+    fresh process of every check's side and night, and gt4py's import is 2 s of its CPU.
     """
     import warnings
 
@@ -76,8 +84,14 @@ def prepare(options: RunOptions) -> tuple[RunOptions, dict[str, StackBreak]]:
     # one program per compile worker at a time: parallelism comes from the workers (--jobs)
     os.environ["GT4PY_BUILD_JOBS"] = str(options.build_jobs)
     buildcache.configure(options.stack, jobs=options.build_jobs)
-    from iconbench.programs import backends as registry  # after the cache: imports gt4py
     from iconbench.records import broken
+
+    if not resolve:
+        recorded = broken.read(options.work)
+        breaks = {b: found for b, found in recorded.items() if b in options.backend_names}
+        kept = tuple(b for b in options.backends if b.name not in breaks)
+        return dataclasses.replace(options, backends=kept), breaks
+    from iconbench.programs import backends as registry  # after the cache: imports gt4py
     from iconbench.stacks.breakage import classify
 
     breaks = {}
@@ -112,9 +126,10 @@ def run(options: RunOptions, names: Sequence[str]) -> None:
     """
     from iconbench.records import broken
 
-    prepared, breaks = prepare(options)
+    chosen = [n for step in names for n in (ALL if step == "all" else (step,))]
+    prepared, breaks = prepare(options, resolve=any(name not in READ_ONLY for name in chosen))
     known = steps()
-    for name in [n for step in names for n in (ALL if step == "all" else (step,))]:
+    for name in chosen:
         if prepared.backends or name == "asv":
             known[name](prepared)
     if breaks:
