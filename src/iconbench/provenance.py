@@ -16,6 +16,8 @@ import subprocess
 import sys
 from typing import Any
 
+from iconbench.runner import collector
+
 #: Distributions whose exact versions make up the stack, in display order.
 COMPONENTS: tuple[str, ...] = (
     "iconbench",
@@ -56,6 +58,10 @@ class StackInfo:
     packages: dict[str, str]
     python_optimize: int
     gpu: GpuInfo | None
+    #: how the garbage collector ran while programs were translated and loaded (their compile
+    #: and load times depend on it; :mod:`iconbench.runner.collector`); results recorded
+    #: before it was recorded ran with Python's defaults
+    collector: str = "Python's defaults"
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict, as stored next to results."""
@@ -148,6 +154,7 @@ def collect() -> StackInfo:
         packages=package_versions(),
         python_optimize=sys.flags.optimize,
         gpu=gpu_info(),
+        collector=collector.DESCRIPTION,
     )
 
 

@@ -32,6 +32,7 @@ from iconbench.programs.backends import Backend
 from iconbench.programs.backends import backend as resolved_backend
 from iconbench.programs.catalog import split_case
 from iconbench.programs.drawn_fields import DrawnFieldsCache
+from iconbench.runner import collector
 from iconbench.timing import codegen
 from iconbench.timing.sharding import parse_shard, select_shard
 
@@ -514,7 +515,8 @@ def preload(case: str, backend: Backend | str, grid: Grid | str) -> None:
         return
     program, _kwargs, static, offsets, _ = _build(case, backend, grid, fields=False)
     start = time.perf_counter()
-    build = _compile(program, static, offsets, backend)
+    with collector.fewer_collections():
+        build = _compile(program, static, offsets, backend)
     _LOADED[key] = (program, time.perf_counter() - start, build)
     _host_inputs(case, backend, grid)
     keep_loaded()
@@ -598,6 +600,7 @@ def compile_case(
     backend = as_backend(backend)
     program, _kwargs, static, offsets, _ = _build(case, backend, as_grid(grid), fields=False)
     start = time.perf_counter()
-    with sdfg_identity.reusing():  # a DaCe build equal to one in the cache is linked, not built
+    # a DaCe build equal to one in the cache is linked, not built
+    with sdfg_identity.reusing(), collector.fewer_collections():
         build = _compile(program, static, offsets, backend)
     return time.perf_counter() - start, build
