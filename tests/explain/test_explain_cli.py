@@ -93,7 +93,7 @@ PROFILES = {
 }
 
 FAKE_NCU = """#!{python}
-import json, os, pathlib, sys
+import json, os, pathlib, sys, time
 args = sys.argv[1:]
 if args == ["--version"]:
     print("NVIDIA (R) Nsight Compute Command Line Profiler")
@@ -105,12 +105,22 @@ log, target = pathlib.Path(args[at + 1]), args[at + 2:]
 def value(flag):
     return target[target.index(flag) + 1]
 side = pathlib.Path(value("--out")).name
-with open(os.environ["FAKE_NCU_CALLS"], "a") as calls:
-    calls.write(json.dumps({{"options": args[:at], "target": target, "side": side,
-                            "pythonpath": os.environ.get("PYTHONPATH", "")}}) + "\\n")
+started = time.time()
+time.sleep(0.3)  # the target's set-up: imports, grid, program, inputs
+turn = pathlib.Path(value("--turn"))
+turn.with_name(turn.name + ".ready").write_text(str(os.getpid()))
+set_up = time.time()
+while not turn.exists():
+    time.sleep(0.01)
+went = time.time()
+time.sleep(0.2)  # the profiled calls
 profiles = json.loads(os.environ["FAKE_NCU_PROFILES"])
 name = profiles["|".join([value("--case"), value("--backends"), side])]
 log.write_text((pathlib.Path(os.environ["FAKE_NCU_DATA"]) / name).read_text())
+with open(os.environ["FAKE_NCU_CALLS"], "a") as calls:
+    calls.write(json.dumps({{"options": args[:at], "target": target, "side": side,
+                            "pythonpath": os.environ.get("PYTHONPATH", ""), "started": started,
+                            "set_up": set_up, "went": went, "done": time.time()}}) + "\\n")
 """
 
 
@@ -256,6 +266,12 @@ def test_the_flagged_gpu_benchmarks_are_profiled_each_in_its_own_environment(exp
         f"{NABLA}|gtfn_gpu|device_time",
     }  # not the unchanged GPU benchmark, not the CPU regression
     assert len(calls) == 8  # four benchmarks, two sides each: not ALIKE's, whose kernels are
+    for first, second in zip(calls[::2], calls[1::2], strict=True):
+        assert (first["side"], second["side"]) == ("base", "head")
+        assert first["target"][5:7] == second["target"][5:7]  # one benchmark's two sides
+        assert second["started"] < first["set_up"]  # set up side by side
+        assert second["set_up"] < first["went"]  # every side set up before the first is called
+        assert first["done"] <= second["went"]  # profiled one at a time
     assert {c["target"][c["target"].index("--case") + 1] for c in calls} == {
         TANGENTIAL,
         SPLIT,

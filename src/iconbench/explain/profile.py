@@ -15,6 +15,8 @@ from __future__ import annotations
 import collections
 import pathlib
 import statistics
+import subprocess
+import time
 from collections.abc import Sequence
 
 from iconbench.errors import IconbenchError
@@ -83,8 +85,8 @@ def kernel_records(found: Sequence[nsight.KernelLaunch], calls: int) -> list[Ker
     return records
 
 
-def profile(
-    side: Side,
+def profile_sides(
+    sides: Sequence[Side],
     case: str,
     backend: str,
     grid: Grid,
@@ -92,24 +94,80 @@ def profile(
     work: pathlib.Path,
     calls: int = CALLS,
     timeout_s: float = 900.0,
-) -> list[KernelRecord]:
-    """The kernels of one call of ``case`` on ``side``; one line naming the side if it fails.
+) -> list[list[KernelRecord]]:
+    """The kernels of one call of ``case`` on each of ``sides``; one line naming a failed side.
 
-    ncu's CSV and its output stay in ``work`` (``SIDE.ncu.csv``, ``SIDE.ncu.log``).
+    The sides' processes start together: each imports its stack, makes the grid, loads its
+    build and draws the inputs while the others do (most of a profile's seconds), then waits.
+    They are profiled one at a time, in the order of ``sides``: each calls the case only on
+    its turn (:mod:`iconbench.runner.turn`), so no other side's kernels or uploads run on the
+    device while ncu times a side's. ncu's CSV and its output stay in ``work``
+    (``SIDE.ncu.csv``, ``SIDE.ncu.log``).
     """
+    from iconbench.runner import turn as turns
     from iconbench.runner.crosscheck import target_command
 
     work.mkdir(parents=True, exist_ok=True)
-    log_file = work / f"{side.name}.ncu.csv"
-    log_file.unlink(missing_ok=True)
-    target = target_command(case, backend, grid, calls=calls, stack=side.stack, out=side.out)
-    command = nsight.command(target, log_file, nsight.KERNEL_METRICS)
-    output = work / f"{side.name}.ncu.log"
-    side_process.run(side, command, what="ncu", timeout_s=timeout_s, log=output)
-    where = f"ncu on {side.name} ({side.commit[:12]})"
-    if not log_file.exists():
-        raise IconbenchError(f"{where} wrote no CSV; its output: {output}")
+    started: list[tuple[side_process.Started, pathlib.Path, pathlib.Path]] = []
     try:
-        return kernel_records(nsight.launches(log_file.read_text(encoding="utf-8")), calls)
-    except IconbenchError as error:
-        raise IconbenchError(f"{where}: {error}") from None
+        for side in sides:
+            csv, turn = work / f"{side.name}.ncu.csv", work / f"{side.name}.turn"
+            for stale in (csv, turn, turns.ready_path(turn)):
+                stale.unlink(missing_ok=True)
+            target = target_command(case, backend, grid, calls=calls, stack=side.stack,
+                                    out=side.out, turn=turn)  # fmt: skip
+            command = nsight.command(target, csv, nsight.KERNEL_METRICS)
+            log = work / f"{side.name}.ncu.log"
+            started.append((side_process.start(side, command, what="ncu", log=log), csv, turn))
+        _set_up([(running.process, turn) for running, _csv, turn in started])
+        found = []
+        for running, csv, turn in started:
+            if turns.wait_ready(running.process, turn):
+                turn.write_text("go", encoding="utf-8")
+            running.finish(timeout_s)  # ended before its turn: its one line
+            if not csv.exists():
+                raise IconbenchError(f"{running.where} wrote no CSV; its output: {running.log}")
+            try:
+                found.append(kernel_records(nsight.launches(csv.read_text("utf-8")), calls))
+            except IconbenchError as error:
+                raise IconbenchError(f"{running.where}: {error}") from None
+        return found
+    finally:
+        for running, _csv, _turn in started:
+            running.stop()
+
+
+#: How long the first side set up waits for the others before it is profiled anyway: a
+#: profiler that let one process start only after another ended would otherwise hold both.
+SETUP_GRACE_S = 60.0
+
+
+def _set_up(processes: Sequence[tuple[subprocess.Popen, pathlib.Path]]) -> None:
+    """Wait until every process is set up or ended, at most :data:`SETUP_GRACE_S` past the first.
+
+    A process that has ended and one that says it is set up are waited for no longer:
+
+    >>> import sys, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    >>> waiting = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    >>> (folder / "w.turn.ready").write_text("1")
+    1
+    >>> start = time.monotonic()
+    >>> _set_up([(ended, folder / "e.turn"), (waiting, folder / "w.turn")])
+    >>> time.monotonic() - start < 10, waiting.poll() is None
+    (True, True)
+    >>> waiting.kill(); _ = waiting.wait()
+    """
+    from iconbench.runner.turn import ready_path
+
+    deadline = None
+    while True:
+        waiting = [(p, t) for p, t in processes if p.poll() is None and not ready_path(t).exists()]
+        if not waiting:
+            return
+        if deadline is None and len(waiting) < len(processes):
+            deadline = time.monotonic() + SETUP_GRACE_S
+        if deadline is not None and time.monotonic() > deadline:
+            return
+        time.sleep(0.05)

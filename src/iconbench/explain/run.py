@@ -110,18 +110,10 @@ def explain(
             )
         else:
             try:
-                records = [
-                    profile.profile(
-                        side,
-                        case,
-                        bench.backend,
-                        grid,
-                        work=folder,
-                        calls=calls,
-                        timeout_s=timeout_s,
-                    )
-                    for side in (base, head)
-                ]
+                records = profile.profile_sides(
+                    (base, head), case, bench.backend, grid, work=folder, calls=calls,
+                    timeout_s=timeout_s,
+                )  # fmt: skip
                 kernel_diff = kernels.diff(bench.id, records[0], records[1])
             except IconbenchError as error:
                 notes.append(str(error))

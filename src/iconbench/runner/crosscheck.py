@@ -68,7 +68,12 @@ def crosscheck(options: RunOptions) -> None:
 
 
 def ncu_target(options: RunOptions) -> None:
-    """Call one prepared case ``--ncu-calls`` times inside the NVTX range ncu profiles."""
+    """Call one prepared case ``--ncu-calls`` times inside the NVTX range ncu profiles.
+
+    With ``--turn`` the case is set up (imports, grid, program, inputs) while another side's
+    process is profiled, and called only on its turn: nothing else runs on the device then
+    (:func:`iconbench.explain.profile.profile_sides`).
+    """
     import cupy
 
     from iconbench import suite
@@ -76,6 +81,10 @@ def ncu_target(options: RunOptions) -> None:
 
     prepared = suite.prepare(options.case, options.backends[0], options.grid)
     call = prepared.call_and_sync()
+    if options.turn is not None:
+        from iconbench.runner import turn as turns
+
+        turns.take(options.turn)
     call()  # warm-up, outside the range
     cupy.cuda.nvtx.RangePush(nsight.NVTX_RANGE)
     for _ in range(options.ncu_calls):
@@ -84,16 +93,25 @@ def ncu_target(options: RunOptions) -> None:
 
 
 def target_command(
-    case: str, backend: str, grid: Grid, *, calls: int, stack: str, out: pathlib.Path
+    case: str,
+    backend: str,
+    grid: Grid,
+    *,
+    calls: int,
+    stack: str,
+    out: pathlib.Path,
+    turn: pathlib.Path | None = None,
 ) -> list[str]:
     """The process ncu profiles: ``calls`` calls of ``case`` from the ``stack``'s build cache.
 
     ``out`` is the runner directory of that stack (the process checks that it holds it).
-    ``backend`` is a name: the argv's (``explain`` has it from a gate summary).
+    ``backend`` is a name: the argv's (``explain`` has it from a gate summary). With
+    ``turn``, it calls the case once the driver writes that file (:mod:`iconbench.runner.turn`).
     """
-    return [sys.executable, "-m", "iconbench", "suite", "ncu-target", "--case", case,
-            "--backends", backend, *grid.argv, "--ncu-calls", str(calls), "--stack", stack,
-            "--out", str(out)]  # fmt: skip
+    command = [sys.executable, "-m", "iconbench", "suite", "ncu-target", "--case", case,
+               "--backends", backend, *grid.argv, "--ncu-calls", str(calls), "--stack", stack,
+               "--out", str(out)]  # fmt: skip
+    return command + (["--turn", str(turn)] if turn is not None else [])
 
 
 def _chosen_for_check(options: RunOptions, backend: Backend, count: int) -> list:

@@ -361,9 +361,8 @@ def _wait_for_turn(turn: pathlib.Path, cores: tuple[int, ...]) -> None:
     measures at a time. Pinned to one core, the measuring thread does not move between cores
     (and their clock speeds) from process to process.
     """
-    from iconbench.runner.turn import ready_path
+    from iconbench.runner import turn as turns
 
-    ready_path(turn).write_text(str(os.getpid()), encoding="utf-8")
-    _wait_for(turn)
+    turns.take(turn)
     if cores and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, set(cores))

@@ -10,6 +10,7 @@ at a time, and ends those that will not get one.
 
 from __future__ import annotations
 
+import os
 import pathlib
 import subprocess
 import time
@@ -23,6 +24,16 @@ def ready_path(turn: pathlib.Path) -> pathlib.Path:
     PosixPath('/s/r01-base.turn.ready')
     """
     return turn.with_name(turn.name + ".ready")
+
+
+def take(turn: pathlib.Path) -> None:
+    """In the worker: say it is set up (:func:`ready_path`), then wait for its ``turn`` file.
+
+    The driver ends a worker that will not get its turn, so the wait has no limit of its own.
+    """
+    ready_path(turn).write_text(str(os.getpid()), encoding="utf-8")
+    while not turn.exists():
+        time.sleep(0.01)
 
 
 def wait_ready(process: subprocess.Popen, turn: pathlib.Path) -> bool:
