@@ -4,7 +4,7 @@ Run as ``.venv/bin/python perf/collector_in_builds.py CASE BACKEND GRID [ROUNDS]
 example ``'compute_rho_theta_pgrad_and_update_vn[is_iau_active=False-limited_area=False]'
 dace_cpu tiny``). Each round builds the case in two fresh processes, one after the other,
 each into an empty build cache of its own: one with the collector's defaults, one under
-:func:`iconbench.runner.collector.fewer_collections` (what ``suite.compile_case`` does); then
+:func:`iconbench.collector.fewer_collections` (what ``suite.compile_case`` does); then
 each process loads its build again from its cache the same way. It prints per process the
 build's and the load's seconds, the seconds the collector paused them (``gc.callbacks``) and
 the peak memory, and the ratios of the two settings, measured side by side.
@@ -36,7 +36,7 @@ def timed(phase, info):
 gc.callbacks.append(timed)
 from iconbench import buildcache, suite
 from iconbench.grids.grid import resolve
-from iconbench.runner import collector
+from iconbench import collector
 case, backend, grid_name, mode = sys.argv[1:5]
 buildcache.configure("stack-collector", jobs=1)
 grid = resolve(grid_name)

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from typing import Any
 
-from iconbench.runner import collector
+from iconbench import collector
 
 #: Distributions whose exact versions make up the stack, in display order.
 COMPONENTS: tuple[str, ...] = (
@@ -59,7 +59,7 @@ class StackInfo:
     python_optimize: int
     gpu: GpuInfo | None
     #: how the garbage collector ran while programs were translated and loaded (their compile
-    #: and load times depend on it; :mod:`iconbench.runner.collector`); results recorded
+    #: and load times depend on it; :mod:`iconbench.collector`); results recorded
     #: before it was recorded ran with Python's defaults
     collector: str = "Python's defaults"
 

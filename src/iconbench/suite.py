@@ -26,13 +26,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from iconbench import collector
 from iconbench.errors import IconbenchError
 from iconbench.grids.grid import Grid, resolve
 from iconbench.programs.backends import Backend
 from iconbench.programs.backends import backend as resolved_backend
 from iconbench.programs.catalog import split_case
 from iconbench.programs.drawn_fields import DrawnFieldsCache
-from iconbench.runner import collector
 from iconbench.timing import codegen
 from iconbench.timing.sharding import parse_shard, select_shard
 

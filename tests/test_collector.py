@@ -6,8 +6,7 @@ import gc
 
 import pytest
 
-from iconbench import provenance, suite
-from iconbench.runner import collector
+from iconbench import collector, provenance, suite
 
 CASE = "compute_tangential_wind[default]"
 
