@@ -73,7 +73,7 @@ def test_the_tables_have_the_checks_rows():
     assert len(TABLES) == len(RESULTS)
     assert len(TABLES[0]) >= 19
     assert len(TABLES[1]) >= 5
-    assert len(TABLES[2]) == 8
+    assert len(TABLES[2]) == 12
     missing = [row[0] for directory, row in ROWS if not directory.is_dir()]
     assert not missing, missing
     two_h100 = [d for d, _ in ROWS if d.parent.name == "pr-check-2xh100"]
@@ -191,7 +191,8 @@ def test_two_gpu_checks_of_the_same_code_are_an_a_a(side, tmp_path):
 
 #: The #1405 A/A tables: host, the two checks compared, each side's counts.
 A_A_ROW = re.compile(
-    r"\| (1 × H100|2 × H200|1 × H200|1 × H200 at f513c6d) \| (\w+) vs (\w+) \| "
+    r"\| (1 × H100|2 × H200|1 × H200|1 × H200 at f513c6d|1 × H200 at 875d336) \| "
+    r"(\w+) vs (\w+) \| "
     r"pass: ([0-9]+) unchanged, ([0-9]+) inconclusive \| "
     r"pass: ([0-9]+) unchanged, ([0-9]+) inconclusive \|"
 )
@@ -201,14 +202,15 @@ A_A_ROW = re.compile(
 A_A_RESULTS = {"1 × H100": ("results/pr-check-h100", "2026-11-27"),
                "2 × H200": ("results/pr-check-2xh200", "2026-11-27"),
                "1 × H200": ("results/pr-check-h200", "2026-11-28"),
-               "1 × H200 at f513c6d": ("results/pr-check-h200", "f513c6d")}  # fmt: skip
+               "1 × H200 at f513c6d": ("results/pr-check-h200", "f513c6d"),
+               "1 × H200 at 875d336": ("results/pr-check-h200", "875d336")}  # fmt: skip
 
 
 def test_1405_checks_of_the_same_code_are_a_as(tmp_path):
     """Each side of a #1405 check against the same side of another check (same code, separate
     runs) passes with nothing flagged and the counts the document's table gives."""
     rows = A_A_ROW.findall(DOC.read_text())
-    assert len(rows) == 9
+    assert len(rows) == 13
     for host, first, second, *shown in rows:
         counts = []
         results, date = A_A_RESULTS[host]
@@ -250,3 +252,43 @@ def test_main_builds_precompile_is_head_changed_builds_on_both_hosts():
     said = (f"gtfn_gpu {two['gtfn_gpu']} and dace_gpu {two['dace_gpu']} each on 32 cores, "
             f"{one['gtfn_gpu']} and {one['dace_gpu']} on 16")  # fmt: skip
     assert said in " ".join(DOC.read_text().split())
+
+
+def test_the_collector_table_is_head_changed_builds_at_f513c6d_and_875d336():
+    """The per-stage table of "Measured at 875d336": each row is head's build of that variant
+    in the two checks with main's builds (their ``longest_builds``), and both checks built the
+    same code (the builds' code-generation fingerprints in the archived compile ledgers)."""
+    import itertools
+    import json
+
+    from tests.archived_results import restored
+
+    text = DOC.read_text()
+    start = text.index("| build (head) | backend | seconds at f513c6d | at 875d336 |")
+    lines = text[start:].splitlines()[2:]
+    rows = list(itertools.takewhile(lambda line: line.strip().startswith("|"), lines))
+    assert len(rows) == 8
+    checks = {tag: ROOT / "results" / "pr-check-h200" / f"icon4py-1405-main-{tag}"
+              for tag in ("f513c6d", "875d336")}  # fmt: skip
+    longest = {tag: {(b["case"].split("[")[1].rstrip("]"), b["backend"]): b
+                     for b in CheckRecord.read(check).facts["longest_builds"]}
+               for tag, check in checks.items()}  # fmt: skip
+    stages = ("gt4py passes", "lowering", "dace passes", "code generation", "nvcc",
+              "host compiler", "link", "other")  # fmt: skip
+    for row in rows:
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        key = (cells[0].strip("`[]"), cells[1])
+        before, after = longest["f513c6d"][key], longest["875d336"][key]
+        assert [float(cells[2]), float(cells[3])] == [before["seconds"], after["seconds"]]
+        for stage, cell in zip(stages, cells[4:], strict=True):
+            shown = None if cell == "–" else [float(x) for x in cell.split(" → ")]
+            known = [b["stages"].get(stage) for b in (before, after)]
+            assert shown == (None if known == [None, None] else [round(k, 1) for k in known])
+    prints = {}
+    for tag, check in checks.items():
+        ledger = restored(str(check.relative_to(ROOT))) / "head" / "work" / "compile.jsonl"
+        records = [json.loads(line) for line in ledger.open()]
+        prints[tag] = {(r["case"], r["backend"]): r["fingerprint"] for r in records
+                       if r.get("stages")}  # fmt: skip
+    assert len(prints["875d336"]) == 8
+    assert prints["875d336"] == prints["f513c6d"]
