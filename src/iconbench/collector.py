@@ -11,8 +11,11 @@ build from the cache spent 1.0 of 4.6 s.
 
 :func:`fewer_collections` frees what is garbage, moves what lives (the imported stack) out
 of the collector's way (``gc.freeze``), and raises the thresholds to :data:`THRESHOLDS` for
-the translation or the load: the same build then spends 1.8 s in 68 collections and its peak
-memory grows by 6 % (284 to 302 MiB); garbage cycles are still collected, later. The
+the translation or the load: the same build then spends 2.0 s in 830 collections and its
+peak memory grows by 3-6 % (286 to 296 MiB); garbage cycles are still collected, later. On
+one H200 host the heavy check's longest build took 159.6 s instead of 189.0 s, DaCe's passes
+23-31 % less (docs/pr-check-h100.md, "Measured at 875d336"), with the same code-generation
+fingerprints. The
 thresholds are restored afterwards, so nothing a case measures (a call, its host overhead)
 runs under them. The code gt4py and DaCe generate is the same: only when Python frees
 memory changes. What iconbench records as a compile or load time is therefore that of a
