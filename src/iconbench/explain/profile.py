@@ -101,8 +101,9 @@ def profile_sides(
     build and draws the inputs while the others do (most of a profile's seconds), then waits.
     They are profiled one at a time, in the order of ``sides``: each calls the case only on
     its turn (:mod:`iconbench.runner.turn`), so no other side's kernels or uploads run on the
-    device while ncu times a side's. ncu's CSV and its output stay in ``work``
-    (``SIDE.ncu.csv``, ``SIDE.ncu.log``).
+    device while ncu times a side's; the next turn comes once a side's profiled calls are over
+    (:func:`~iconbench.runner.turn.done_path`), while ncu still writes that side's report.
+    ncu's CSV and its output stay in ``work`` (``SIDE.ncu.csv``, ``SIDE.ncu.log``).
     """
     from iconbench.runner import turn as turns
     from iconbench.runner.crosscheck import target_command
@@ -112,7 +113,7 @@ def profile_sides(
     try:
         for side in sides:
             csv, turn = work / f"{side.name}.ncu.csv", work / f"{side.name}.turn"
-            for stale in (csv, turn, turns.ready_path(turn)):
+            for stale in (csv, turn, turns.ready_path(turn), turns.done_path(turn)):
                 stale.unlink(missing_ok=True)
             target = target_command(case, backend, grid, calls=calls, stack=side.stack,
                                     out=side.out, turn=turn)  # fmt: skip
@@ -120,10 +121,12 @@ def profile_sides(
             log = work / f"{side.name}.ncu.log"
             started.append((side_process.start(side, command, what="ncu", log=log), csv, turn))
         _set_up([(running.process, turn) for running, _csv, turn in started])
-        found = []
-        for running, csv, turn in started:
+        for running, _csv, turn in started:  # one at a time on the device
             if turns.wait_ready(running.process, turn):
                 turn.write_text("go", encoding="utf-8")
+                turns.wait_done(running.process, turn)  # ncu writes its report meanwhile
+        found = []
+        for running, csv, _turn in started:
             running.finish(timeout_s)  # ended before its turn: its one line
             if not csv.exists():
                 raise IconbenchError(f"{running.where} wrote no CSV; its output: {running.log}")

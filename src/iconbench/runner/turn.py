@@ -36,6 +36,22 @@ def take(turn: pathlib.Path) -> None:
         time.sleep(0.01)
 
 
+def done_path(turn: pathlib.Path) -> pathlib.Path:
+    """The file a worker writes when it no longer uses the device (its process may go on).
+
+    >>> done_path(pathlib.Path("/s/base.turn"))
+    PosixPath('/s/base.turn.done')
+    """
+    return turn.with_name(turn.name + ".done")
+
+
+def wait_done(process: subprocess.Popen, turn: pathlib.Path) -> None:
+    """Wait until the worker says it is done with the device (:func:`done_path`), or has ended."""
+    done = done_path(turn)
+    while not done.exists() and process.poll() is None:
+        time.sleep(0.02)
+
+
 def wait_ready(process: subprocess.Popen, turn: pathlib.Path) -> bool:
     """Wait until the worker says it is set up (``True``), or until it has ended (``False``)."""
     ready = ready_path(turn)
