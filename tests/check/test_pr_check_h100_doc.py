@@ -73,7 +73,7 @@ def test_the_tables_have_the_checks_rows():
     assert len(TABLES) == len(RESULTS)
     assert len(TABLES[0]) >= 19
     assert len(TABLES[1]) >= 5
-    assert len(TABLES[2]) == 12
+    assert len(TABLES[2]) == 14
     missing = [row[0] for directory, row in ROWS if not directory.is_dir()]
     assert not missing, missing
     two_h100 = [d for d, _ in ROWS if d.parent.name == "pr-check-2xh100"]
@@ -191,7 +191,8 @@ def test_two_gpu_checks_of_the_same_code_are_an_a_a(side, tmp_path):
 
 #: The #1405 A/A tables: host, the two checks compared, each side's counts.
 A_A_ROW = re.compile(
-    r"\| (1 × H100|2 × H200|1 × H200|1 × H200 at f513c6d|1 × H200 at 875d336) \| "
+    r"\| (1 × H100|2 × H200|1 × H200|1 × H200 at f513c6d|1 × H200 at 875d336|"
+    r"1 × H200 at 6eaa6d1) \| "
     r"(\w+) vs (\w+) \| "
     r"pass: ([0-9]+) unchanged, ([0-9]+) inconclusive \| "
     r"pass: ([0-9]+) unchanged, ([0-9]+) inconclusive \|"
@@ -203,14 +204,15 @@ A_A_RESULTS = {"1 × H100": ("results/pr-check-h100", "2026-11-27"),
                "2 × H200": ("results/pr-check-2xh200", "2026-11-27"),
                "1 × H200": ("results/pr-check-h200", "2026-11-28"),
                "1 × H200 at f513c6d": ("results/pr-check-h200", "f513c6d"),
-               "1 × H200 at 875d336": ("results/pr-check-h200", "875d336")}  # fmt: skip
+               "1 × H200 at 875d336": ("results/pr-check-h200", "875d336"),
+               "1 × H200 at 6eaa6d1": ("results/pr-check-h200", "6eaa6d1")}  # fmt: skip
 
 
 def test_1405_checks_of_the_same_code_are_a_as(tmp_path):
     """Each side of a #1405 check against the same side of another check (same code, separate
     runs) passes with nothing flagged and the counts the document's table gives."""
     rows = A_A_ROW.findall(DOC.read_text())
-    assert len(rows) == 13
+    assert len(rows) == 14
     for host, first, second, *shown in rows:
         counts = []
         results, date = A_A_RESULTS[host]
