@@ -77,13 +77,12 @@ def ncu_target(options: RunOptions) -> None:
     import cupy
 
     from iconbench import suite
+    from iconbench.runner import turn as turns
     from iconbench.timing import nsight
 
     prepared = suite.prepare(options.case, options.backends[0], options.grid)
     call = prepared.call_and_sync()
     if options.turn is not None:
-        from iconbench.runner import turn as turns
-
         turns.take(options.turn)
     call()  # warm-up, outside the range
     cupy.cuda.nvtx.RangePush(nsight.NVTX_RANGE)
@@ -91,8 +90,6 @@ def ncu_target(options: RunOptions) -> None:
         call()
     cupy.cuda.nvtx.RangePop()
     if options.turn is not None:  # the next side may call its case while ncu writes this one's
-        from iconbench.runner import turn as turns
-
         turns.done_path(options.turn).write_text("done", encoding="utf-8")
 
 

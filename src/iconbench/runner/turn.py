@@ -1,8 +1,10 @@
 """A worker's turn on its device: started ahead and set up, it measures when it is told to.
 
 Workers are started before the device is free so that their imports, grid and program loads
-overlap another worker's measurement: a check's rounds (:mod:`iconbench.check.rounds`) and a
-suite's workers loading ahead (:mod:`iconbench.runner.load_ahead`). A worker writes
+overlap another worker's measurement: a check's rounds (:mod:`iconbench.check.rounds`), a
+suite's workers loading ahead (:mod:`iconbench.runner.load_ahead`), and the sides of a flagged
+benchmark under Nsight Compute (:func:`iconbench.explain.profile.profile_sides`, which gives
+the next turn once a side says it is done with the device, :func:`done_path`). A worker writes
 :func:`ready_path` once it is set up and then waits for its ``turn`` file
 (:func:`iconbench.runner.measure.worker`); the driver gives one worker of a device its turn
 at a time, and ends those that will not get one.
