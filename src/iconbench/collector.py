@@ -14,7 +14,7 @@ of the collector's way (``gc.freeze``), and raises the thresholds to :data:`THRE
 the translation or the load: the same build then spends 2.0 s in 830 collections and its
 peak memory grows by 3-6 % (286 to 296 MiB); garbage cycles are still collected, later. On
 one H200 host the heavy check's longest build took 159.6 s instead of 189.0 s, DaCe's passes
-23-31 % less (docs/pr-check-h100.md, "Measured at 875d336"), with the same code-generation
+19-31 % less (docs/pr-check-h100.md, "Measured at 875d336"), with the same code-generation
 fingerprints. The
 thresholds are restored afterwards, so nothing a case measures (a call, its host overhead)
 runs under them. The code gt4py and DaCe generate is the same: only when Python frees
