@@ -25,7 +25,7 @@ class Started:
     @property
     def where(self) -> str:
         """``what on SIDE (COMMIT)``: how its one-line failures begin."""
-        return f"{self.what} on {self.side.name} ({self.side.commit[:12]})"
+        return _where(self.what, self.side)
 
     def finish(self, timeout_s: float) -> None:
         """Wait for it, ``timeout_s`` from its start; one line if it failed or took too long.
@@ -62,9 +62,12 @@ def start(side: Side, command: Sequence[str], *, what: str, log: pathlib.Path) -
             process = subprocess.Popen(list(command), env=side.environment(), stdout=output,
                                        stderr=subprocess.STDOUT)  # fmt: skip
         except FileNotFoundError:
-            where = f"{what} on {side.name} ({side.commit[:12]})"
-            raise IconbenchError(f"{where}: {command[0]} is not on PATH") from None
+            raise IconbenchError(f"{_where(what, side)}: {command[0]} is not on PATH") from None
     return Started(side, process, what, log, time.monotonic())
+
+
+def _where(what: str, side: Side) -> str:
+    return f"{what} on {side.name} ({side.commit[:12]})"
 
 
 def run(

@@ -318,7 +318,9 @@ def _load_while_precompiling(
                 left.remove((case, backend))
             if not built:
                 time.sleep(0.2)
-    _wait_for(options.load_after)
+    from iconbench.runner import turn as turns
+
+    turns.wait_for(options.load_after)
     return left
 
 
@@ -346,12 +348,6 @@ def yield_to_compiles() -> None:
     True
     """
     os.nice(STARTUP_NICENESS)
-
-
-def _wait_for(path: pathlib.Path) -> None:
-    """Wait until ``path`` exists (the driver writes it; it ends this process if it fails)."""
-    while not path.exists():
-        time.sleep(0.01)
 
 
 def _wait_for_turn(turn: pathlib.Path, cores: tuple[int, ...]) -> None:

@@ -34,7 +34,12 @@ def take(turn: pathlib.Path) -> None:
     The driver ends a worker that will not get its turn, so the wait has no limit of its own.
     """
     ready_path(turn).write_text(str(os.getpid()), encoding="utf-8")
-    while not turn.exists():
+    wait_for(turn)
+
+
+def wait_for(path: pathlib.Path) -> None:
+    """In the worker: wait until ``path`` exists (the driver writes it, or ends the worker)."""
+    while not path.exists():
         time.sleep(0.01)
 
 
