@@ -4,20 +4,20 @@ A build of a program is hundreds of thousands of Python objects that live until 
 gt4py's IR, DaCe's SDFG and the graphs its passes match and rewrite. With the collector's
 defaults a young generation is collected every 2 000 allocations, and a full collection,
 which walks every tracked object, comes often enough that the build walks its own growing
-graph over and over. Measured on a 2-core workstation (``perf/collector_in_builds.py``), the
-heaviest build of the heavy check (``compute_rho_theta_pgrad_and_update_vn``, ``dace_cpu``)
-spent 6.4-7.0 s of its 58-62 s in collections, 5.5-5.8 s of them full ones; loading its
-build from the cache spent 1.0 of 4.6 s.
+graph over and over. Measured on a 2-core workstation (``perf/collector_in_builds.py
+'compute_rho_theta_pgrad_and_update_vn[is_iau_active=False-limited_area=False]' dace_cpu tiny
+2``), the heaviest build of the heavy check spent 6.2 s of its 60.5 s in 7 237 collections;
+loading it from the cache spent 0.54 s of 1.91 s.
 
 :func:`fewer_collections` frees what is garbage, moves what lives (the imported stack) out
 of the collector's way (``gc.freeze``), and raises the thresholds to :data:`THRESHOLDS` for
-the translation or the load: the same build then spends 2.0 s in 830 collections and its
-peak memory grows by 3-6 % (286 to 296 MiB); garbage cycles are still collected, later. On
-one H200 host the heavy check's longest build took 159.6 s instead of 189.0 s, DaCe's passes
-19-31 % less (docs/pr-check-h100.md, "Measured at 875d336"), with the same code-generation
-fingerprints. The
-thresholds are restored afterwards, so nothing a case measures (a call, its host overhead)
-runs under them. The code gt4py and DaCe generate is the same: only when Python frees
+the translation or the load: the same build then took 55.0-56.8 s, 2.0 s of it in 830
+collections, its load 1.50-1.68 s, and its peak memory grew by 3.5 % (286 to 296 MiB);
+garbage cycles are still collected, later. On one H200 host the heavy check's longest build
+took 159.6 s instead of 189.0 s, DaCe's passes 19-31 % less (docs/pr-check-h100.md,
+"Measured at 875d336"), with the same code-generation fingerprints. The thresholds are
+restored afterwards, so nothing a case measures (a call, its host overhead) runs under them.
+The code gt4py and DaCe generate is the same: only when Python frees
 memory changes. What iconbench records as a compile or load time is therefore that of a
 process collecting this way (:data:`DESCRIPTION`, in each result's provenance).
 """
