@@ -1,12 +1,13 @@
 """A check's first measuring workers start up while its precompile runs (``meanwhile``).
 
-The workers are stand-ins that follow a measuring worker's protocol (load after
-``--load-after`` exists, say ready, wait for the turn), so that the order is seen without
-the seconds a real worker's imports take.
+The workers are stand-ins that follow a measuring worker's protocol (load what may be
+loaded, say what is loaded, measure in the turns given: :mod:`iconbench.runner.turn`), so
+that the order is seen without the seconds a real worker's imports take.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import pathlib
 import sys
@@ -19,25 +20,55 @@ from iconbench.errors import IconbenchError
 from iconbench.runner.devices import ONE
 from iconbench.stacks.sides import Side
 
-#: A measuring worker's protocol: wait for LOAD_AFTER, "load" (note the time), say ready
-#: (iconbench.runner.turn.ready_path), wait for the turn, end.
+#: A measuring worker's protocol: its programs "loaded" once LOAD_AFTER exists (the time
+#: noted in .loadedat), or those BUILT names meanwhile (a file of jobs, one a line, that the
+#: test's precompile appends to); the loaded ones said (.loaded), then each turn's cases
+#: "measured" (.measured: one line a turn, the time and the cases), until none is left.
 WORKER = """
-import pathlib, sys, time
-turn, load_after = pathlib.Path(sys.argv[1]), sys.argv[2]
-if load_after:
-    while not pathlib.Path(load_after).exists():
+import json, os, pathlib, sys, time
+turn, load_after, jobs_file, built = (pathlib.Path(sys.argv[1]), sys.argv[2],
+                                      pathlib.Path(sys.argv[3]), sys.argv[4])
+jobs = [tuple(j) for j in json.loads(jobs_file.read_text())]
+
+def say(loaded, settled):
+    tmp = turn.with_name(turn.name + ".loaded.tmp")
+    tmp.write_text(json.dumps({"jobs": sorted(map(list, loaded)), "settled": settled}))
+    os.replace(tmp, turn.with_name(turn.name + ".loaded"))
+
+def loadable():
+    if not load_after or pathlib.Path(load_after).exists():
+        return set(jobs)
+    done = pathlib.Path(built).read_text().splitlines() if built else []
+    return {job for job in jobs if "|".join(job) in done}
+
+loaded, left, number = set(), list(jobs), 1
+while left:
+    path = turn if number == 1 else turn.with_name(f"{turn.name}.{number}")
+    while not path.exists():
+        now = loadable() - loaded
+        if now:
+            loaded |= now
+            with turn.with_name(turn.name + ".loadedat").open("a") as f:
+                f.write(repr(time.time()) + "\\n")
+        say(loaded, True)
+        if loaded == set(jobs):
+            turn.with_name(turn.name + ".ready").write_text("ready")
         time.sleep(0.01)
-turn.with_name(turn.name + ".loaded").write_text(repr(time.time()))
-turn.with_name(turn.name + ".ready").write_text("ready")
-while not turn.exists():
-    time.sleep(0.01)
+    text = path.read_text()
+    these = left if text == "go" else [tuple(j) for j in json.loads(text)]
+    with turn.with_name(turn.name + ".measured").open("a") as f:
+        f.write(json.dumps({"at": time.time(), "jobs": sorted(map(list, these))}) + "\\n")
+    left = [job for job in left if job not in these]
+    path.with_name(path.name + ".done").write_text("done")
+    number += 1
 """
 
 PLAN = rounds.Plan(samples=1, max_s=0.1, warmup_s=0.0, min_blocks=2, max_blocks=2)
 
 
-def _stand_in(side, common, lane, name, *, jobs_file, turn, plan, load_after=None):
-    return [sys.executable, "-c", WORKER, str(turn), str(load_after or "")]
+def _stand_in(side, common, lane, name, *, jobs_file, turn, plan, load_after=None, built=""):
+    return [sys.executable, "-c", WORKER, str(turn), str(load_after or ""), str(jobs_file),
+            str(built)]  # fmt: skip
 
 
 def _measure(tmp_path: pathlib.Path, meanwhile) -> rounds.Rounds:
@@ -61,7 +92,7 @@ def test_the_first_workers_start_during_the_precompile_and_load_after_it(tmp_pat
 
     done = _measure(tmp_path, precompile)
     assert seen["started"] == 8  # two blocks of ABBA, all launched first
-    loaded = sorted(float(p.read_text()) for p in scratch.glob("*.turn.loaded"))
+    loaded = sorted(float(p.read_text()) for p in scratch.glob("*.turn.loadedat"))
     assert len(loaded) == 8
     assert loaded[0] >= seen["ended"]  # nothing loaded before the precompile had ended
     assert (done.blocks, done.rounds) == (2, 8)
@@ -87,26 +118,17 @@ def test_a_failed_precompile_ends_the_workers_started(tmp_path, monkeypatch):
         _measure(tmp_path, precompile)
     assert len(started) == 8
     assert all(process.poll() is not None for process in started)
-    assert not list((tmp_path / "rounds").glob("*.loaded"))
+    assert not list((tmp_path / "rounds").glob("*.loadedat"))
 
 
-#: A measuring worker that records which cases it measured and when its turn came.
-PART_WORKER = """
-import json, pathlib, sys, time
-jobs, turn = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-turn.with_name(turn.name + ".ready").write_text("ready")
-while not turn.exists():
-    time.sleep(0.01)
-turn.with_name(turn.name + ".measured").write_text(
-    json.dumps({"at": time.time(), "jobs": json.loads(jobs.read_text())}))
-"""
+def _measured(scratch: pathlib.Path) -> dict[str, list[dict]]:
+    """Per round process, its turns: when each began and the cases it measured."""
+    return {p.name.removesuffix(".turn.measured"): [json.loads(line) for line in p.open()]
+            for p in scratch.glob("*.turn.measured")}  # fmt: skip
 
 
 def test_a_round_split_into_parts_measures_every_case_once_a_part_at_a_time(tmp_path, monkeypatch):
-    def part(side, common, lane, name, *, jobs_file, turn, plan, load_after=None):
-        return [sys.executable, "-c", PART_WORKER, str(jobs_file), str(turn)]
-
-    monkeypatch.setattr(rounds, "_worker_command", part)
+    monkeypatch.setattr(rounds, "_worker_command", _stand_in)
     jobs = [(f"p{i}[default]", b) for i in range(5) for b in ("gtfn_gpu", "dace_gpu")]
     sides = {name: Side(name, name, name[0] * 40, (), tmp_path / name, "s")
              for name in ("base", "head")}  # fmt: skip
@@ -114,16 +136,66 @@ def test_a_round_split_into_parts_measures_every_case_once_a_part_at_a_time(tmp_
     done = rounds.measure(sides, ONE.shares(jobs, {}), [], plan=plan, scratch=tmp_path / "r",
                           decided=lambda processes: "decided")  # fmt: skip
     assert (done.blocks, done.rounds) == (2, 8)  # rounds, not processes
-    measured = {p.name.removesuffix(".turn.measured"): json.loads(p.read_text())
-                for p in (tmp_path / "r").glob("*.turn.measured")}  # fmt: skip
-    assert len(measured) == 16  # two processes a round
+    measured = {name: turns[0] for name, turns in _measured(tmp_path / "r").items()}
+    assert len(measured) == 16  # two processes a round, one turn each
     order = [name for name, _ in sorted(measured.items(), key=lambda item: item[1]["at"])]
-    assert order[:4] == ["r01-base-p1", "r01-base-p2", "r02-head-p1", "r02-head-p2"]
+    # a part's four rounds of a block one after another, ABBA
+    assert order[:4] == ["r01-base-p1", "r02-head-p1", "r03-head-p1", "r04-base-p1"]
+    assert order[4:8] == ["r01-base-p2", "r02-head-p2", "r03-head-p2", "r04-base-p2"]
     for number in range(1, 9):
         first, second = (measured[n]["jobs"] for n in measured if n[1:3] == f"{number:02d}")
         assert sorted(map(tuple, first + second)) == sorted(jobs)  # each case once a round
         dace = [sum(b == "dace_gpu" for _, b in share) for share in (first, second)]
         assert sorted(dace) == [2, 3]  # the slow loads shared out, not one part's
+
+
+def _while_compiling(tmp_path, monkeypatch, *, overlap: bool):
+    """Three cases of one part, two built at once and one 1.5 s later: the turns' records."""
+    built = tmp_path / "built"
+    built.write_text("")
+    monkeypatch.setattr(rounds, "_worker_command", functools.partial(_stand_in, built=built))
+    jobs = [(f"p{i}[default]", "gtfn_gpu") for i in range(3)]
+    seen: dict[str, float] = {}
+
+    def precompile() -> None:
+        built.write_text("p0[default]|gtfn_gpu\np1[default]|gtfn_gpu\n")
+        time.sleep(1.5)  # the longest build
+        seen["ended"] = time.time()
+
+    sides = {name: Side(name, name, name[0] * 40, (), tmp_path / name, "s")
+             for name in ("base", "head")}  # fmt: skip
+    plan = rounds.Plan(samples=1, max_s=0.1, warmup_s=0.0, min_blocks=2, max_blocks=2,
+                       parts=1, while_compiling=overlap)  # fmt: skip
+    done = rounds.measure(sides, ONE.shares(jobs, {}), [], plan=plan, scratch=tmp_path / "r",
+                          decided=lambda processes: "decided", meanwhile=precompile)  # fmt: skip
+    return done, _measured(tmp_path / "r"), seen["ended"]
+
+
+def test_the_cases_built_are_measured_while_the_longest_build_compiles(tmp_path, monkeypatch):
+    done, measured, ended = _while_compiling(tmp_path, monkeypatch, overlap=True)
+    assert (done.blocks, done.rounds) == (2, 8)
+    sides = [side for block in range(2) for side in rounds.block_order(block)]  # ABBA BAAB
+    assert sorted(measured) == [f"r{n:02d}-{side}" for n, side in enumerate(sides, start=1)]
+    for turns in measured.values():  # two turns a process: what was built, then the rest
+        assert [t["jobs"] for t in turns] == [
+            [["p0[default]", "gtfn_gpu"], ["p1[default]", "gtfn_gpu"]],
+            [["p2[default]", "gtfn_gpu"]],
+        ]
+        assert turns[0]["at"] < ended <= turns[1]["at"]
+    for turn in range(2):  # each turn ABBA BAAB over the eight rounds
+        order = sorted(measured, key=lambda name: measured[name][turn]["at"])
+        assert order == sorted(measured)
+    assert 0 < done.during_precompile_s <= done.measuring_s
+
+
+def test_a_cpu_check_measures_only_once_the_precompile_has_ended(tmp_path, monkeypatch):
+    done, measured, ended = _while_compiling(tmp_path, monkeypatch, overlap=False)
+    assert (done.blocks, done.rounds) == (2, 8)
+    for turns in measured.values():  # one turn a process, every case, after the builds
+        assert len(turns) == 1
+        assert len(turns[0]["jobs"]) == 3
+        assert turns[0]["at"] >= ended
+    assert done.during_precompile_s == 0
 
 
 def test_later_blocks_start_up_together_and_the_gate_still_decides_after_each(
@@ -153,7 +225,7 @@ def test_a_workers_sampling_stops_at_the_plans_precision(tmp_path):
     """The check's workers get its ``--precision``; a plan without one samples as ever."""
     side = Side("base", "base", "b" * 40, (), tmp_path / "base", "s")
     ((_, device, _),) = ONE.shares([("p[default]", "gtfn_gpu")], {})
-    lane = rounds._Lane(device, "", (), 1, (), ())
+    lane = rounds._Lane(device, "", (), 1, (), (), tmp_path / "measuring")
     plans = (PLAN, rounds.Plan(samples=50, max_s=0.5, warmup_s=0.1, precision=0.005))
     commands = [
         rounds._worker_command(

@@ -118,6 +118,10 @@ def test_base_and_head_are_measured_interleaved_in_fresh_processes(pr_check):
         "head": ["r02-head", "r03-head", "r05-head", "r08-head"],
     }
     assert check["rounds"] == 8
+    # the dry run measures while the builds compile, as a GPU check does (its turns' seconds
+    # during the precompile are part of the turns')
+    split = check["measure_split"]
+    assert 0 <= split["during_precompile"] <= split["measuring"]
     # what each side met in the build cache: its one build, compiled now or found there
     for side in ("base", "head"):
         met = check["builds"][side]

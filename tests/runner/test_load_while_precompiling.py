@@ -1,9 +1,12 @@
-"""A check's first workers load each program once its build is entered in the compile index,
-while the precompile still runs, and the rest once it has ended."""
+"""A check's workers load each program once its build is entered in the compile index, while
+the precompile still runs, the rest once it has ended, and measure in the turns given."""
 
 from __future__ import annotations
 
+import dataclasses
 import pathlib
+import subprocess
+import sys
 import threading
 import time
 
@@ -12,6 +15,7 @@ from iconbench.grids import resolve
 from iconbench.programs.backends import backend
 from iconbench.records.compilation import CompileRecord
 from iconbench.runner import measure
+from iconbench.runner import turn as turns
 from iconbench.runner.options import RunOptions
 from iconbench.timing.compile_index import CompileIndex, Sources
 
@@ -47,28 +51,79 @@ def test_a_program_loads_once_its_build_is_in_the_index_not_before(tmp_path, mon
         times["ended"] = time.monotonic()
         load_after.write_text("done")
 
-    driver = threading.Thread(target=precompile)
-    driver.start()
-    left = measure._load_while_precompiling(
-        [BUILT, LATE], options, {"gtfn_cpu": backend("gtfn_cpu")}
-    )
-    driver.join()
-    assert left == [LATE]  # never loaded before its build is there
-    ((case, at),) = loaded
-    assert case == "a[default]"
-    assert times["entered"] <= at < times["ended"]  # during the precompile
+    options = dataclasses.replace(options, turn=tmp_path / "r01-base.turn",
+                                  hold_loads=tmp_path / "measuring")  # fmt: skip
+    measured: list[tuple[list, float]] = []
+
+    def driver() -> None:  # the check's rounds: a turn for what is loaded, then the rest
+        while turns.read_loaded(options.turn).jobs != {BUILT}:
+            time.sleep(0.01)
+        options.hold_loads.write_text("measuring")
+        turns.give(options.turn, [BUILT])
+        turns.wait_for(turns.done_path(options.turn))
+        times["turn over"] = time.monotonic()
+        options.hold_loads.unlink()
+        while turns.read_loaded(options.turn).jobs != {BUILT, LATE}:
+            time.sleep(0.01)
+        turns.give(turns.numbered(options.turn, 2), None)
+
+    threads = [threading.Thread(target=precompile), threading.Thread(target=driver)]
+    for thread in threads:
+        thread.start()
+    measure._in_turns([BUILT, LATE], options, {"gtfn_cpu": backend("gtfn_cpu")},
+                      lambda these: measured.append((these, time.monotonic())), who="w",
+                      since=time.perf_counter())  # fmt: skip
+    for thread in threads:
+        thread.join()
+    ((first, at_first), (late, at_late)) = loaded
+    assert first == "a[default]"  # never loaded before its build is there
+    assert times["entered"] <= at_first < times["ended"]  # during the precompile
+    assert late == "b[default]"
+    assert at_late >= times["ended"]
+    assert [these for these, _ in measured] == [[BUILT], [LATE]]  # a turn each
+    assert measured[0][1] < times["ended"]  # measured while b still compiled
+    assert turns.ready_path(options.turn).exists()  # everything loaded, once
 
 
-def test_without_the_code_identity_it_only_waits(tmp_path, monkeypatch):
-    monkeypatch.setattr(suite, "preload", lambda *args: pytest_fail())
+def test_without_the_code_identity_it_loads_only_once_the_precompile_has_ended(tmp_path):
     load_after = tmp_path / "precompiled"
-    load_after.write_text("done")
     options = RunOptions(
         out=tmp_path / "out", backends=(backend("gtfn_cpu"),), grid=TINY, stack="s",
         load_after=load_after, sources=(pathlib.Path("/t/src"),),
     )  # fmt: skip
-    assert measure._load_while_precompiling([BUILT], options, {}) == [BUILT]
+    loadable = measure._loadable(options)
+    assert loadable([BUILT]) == []
+    load_after.write_text("done")
+    assert loadable([BUILT]) == [BUILT]
 
 
-def pytest_fail() -> None:
-    raise AssertionError("loaded without knowing its build")
+def test_a_load_waits_while_a_worker_measures(tmp_path):
+    """:func:`iconbench.runner.turn.quietly`: not while the hold is there, and the driver's
+    :func:`~iconbench.runner.turn.wait_quiet` waits for a load under way."""
+    hold, marker = tmp_path / "measuring", tmp_path / "w.turn.loading"
+    hold.write_text("measuring")
+    ran: list[float] = []
+
+    def load() -> None:
+        with turns.quietly(hold, marker):
+            ran.append(time.monotonic())
+            time.sleep(0.3)
+
+    thread = threading.Thread(target=load)
+    thread.start()
+    time.sleep(0.3)
+    assert not ran  # the device is taken
+    released = time.monotonic()
+    hold.unlink()
+    while not ran:
+        time.sleep(0.01)
+    assert ran[0] >= released
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
+    try:
+        turns.wait_quiet([(sleeper, tmp_path / "w.turn")])  # waits for the load under way
+        assert not marker.exists()
+        assert time.monotonic() - ran[0] >= 0.29
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    thread.join()

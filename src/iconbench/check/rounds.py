@@ -44,7 +44,9 @@ both are measured in one lane, and the rounds alternate between the two GPUs.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import json
 import os
 import pathlib
@@ -52,7 +54,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from iconbench.errors import IconbenchError
@@ -91,6 +93,9 @@ class Plan:
     precision: float | None = None
     #: the warm-up of a GPU case after the first of a worker (None: ``warmup_s``)
     warmup_next_s: float | None = None
+    #: measure the cases whose builds are done while a check's precompile still runs
+    #: (:func:`measure`)
+    while_compiling: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,6 +114,10 @@ class Rounds:
     #: per device that measured: its label (``None``: the one device a process finds), its
     #: cases, and the seconds its turns took
     devices: tuple[dict[str, Any], ...] = ()
+    #: the turns' seconds while the precompile still ran (in ``measuring_s`` too)
+    during_precompile_s: float = 0.0
+    #: the seconds ``while_waiting`` worked (a check's why, while the builds compile)
+    explained_s: float = 0.0
 
 
 def measuring_cores(
@@ -141,6 +150,20 @@ def measuring_cores(
         return tuple((core,) for core in reversed(ordered[-devices:]))
     share = (len(ordered) - 1) // devices
     return tuple(tuple(ordered[1 + i * share : 1 + (i + 1) * share]) for i in range(devices))
+
+
+def startup_cores(plan: Plan) -> tuple[int, ...]:
+    """The cores left when ``plan``'s measuring cores are taken (none pinned: empty).
+
+    The workers start up and wait there, and a check's compiles run there while it measures.
+
+    >>> import os
+    >>> left = startup_cores(Plan(1, 0.1, 0.0, measure_cores=((max(os.sched_getaffinity(0)),),)))
+    >>> max(os.sched_getaffinity(0)) in left, startup_cores(Plan(1, 0.1, 0.0))
+    (False, ())
+    """
+    pinned = set().union(*plan.measure_cores)
+    return tuple(sorted(set(os.sched_getaffinity(0)) - pinned)) if pinned else ()
 
 
 #: How much longer a DaCe program takes to load than another (a gtfn program): on the H100
@@ -198,7 +221,8 @@ def _worker_command(side: Side, common: Sequence[str], lane: _Lane, name: str, *
                *side.runner_options(), *common, "--samples", str(plan.samples),
                "--max-s", str(plan.max_s), "--warmup-s", str(plan.warmup_s), "--gt4py-calls", "0",
                "--worker-jobs", str(jobs_file), "--round-name", name, "--turn", str(turn),
-               "--inflight", str(turn.with_name(turn.name + ".inflight"))]  # fmt: skip
+               "--inflight", str(turn.with_name(turn.name + ".inflight")),
+               "--hold-loads", str(lane.hold)]  # fmt: skip
     if plan.precision is not None:
         command += ["--precision", str(plan.precision)]
     if plan.warmup_next_s is not None:
@@ -222,6 +246,7 @@ def measure(
     scratch: pathlib.Path,
     decided: Callable[[int], str | None],
     meanwhile: Callable[[], None] | None = None,
+    while_waiting: WhileWaiting | None = None,
 ) -> Rounds:
     """Measure each device's share on both sides in alternating rounds until ``decided()``.
 
@@ -233,22 +258,32 @@ def measure(
     ``processes`` measured a side (:func:`iconbench.check.stopping.reason_to_stop`), or ``None``
     to go on. The workers of the first ``plan.min_blocks`` blocks (no decision is taken before
     those are measured) start up together, and later blocks as many at once: start-up is paid
-    once for the blocks every check measures, once more for those it may add. ``meanwhile``
-    (a check's precompile) runs while the first workers start up: until it has returned they
-    load only the programs whose builds it has entered in the compile index, and its seconds
-    count neither as start-up nor as measuring. A worker that fails ends the check
-    with one line naming its round and its log; the workers end when ``meanwhile`` fails.
-    A side with a ``device`` of its own measures there, whatever its lane's device.
+    once for the blocks every check measures, once more for those it may add.
+
+    ``meanwhile`` (a check's precompile) runs beside the first workers: until it has returned
+    they load only the programs whose builds it has entered in the compile index. With
+    ``plan.while_compiling`` they measure meanwhile too, in turns (:meth:`_Lane.cycle`): each turn
+    measures the cases every worker of its block has loaded, and a round's process measures
+    its later cases in a later turn, so a case whose builds both sides have is measured while
+    the longest builds still compile, and the check ends soon after the last of them. Without
+    it (a CPU backend, whose timings the compiles beside it would change) they measure once it
+    has returned. Its seconds count neither as start-up nor as measuring. ``while_waiting``
+    (a check's early why, :class:`iconbench.check.early_why.EarlyWhy`) is called when every
+    device waits for builds, with the cases measured in every round started so far and a way
+    to hold the devices.
+
+    A worker that fails ends the check with one line naming its round and its log; the
+    workers end when ``meanwhile`` fails. A side with a ``device`` of its own measures there,
+    whatever its lane's device.
     """
     if len(shares) > 1 and any(side.device for side in sides.values()):
         raise ValueError("sides on GPUs of their own are measured on one lane, not shared out")
     scratch.mkdir(parents=True, exist_ok=True)
-    pinned = set().union(*plan.measure_cores)
-    startup_cores = tuple(sorted(set(os.sched_getaffinity(0)) - pinned)) if pinned else ()
+    startup = startup_cores(plan)
     ahead = max(1, min(plan.min_blocks, plan.max_blocks))  # blocks whose workers start at once
     parts = plan.parts or parts_per_round(
         4 * ahead * len(shares),
-        len(startup_cores) or len(os.sched_getaffinity(0)),
+        len(startup) or len(os.sched_getaffinity(0)),
         max((len(jobs) for _, _, jobs in shares), default=0),
     )
     lanes = []
@@ -259,92 +294,236 @@ def measure(
             files.append(scratch / f"{prefix}jobs-p{number}.json")
             files[-1].write_text(json.dumps([list(j) for j in share]), encoding="utf-8")
         cores = plan.measure_cores[index] if plan.measure_cores else ()
-        lanes.append(_Lane(device, prefix, tuple(files), len(jobs), cores, startup_cores))
+        hold = scratch / f"{prefix}measuring"
+        lanes.append(_Lane(device, prefix, tuple(files), len(jobs), cores, startup, hold))
     if parts > 1:
         log(f"check: each round in {parts} processes, balanced by their programs' load times")
-    start = time.perf_counter()
+    clock = _Clock()
     blocks = 0
     stopped = f"{plan.max_blocks} blocks measured"
-    startup_s = measuring_s = deciding_s = 0.0
+    compiling: _Meanwhile | None = None
 
-    def launch(lane: _Lane, side_name: str, load_after: pathlib.Path | None) -> list[_Worker]:
-        """A round's processes (one a part), waiting in ``lane`` for their turns."""
-        lane.number += 1
-        side = sides[side_name]
-        env = lane.device_of(side).environment(side.environment())
-        if lane.cores:  # a CPU program's threads: as many as its cores
-            env["OMP_NUM_THREADS"] = str(len(lane.cores))
-        workers = []
-        for number, jobs_file in enumerate(lane.jobs_files, start=1):
-            name = f"{lane.prefix}r{lane.number:02d}-{side_name}"
-            name += f"-p{number}" if len(lane.jobs_files) > 1 else ""
-            turn = scratch / f"{name}.turn"
-            log_path = scratch / f"{name}.log"
-            with log_path.open("w", encoding="utf-8") as handle:
-                process = subprocess.Popen(
-                    _worker_command(side, common, lane, name, jobs_file=jobs_file, turn=turn,
-                                    plan=plan, load_after=load_after),
-                    env=env, stdout=handle, stderr=subprocess.STDOUT,
-                )  # fmt: skip
-            workers.append(_Worker(name, process, turn, log_path))
-        lane.waiting.extend(workers)
-        return workers
+    def launch(lane: _Lane, block: int, load_after: pathlib.Path | None) -> None:
+        """A block's rounds on ``lane``: one process a part, set up and waiting for turns."""
+        for side_name in block_order(block):
+            lane.number += 1
+            side = sides[side_name]
+            env = lane.device_of(side).environment(side.environment())
+            if lane.cores:  # a CPU program's threads: as many as its cores
+                env["OMP_NUM_THREADS"] = str(len(lane.cores))
+            for part, jobs_file in enumerate(lane.jobs_files):
+                name = f"{lane.prefix}r{lane.number:02d}-{side_name}"
+                name += f"-p{part + 1}" if len(lane.jobs_files) > 1 else ""
+                turn = scratch / f"{name}.turn"
+                log_path = scratch / f"{name}.log"
+                with log_path.open("w", encoding="utf-8") as handle:
+                    process = subprocess.Popen(
+                        _worker_command(side, common, lane, name, jobs_file=jobs_file,
+                                        turn=turn, plan=plan, load_after=load_after),
+                        env=env, stdout=handle, stderr=subprocess.STDOUT,
+                    )  # fmt: skip
+                jobs = frozenset(tuple(j) for j in json.loads(jobs_file.read_text()))
+                lane.rounds.setdefault((block, part), []).append(
+                    _Worker(name, process, turn, log_path, jobs)
+                )
 
     try:
-        for block in range(plan.max_blocks):
-            if not any(lane.waiting for lane in lanes):  # start up this block (at first, every
-                # block before a decision), on every device
-                count = min(ahead, plan.max_blocks - block)
-                first = meanwhile if block == 0 else None
-                load_after = scratch / "precompiled" if first is not None else None
+        block = 0
+        while block < plan.max_blocks:
+            count = min(ahead, plan.max_blocks - block)
+            load_after = scratch / "precompiled" if block == 0 and meanwhile else None
+            for lane in lanes:
+                for b in range(block, block + count):
+                    launch(lane, b, load_after)
+            if load_after is not None and meanwhile is not None:
+                compiling = _Meanwhile(meanwhile, load_after)
+            # measure the blocks started, in turns, and decide after each that every lane has
+            # measured once no decision is taken before it
+            first_decision = min(max(block, plan.min_blocks - 1), block + count - 1)
+            for target in range(first_decision, block + count):
+                open_blocks = range(block, target + 1)
+                while not all(lane.measured(b) for lane in lanes for b in open_blocks):
+                    busy = compiling is not None and not compiling.done()
+                    if busy and not plan.while_compiling:
+                        clock.wait(compiling.failed_or_sleep(lanes), busy=True)
+                        continue
+                    t0 = time.perf_counter()
+                    did = side_by_side([lane.cycle_over(open_blocks, every=not busy)
+                                        for lane in lanes])  # fmt: skip
+                    if any(did):
+                        clock.turns(time.perf_counter() - t0, busy=busy)
+                    else:
+                        if compiling is not None:
+                            compiling.raise_failure()
+                        for lane in lanes:
+                            lane.check_alive()
+                        t0 = time.perf_counter()
+                        if (
+                            busy
+                            and while_waiting is not None
+                            and while_waiting(
+                                _measured_in_all(lanes, range(block, block + count)),
+                                functools.partial(_holding, lanes),
+                            )
+                        ):
+                            clock.explained_s += time.perf_counter() - t0
+                            clock.wait(time.perf_counter() - t0, busy=busy)
+                        else:
+                            clock.wait(_pause(), busy=busy)
+                for _ in range(len(open_blocks) - (blocks - block)):
+                    blocks += 1
+                if blocks < plan.min_blocks:
+                    continue
                 t0 = time.perf_counter()
-                started = [worker for b in range(block, block + count) for lane in lanes
-                           for side in block_order(b)
-                           for worker in launch(lane, side, load_after)]  # fmt: skip
-                if first is not None and load_after is not None:
-                    t1 = time.perf_counter()
-                    first()
-                    load_after.write_text("done", encoding="utf-8")
-                    start += time.perf_counter() - t1  # the precompile is not the measure's
-                    t0 += time.perf_counter() - t1
-                for worker in started:
-                    _wait_ready(worker)
-                startup_s += time.perf_counter() - t0
-            t0 = time.perf_counter()
-            side_by_side([lane.block for lane in lanes])  # one at a time on each device
-            measuring_s += time.perf_counter() - t0
-            blocks += 1
-            elapsed = time.perf_counter() - start
-            if blocks < plan.min_blocks:  # no decision before these
+                reason = decided(2 * blocks)
+                clock.deciding_s += time.perf_counter() - t0
+                if reason:
+                    stopped = f"{reason} (after {blocks} blocks)"
+                    break
+                if plan.budget_s is not None and clock.elapsed() > plan.budget_s:
+                    stopped = f"time budget of {plan.budget_s:.0f}s spent"
+                    break
+                if blocks < plan.max_blocks:
+                    log(f"check: block {blocks} measured in {clock.elapsed():.0f}s; "
+                        "not decided yet")  # fmt: skip
+            else:
+                block += count
+                if compiling is not None:
+                    compiling.join()
                 continue
-            t0 = time.perf_counter()
-            reason = decided(2 * blocks)
-            deciding_s += time.perf_counter() - t0
-            if reason:
-                stopped = f"{reason} (after {blocks} blocks)"
-                break
-            if plan.budget_s is not None and elapsed > plan.budget_s:
-                stopped = f"time budget of {plan.budget_s:.0f}s spent"
-                break
-            if blocks < plan.max_blocks:
-                log(f"check: block {blocks} measured in {elapsed:.0f}s; not decided yet")
+            break
+        if compiling is not None:
+            compiling.join()
     finally:
         # a failure, or a decision before the blocks started ahead: their workers end unmeasured
-        _stop([worker for lane in lanes for worker in lane.waiting])
-        for lane in lanes:
-            lane.waiting.clear()
+        _stop([worker for lane in lanes for worker in lane.unfinished()])
+        if compiling is not None:
+            compiling.join(quietly=True)
     return Rounds(
-        4 * blocks, blocks, time.perf_counter() - start, stopped,
-        startup_s=round(startup_s, 1), measuring_s=round(measuring_s, 1),
-        deciding_s=round(deciding_s, 1),
+        4 * blocks, blocks, clock.elapsed(), stopped,
+        startup_s=round(clock.startup_s, 1), measuring_s=round(clock.measuring_s, 1),
+        deciding_s=round(clock.deciding_s, 1),
         devices=tuple({"device": lane.device.label or None, "cases": lane.cases,
                        "measuring_s": round(lane.measuring_s, 1)} for lane in lanes),
+        during_precompile_s=round(clock.during_precompile_s, 1),
+        explained_s=round(clock.explained_s, 1),
     )  # fmt: skip
+
+
+#: Work for the devices while they wait for builds: called with the cases measured in every
+#: round so far and a context manager that holds the devices; whether it did any.
+WhileWaiting = Callable[
+    [frozenset[tuple[str, str]], Callable[[], contextlib.AbstractContextManager]], bool
+]
+
+
+def _measured_in_all(lanes: Sequence[_Lane], blocks: range) -> frozenset[tuple[str, str]]:
+    """The cases every round of ``blocks`` has measured, on every lane."""
+    found: set[tuple[str, str]] = set()
+    for lane in lanes:
+        per_block = [
+            set().union(*(frozenset.intersection(*(frozenset(w.measured) for w in four))
+                          for (b, _), four in lane.rounds.items() if b == block))
+            for block in blocks
+        ]  # fmt: skip
+        found |= set.intersection(*per_block) if per_block else set()
+    return frozenset(found)
+
+
+@contextlib.contextmanager
+def _holding(lanes: Sequence[_Lane]) -> Iterator[None]:
+    """Every lane held: no worker loads (or measures) until the block has run."""
+    from iconbench.runner import turn as turns
+
+    for lane in lanes:
+        lane.hold.write_text("held", encoding="utf-8")
+    try:
+        turns.wait_quiet((w.process, w.turn) for lane in lanes for w in lane.unfinished())
+        yield
+    finally:
+        for lane in lanes:
+            lane.hold.unlink(missing_ok=True)
+
+
+def _pause() -> float:
+    time.sleep(0.05)
+    return 0.05
+
+
+@dataclasses.dataclass
+class _Clock:
+    """Where the measure's seconds went: start-up (waiting for loads), turns, decisions.
+
+    Seconds spent while the precompile ran are the precompile's (the check's phases add up
+    to its wall time), except the turns measured meanwhile, counted apart.
+    """
+
+    started: float = dataclasses.field(default_factory=time.perf_counter)
+    precompile_s: float = 0.0
+    startup_s: float = 0.0
+    measuring_s: float = 0.0
+    during_precompile_s: float = 0.0
+    deciding_s: float = 0.0
+    explained_s: float = 0.0
+
+    def wait(self, seconds: float, *, busy: bool) -> None:
+        if busy:
+            self.precompile_s += seconds
+        else:
+            self.startup_s += seconds
+
+    def turns(self, seconds: float, *, busy: bool) -> None:
+        self.measuring_s += seconds
+        if busy:
+            self.during_precompile_s += seconds
+            self.precompile_s += seconds
+
+    def elapsed(self) -> float:
+        """The measure's wall time so far, the precompile's left out."""
+        return time.perf_counter() - self.started - self.precompile_s
+
+
+class _Meanwhile:
+    """The precompile in a thread of its own; ``load_after`` written once it has returned."""
+
+    def __init__(self, work: Callable[[], None], load_after: pathlib.Path) -> None:
+        self.error: BaseException | None = None
+        self.load_after = load_after
+
+        def run() -> None:
+            try:
+                work()
+            except BaseException as error:  # raised in the measuring thread
+                self.error = error
+            else:
+                load_after.write_text("done", encoding="utf-8")
+
+        self.thread = threading.Thread(target=run, name="precompile", daemon=True)
+        self.thread.start()
+
+    def done(self) -> bool:
+        return not self.thread.is_alive()
+
+    def raise_failure(self) -> None:
+        if self.done() and self.error is not None:
+            raise self.error
+
+    def failed_or_sleep(self, lanes: Sequence[_Lane]) -> float:
+        """Raise the precompile's failure or a worker's; else wait a little (its seconds)."""
+        self.raise_failure()
+        for lane in lanes:
+            lane.check_alive()
+        return _pause()
+
+    def join(self, quietly: bool = False) -> None:
+        self.thread.join()
+        if not quietly:
+            self.raise_failure()
 
 
 @dataclasses.dataclass
 class _Lane:
-    """One device's rounds: its share of the cases, its cores, its workers waiting their turn."""
+    """One device's rounds: its share of the cases, its cores, its workers and their turns."""
 
     device: Device
     prefix: str  # of its rounds' names: "" on the one device a process finds, else "d<index>-"
@@ -352,58 +531,123 @@ class _Lane:
     cases: int
     cores: tuple[int, ...]
     startup_cores: tuple[int, ...]
+    #: written while a worker of this lane measures: the others load nothing then
+    hold: pathlib.Path
     number: int = 0
-    waiting: list[_Worker] = dataclasses.field(default_factory=list)
+    #: per (block, part), its four rounds' processes in the block's order
+    rounds: dict[tuple[int, int], list[_Worker]] = dataclasses.field(default_factory=dict)
     measuring_s: float = 0.0
 
     def device_of(self, side: Side) -> Device:
         """The device ``side``'s workers measure on: its own GPU where it names one."""
         return Device(side.device) if side.device else self.device
 
-    def block(self, stop: threading.Event) -> None:
-        """The four rounds of a block on this device, one process at a time, the others idle."""
+    def measured(self, block: int) -> bool:
+        """Whether every round of ``block`` has measured every case of its part."""
+        return all(not w.left for (b, _), four in self.rounds.items() if b == block for w in four)
+
+    def unfinished(self) -> list[_Worker]:
+        return [w for four in self.rounds.values() for w in four if w.process.poll() is None]
+
+    def check_alive(self) -> None:
+        """A waiting worker that has ended (a load broke it): the check ends, in one line."""
+        for four in self.rounds.values():
+            for worker in four:
+                if worker.left and worker.process.poll() is not None:
+                    raise IconbenchError(
+                        f"measuring round {worker.name} ended before it was measured (exit "
+                        f"{worker.process.returncode}); its log: {worker.log} "
+                        f"(last line: {_last_line(worker.log)})"
+                    )
+
+    def cycle_over(self, blocks: range, every: bool) -> Callable[[threading.Event], bool]:
+        return lambda stop: self.cycle(blocks, stop, every=every)
+
+    def cycle(self, blocks: range, stop: threading.Event, *, every: bool = True) -> bool:
+        """Measure what ``blocks``' rounds have all loaded, block by block; ``False``: nothing.
+
+        Only once every waiting worker has loaded what the cache holds so far (none is about
+        to load the next build), and with ``every`` (no precompile runs) all its cases: then
+        per block and part, its four rounds one after another in the block's order (ABBA,
+        BAAB), each for the cases all four have loaded and not measured yet. No worker loads
+        while one measures (``hold``, :func:`iconbench.runner.turn.quietly`).
+        """
+        from iconbench.runner import turn as turns
+
+        waiting = [w for four in self.rounds.values() for w in four if w.left]
+        states = {w.name: turns.read_loaded(w.turn) for w in waiting}
+        if not all(state.settled for state in states.values()):
+            return False
+        if every and not all(states[w.name].jobs >= w.left for w in waiting):
+            return False
+        ready = {}
+        for (block, part), four in sorted(self.rounds.items()):
+            if block in blocks and four[0].left:
+                common = frozenset.intersection(*(states[w.name].jobs for w in four if w.left))
+                if common := common & four[0].left:
+                    ready[block, part] = common
+        if not ready:
+            return False
         t0 = time.perf_counter()
-        for _ in range(4 * len(self.jobs_files)):
-            if stop.is_set():  # another device's round failed: the check ends
-                return
-            worker = self.waiting.pop(0)
-            worker.turn.write_text("go", encoding="utf-8")
-            if worker.process.wait() != 0:
-                raise IconbenchError(
-                    f"measuring round {worker.name} failed (exit "
-                    f"{worker.process.returncode}); its log: {worker.log} "
-                    f"(last line: {_last_line(worker.log)})"
-                )
+        self.hold.write_text("measuring", encoding="utf-8")
+        try:
+            turns.wait_quiet((w.process, w.turn) for w in waiting)
+            for (block, part), cases in sorted(ready.items()):
+                for worker in self.rounds[block, part]:
+                    if stop.is_set():  # another device's round failed: the check ends
+                        return True
+                    worker.take_turn(cases)
+        finally:
+            self.hold.unlink(missing_ok=True)
         self.measuring_s += time.perf_counter() - t0
+        return True
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass
 class _Worker:
-    """One round's process, started, until its turn is over."""
+    """One round's process, started, until it has measured every case of its part."""
 
     name: str
     process: subprocess.Popen
     turn: pathlib.Path
     log: pathlib.Path
+    jobs: frozenset[tuple[str, str]]
+    measured: set[tuple[str, str]] = dataclasses.field(default_factory=set)
+    turns: int = 0
 
+    @property
+    def left(self) -> frozenset[tuple[str, str]]:
+        return self.jobs - self.measured
 
-def _wait_ready(worker: _Worker) -> None:
-    from iconbench.runner.turn import wait_ready
+    def take_turn(self, cases: frozenset[tuple[str, str]]) -> None:
+        """Its next turn, for ``cases``, until it is done with the device.
 
-    if not wait_ready(worker.process, worker.turn):
-        raise IconbenchError(
-            f"measuring round {worker.name} ended before it was set up (exit "
-            f"{worker.process.returncode}); its log: {worker.log} "
-            f"(last line: {_last_line(worker.log)})"
-        )
+        Its last turn lasts until the process is gone: the next measures once this one's
+        device memory is given back.
+        """
+        from iconbench.runner import turn as turns
+
+        self.turns += 1
+        path = turns.numbered(self.turn, self.turns)
+        last = cases >= self.left
+        turns.give(path, None if last else sorted(cases))
+        if last:
+            self.process.wait()
+        else:
+            turns.wait_done(self.process, path)
+        if self.process.poll() not in (None, 0) or (not last and self.process.poll() is not None):
+            raise IconbenchError(
+                f"measuring round {self.name} failed (exit {self.process.returncode}); its "
+                f"log: {self.log} (last line: {_last_line(self.log)})"
+            )
+        self.measured |= cases
 
 
 def _stop(waiting: list[_Worker]) -> None:
-    """End the workers started ahead that will not get a turn."""
+    """End the workers started ahead that will not get a turn (or their last)."""
     from iconbench.runner.turn import end
 
     end(worker.process for worker in waiting)
-    waiting.clear()
 
 
 def _last_line(path: pathlib.Path) -> str:

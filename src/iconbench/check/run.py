@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -172,7 +173,7 @@ def run(request: Request) -> int:
     from iconbench.stacks.breakage import BrokenStackError
 
     try:
-        compared = compare(request, programs, one_variant, timeline)
+        compared = compare(request, programs, one_variant, timeline, explain_early=True)
     except BrokenStackError as broken:
         # a side whose stack cannot make a backend: the pull request hears it, in one line
         timeline.facts |= {"verdict": "broken", "broken": str(broken)}
@@ -190,8 +191,9 @@ def run(request: Request) -> int:
     if flagged(summary, 1):  # a GPU regression or improvement: what changed in its kernels
         from iconbench.explain.run import explain
 
-        with timeline.phase("why"):
-            summary = explain(summary, base, head, work=out / "why", grid=request.grid)
+        with timeline.phase("why"):  # what was not explained while the builds compiled
+            summary = explain(summary, base, head, work=out / "why", grid=request.grid,
+                              keep=True)  # fmt: skip
             summary.write(out / "gate-summary.json")
     timeline.facts |= {"verdict": summary.verdict, "counts": dict(summary.counts)}
     status = summary.exit_code
@@ -231,12 +233,20 @@ class Compared:
     summary: Summary
 
 
-def compare(request: Request, programs: str, one_variant: bool, timeline: Timeline) -> Compared:
+def compare(
+    request: Request,
+    programs: str,
+    one_variant: bool,
+    timeline: Timeline,
+    *,
+    explain_early: bool = False,
+) -> Compared:
     """Environments, precompile, measure, gate: the cases ``programs`` selects, on both commits.
 
     The part of a check between its selection and its explanation, and the whole of
     ``iconbench continuous``: each commit's tree first on the path of this stack
-    (:mod:`iconbench.stacks.sides`), then :func:`compare_sides`.
+    (:mod:`iconbench.stacks.sides`), then :func:`compare_sides` (``explain_early``: the
+    check's, which explains what it flags).
     """
     base, head, jobs, selection = environments(request, programs, one_variant, timeline)
     summary = compare_sides(
@@ -252,6 +262,7 @@ def compare(request: Request, programs: str, one_variant: bool, timeline: Timeli
         devices=request.devices,
         ledgers=request.ledgers,
         component=request.component,
+        explain_early=explain_early,
     )
     return Compared(base, head, summary)
 
@@ -307,13 +318,17 @@ class Precompile:
     ledgers: pathlib.Path | None = None
     since: float | None = None
     linked: int = 0
+    #: the cores its compiles run on (empty: any): off the measuring cores while a check
+    #: measures beside it
+    cores: tuple[int, ...] = ()
 
     def __call__(self) -> None:
         self.since = time.time()
         with self.timeline.phase("precompile"):
             self.linked, processes = _precompile((self.base, self.head), self.selection,
                                                  self.jobs, pairs=self.pairs, grid=self.grid,
-                                                 ledgers=self.ledgers)  # fmt: skip
+                                                 ledgers=self.ledgers,
+                                                 cores=self.cores)  # fmt: skip
         self.timeline.facts["compile_processes"] = processes
 
     def record(self) -> None:
@@ -345,6 +360,7 @@ def compare_sides(
     devices: Devices = ONE,
     ledgers: pathlib.Path | None = None,
     component: str = "",
+    explain_early: bool = False,
 ) -> Summary:
     """Precompile, measure interleaved and gate two resolved sides; the gate's summary.
 
@@ -356,26 +372,44 @@ def compare_sides(
     ``selection`` is the runner options every process of a side gets (``--backends``, the
     grid's argv, ``--programs``); ``component`` the repository whose commits the two are
     (the summary's, for its commit links and status; "": iconbench's default).
+    ``explain_early``: a check measuring GPU cases while it compiles explains the flagged
+    ones while its last builds compile (:mod:`iconbench.check.early_why`); the summary holds
+    those explanations the gate still stands by.
     """
     from iconbench.programs import backends as registry
 
     precompile = Precompile(base, head, selection, compile_jobs, timeline, jobs, grid, ledgers)
     compiled = not all(registry.backend(name).is_embedded for name in {b for _, b in jobs})
+    if plan.while_compiling and plan.measure_cores:  # the compiles off the measuring cores
+        precompile.cores = rounds.startup_cores(plan)
+    early = None
+    if explain_early and compiled and plan.while_compiling:
+        from iconbench.check.early_why import EarlyWhy
+
+        if any(registry.backend(name).on_gpu for _, name in jobs):
+            early = EarlyWhy(base, head, grid, out / "why", jobs)
     shares = devices.shares(jobs, {})
     if len(devices) > 1:  # balanced by the ledgers' measuring times
         shares = devices.shares(jobs, measuring_seconds(ledgers))
         log(f"check: {devices.describe_shares(shares)}")
     with timeline.phase("measure"):  # the precompile's phase inside counts for itself
         done = measure_sides(base, head, shares, selection, plan=plan, grid=grid, scratch=out,
-                             meanwhile=precompile if compiled else None)  # fmt: skip
+                             meanwhile=precompile if compiled else None,
+                             while_waiting=early)  # fmt: skip
     timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped,
                        "measure_split": {"startup": done.startup_s, "measuring": done.measuring_s,
-                                         "deciding": done.deciding_s},
+                                         "deciding": done.deciding_s,
+                                         "during_precompile": done.during_precompile_s,
+                                         "why_during_precompile": done.explained_s},
                        "devices": list(done.devices)}  # fmt: skip
     log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
     precompile.record()  # after measuring: a measuring process may have compiled
     with timeline.phase("gate"):
-        return _gate(base, head, selection, out, component)
+        summary = _gate(base, head, selection, out, component)
+    if early is not None and early.found:
+        summary = early.kept(summary)
+        summary.write(out / "gate-summary.json")
+    return summary
 
 
 def case_selection(
@@ -466,6 +500,7 @@ def measure_sides(
     grid: Grid,
     scratch: pathlib.Path,
     meanwhile: Callable[[], None] | None = None,
+    while_waiting: rounds.WhileWaiting | None = None,
 ) -> rounds.Rounds:
     """Base and head in alternating rounds (``scratch/rounds``) until the gate has decided.
 
@@ -482,6 +517,7 @@ def measure_sides(
         scratch=scratch / "rounds",
         decided=lambda processes: _reason_to_stop(base, head, grid, processes, 2 * plan.max_blocks),
         meanwhile=meanwhile,
+        while_waiting=while_waiting,
     )
 
 
@@ -504,6 +540,7 @@ def _precompile(
     pairs: Sequence[tuple[str, str]] = (),
     grid: Grid | None = None,
     ledgers: pathlib.Path | None = None,
+    cores: tuple[int, ...] = (),
 ) -> tuple[int, dict[str, int]]:
     """Both sides' builds, side by side, each built once where the generated code is the same.
 
@@ -522,8 +559,8 @@ def _precompile(
     ``jobs`` compile processes are shared in proportion to what each side has left to compile
     (:func:`iconbench.runner.precompile.split_processes`; expected seconds from ``ledgers``,
     builds the compile index knows left out): with main's builds cached, head compiles on
-    every core. Returns the number of build folders linked into head's cache and each side's
-    compile processes.
+    every core. ``cores``: those the compiles run on (all where empty). Returns the number of
+    build folders linked into head's cache and each side's compile processes.
     """
     from iconbench.runner.precompile import split_processes
 
@@ -537,7 +574,8 @@ def _precompile(
     log(f"check: compile processes: base {processes['base']}, head {processes['head']} "
         f"(compile seconds expected: base {work[0]:.0f}, head {work[1]:.0f})")  # fmt: skip
     ordered = ["--shard-ledgers", str(ledgers)] if ledgers is not None else []  # longest first
-    _wait([_start_precompile(side, selection + ordered, processes[side.name]) for side in both])
+    _wait([_start_precompile(side, selection + ordered, processes[side.name], cores)
+           for side in both])  # fmt: skip
     return linked, processes
 
 
@@ -564,7 +602,7 @@ def _compile_seconds_left(
     return pending_seconds(pairs, index, grid, expected or (lambda _case, _backend: 1.0))
 
 
-def _start_precompile(side: sides.Side, selection: list[str], jobs: int):
+def _start_precompile(side: sides.Side, selection: list[str], jobs: int, cores: tuple[int, ...]):
     command = _iconbench("suite", "precompile", "--out", str(side.out), *side.runner_options(),
                          *selection, "--jobs", str(jobs))  # fmt: skip
     side.out.mkdir(parents=True, exist_ok=True)
@@ -573,6 +611,8 @@ def _start_precompile(side: sides.Side, selection: list[str], jobs: int):
         process = subprocess.Popen(
             command, env=side.environment(), stdout=handle, stderr=subprocess.STDOUT
         )
+    if cores and hasattr(os, "sched_setaffinity"):  # before it starts its compile processes
+        os.sched_setaffinity(process.pid, set(cores))
     return side, process, log_path
 
 

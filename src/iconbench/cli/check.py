@@ -135,6 +135,14 @@ def add_interleaving(
         action="store_true",
         help="let the measuring workers run on any core (default: cores of their own, one per GPU)",
     )
+    parser.add_argument(
+        "--measure-while-compiling",
+        choices=("gpu", "always", "never"),
+        default="gpu",
+        help="measure the cases whose builds both sides have while the longest builds still "
+        "compile: with GPU backends (default; device time does not feel the compiles on other "
+        "cores, a CPU backend's timings do), always, or never",
+    )
 
 
 def interleaving(
@@ -153,7 +161,8 @@ def interleaving(
     on_gpu = all(b.on_gpu for b in chosen)
     devices = found.resolve(args.devices, on_gpu=on_gpu)
     cores = () if args.no_pin else rounds.measuring_cores(on_gpu, len(devices))
-    plan = dataclasses.replace(plan, measure_cores=cores)
+    overlap = {"gpu": on_gpu, "always": True, "never": False}[args.measure_while_compiling]
+    plan = dataclasses.replace(plan, measure_cores=cores, while_compiling=overlap)
     return chosen, options.grid_of(args, default=grid), devices, plan
 
 

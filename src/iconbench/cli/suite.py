@@ -170,6 +170,7 @@ class Suite(Command):
         parser.add_argument("--round-name", default="", help=argparse.SUPPRESS)
         parser.add_argument("--turn", type=pathlib.Path, help=argparse.SUPPRESS)
         parser.add_argument("--load-after", type=pathlib.Path, help=argparse.SUPPRESS)
+        parser.add_argument("--hold-loads", type=pathlib.Path, help=argparse.SUPPRESS)
         parser.add_argument("--measure-cores", default="", help=argparse.SUPPRESS)
         parser.add_argument("--startup-cores", default="", help=argparse.SUPPRESS)
         # a measure worker's one device (iconbench.runner.devices), recorded with its cases
@@ -274,6 +275,7 @@ class Suite(Command):
             round_name=args.round_name,
             turn=args.turn,
             load_after=args.load_after,
+            hold_loads=args.hold_loads,
             measure_cores=cores(args.measure_cores),
             startup_cores=cores(args.startup_cores),
             devices=devices,

@@ -83,15 +83,22 @@ def explain(
     limit: int = MAX_BENCHMARKS,
     calls: int = profile.CALLS,
     timeout_s: float = 900.0,
+    keep: bool = False,
 ) -> Summary:
     """``summary`` with a :class:`Why` for each flagged GPU benchmark (``why`` key).
 
     ``work`` keeps what was run (ncu's CSV and output, code written again) per benchmark.
     Nothing here fails the run: a part that cannot be had is a note of its entry. ``grid``
-    is the one the sides ran on (default: the preset the summary names).
+    is the one the sides ran on (default: the preset the summary names). ``keep``: the
+    benchmarks ``summary`` explains already (a check's, explained while its builds compiled,
+    :mod:`iconbench.check.early_why`) are not explained again, and count towards ``limit``.
     """
     chosen = flagged(summary, len(summary.benchmarks))
-    if not chosen:
+    if keep:
+        known = {i for why in summary.why for i in (why.id, *why.same_kernels)}
+        chosen = [bench for bench in chosen if bench.id not in known]
+        limit = max(0, limit - len(summary.why))
+    if not chosen or not limit:
         return summary
     grid = grid or resolve(summary.grid_name)
     builds = _Builds(base, head, grid, work, timeout_s)

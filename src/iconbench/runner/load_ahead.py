@@ -52,7 +52,7 @@ class Worker:
         """
         if not turns.wait_ready(self.process, self.turn):
             return None
-        self.turn.write_text("go", encoding="utf-8")
+        turns.give(self.turn, None)  # every case it has
         return self.process.wait()
 
     def end(self) -> None:

@@ -180,10 +180,15 @@ def _lane(
 
 
 def worker(options: RunOptions) -> None:
-    """One measure worker: the grid once, the copy peak, then the cases of ``--worker-jobs``."""
+    """One measure worker: the grid once, the copy peak, then the cases of ``--worker-jobs``.
+
+    With ``--turn`` (a check's round, a suite's worker loaded ahead) it loads its programs
+    first and measures in the turns the driver gives it (:func:`_in_turns`).
+    """
     from iconbench import suite
     from iconbench.records import compilation
     from iconbench.records.session import SessionLedger
+    from iconbench.runner import turn as turns
     from iconbench.timing import bandwidth, isolation, session
 
     jobs = [tuple(job) for job in json.loads(options.worker_jobs.read_text(encoding="utf-8"))]
@@ -196,65 +201,61 @@ def worker(options: RunOptions) -> None:
     compile_ledger = compilation.CompileLedger(options.work / "compile.jsonl")
     start = time.perf_counter()
     log(f"{who}: generating grid {options.grid.name} ...")
-    suite.generated_grid(options.grid, options.backends[0])
+    marker = turns.loading_path(options.turn) if options.turn is not None else None
+    with turns.quietly(options.hold_loads, marker):  # its uploads: not during a turn
+        suite.generated_grid(options.grid, options.backends[0])
     log(f"{who}: grid ready after {time.perf_counter() - start:.0f}s")
     on_gpu = any(b.on_gpu for b in options.backends)
     named = {b.name: b for b in options.backends}  # the job pairs name them (the ledgers')
+    measured_since: list[float] = []  # when the first turn began
+
+    def measure_now(these: list[tuple[str, str]]) -> None:
+        peak = _copy_peak(options.work / copy_peak.FILE, on_gpu=on_gpu,
+                          again=not (options.round_name or options.turn))  # fmt: skip
+        datasheet = bandwidth.datasheet_peak(peak.device)
+        if not measured_since:  # its first turn
+            measured_since.append(time.perf_counter())
+            log(
+                f"{who}: copy peak {peak.bytes_per_s / 1e12:.3f} TB/s on {peak.device} "
+                f"(datasheet {datasheet and datasheet / 1e12} TB/s)"
+            )
+        elapsed = time.perf_counter() - (measured_since[0] if options.turn else start)
+        remaining = None if options.budget is None else options.budget - elapsed
+        session.run_cases(
+            these,
+            grid=options.grid,
+            ledger=SessionLedger(options.work / "session.jsonl"),
+            prepare=suite.prepare,
+            release=suite.forget,
+            cold_compile_s=lambda c, b: compile_ledger.cold_seconds(c, b, options.stack),
+            copy_peak=lambda _b: peak.bytes_per_s,
+            datasheet=lambda _b: datasheet,
+            budget_s=remaining,
+            retry_failed=True,
+            max_cv=options.remeasure_cv_above,
+            measure_options={
+                "samples": options.samples,
+                "max_s": options.max_s,
+                "warmup_s": options.warmup_s,
+                "warmup_next_s": options.warmup_next_s,
+                "gt4py_calls": options.gt4py_calls,
+                "precision": options.precision,
+            },
+            stop_after_failure=True,
+            fit_for_next=isolation.DeviceMemory() if on_gpu else lambda: None,
+            starting=lambda job: (
+                options.inflight and isolation.write_inflight(options.inflight, job)
+            ),
+            worker=options.round_name or None,
+            device=devices.recorded_label(options.device, os.environ),
+            progress=_progress(options.device),
+            backends=options.backends,
+        )
+
     if options.turn is not None:
-        # a check's worker, or a suite's loaded ahead: its programs loaded while another
-        # worker measures (or, in a check's first block, once its precompile has put them in
-        # the cache), then its turn
-        left = list(jobs)
-        if options.load_after is not None:
-            left = _load_while_precompiling(jobs, options, named)
-            log(f"{who}: precompile ended after {time.perf_counter() - start:.0f}s, "
-                f"{len(jobs) - len(left)} of {len(jobs)} programs loaded by then")  # fmt: skip
-        for case, backend in left:
-            suite.preload(case, named[backend], options.grid)
-        log(f"{who}: {len(jobs)} programs loaded after {time.perf_counter() - start:.0f}s")
-        # what the set-up made (modules, grid, programs) lives as long as the process: frozen,
-        # the collections before each case (the measurement's own, the device memory check)
-        # walk only what the cases made, milliseconds instead of a tenth of a second a case
-        gc.freeze()
-        _wait_for_turn(options.turn, options.measure_cores)
-        start = time.perf_counter()
-    peak = _copy_peak(options.work / copy_peak.FILE, on_gpu=on_gpu,
-                      again=not (options.round_name or options.turn))  # fmt: skip
-    datasheet = bandwidth.datasheet_peak(peak.device)
-    log(
-        f"{who}: copy peak {peak.bytes_per_s / 1e12:.3f} TB/s on {peak.device} "
-        f"(datasheet {datasheet and datasheet / 1e12} TB/s)"
-    )
-    elapsed = time.perf_counter() - start
-    remaining = None if options.budget is None else options.budget - elapsed
-    session.run_cases(
-        jobs,
-        grid=options.grid,
-        ledger=SessionLedger(options.work / "session.jsonl"),
-        prepare=suite.prepare,
-        release=suite.forget,
-        cold_compile_s=lambda c, b: compile_ledger.cold_seconds(c, b, options.stack),
-        copy_peak=lambda _b: peak.bytes_per_s,
-        datasheet=lambda _b: datasheet,
-        budget_s=remaining,
-        retry_failed=True,
-        max_cv=options.remeasure_cv_above,
-        measure_options={
-            "samples": options.samples,
-            "max_s": options.max_s,
-            "warmup_s": options.warmup_s,
-            "warmup_next_s": options.warmup_next_s,
-            "gt4py_calls": options.gt4py_calls,
-            "precision": options.precision,
-        },
-        stop_after_failure=True,
-        fit_for_next=isolation.DeviceMemory() if on_gpu else lambda: None,
-        starting=lambda job: options.inflight and isolation.write_inflight(options.inflight, job),
-        worker=options.round_name or None,
-        device=devices.recorded_label(options.device, os.environ),
-        progress=_progress(options.device),
-        backends=options.backends,
-    )
+        _in_turns(jobs, options, named, measure_now, who=who, since=start)
+    else:
+        measure_now(jobs)
     if options.round_name or options.turn is not None:
         # a check's round (or a worker loaded ahead) ends here, and the next waits for this
         # process to be gone: leave
@@ -262,6 +263,112 @@ def worker(options: RunOptions) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0)
+
+
+def _in_turns(
+    jobs: list[tuple[str, str]],
+    options: RunOptions,
+    named: dict[str, Any],
+    measure_now: Callable[[list[tuple[str, str]]], None],
+    *,
+    who: str,
+    since: float,
+) -> None:
+    """Load the programs as their builds come, and measure the cases each turn names.
+
+    A check's round worker starts while the check's precompile runs
+    (:mod:`iconbench.check.rounds`): it loads each program once its build is in the cache
+    (:func:`_loadable`), never while another worker measures (``--hold-loads``), says what it
+    has loaded (:func:`iconbench.runner.turn.write_loaded`), and measures in each turn the
+    cases the driver names, those every worker of its block has loaded, until none is left;
+    between turns it loads on the start-up cores and measures on its own
+    (``--measure-cores``). What it set up (modules, grid, programs) lives as long as the
+    process: frozen, the collections before each case walk only what the cases made,
+    milliseconds instead of a tenth of a second a case. A suite's worker loaded ahead
+    (:mod:`iconbench.runner.load_ahead`) gets one turn for every case.
+    """
+    from iconbench import suite
+    from iconbench.runner import turn as turns
+
+    turn = options.turn
+    assert turn is not None
+    marker = turns.loading_path(turn)
+    loadable = _loadable(options)
+    loaded: list[tuple[str, str]] = []
+    said = turns.Loaded()
+    left = list(jobs)
+    number = 1
+    while left:
+        path = turns.numbered(turn, number)
+        polled = -1.0
+        while not path.exists():
+            if time.perf_counter() - polled < 0.2:
+                time.sleep(0.02)
+                continue
+            polled = time.perf_counter()
+            now = loadable([job for job in jobs if job not in loaded])
+            for case, backend in now:
+                if path.exists():
+                    break  # the turn first; the rest after it
+                with turns.quietly(options.hold_loads, marker):
+                    suite.preload(case, named[backend], options.grid)
+                loaded.append((case, backend))
+                gc.freeze()
+            else:
+                if now or not said.settled:
+                    said = turns.Loaded(frozenset(loaded), settled=True)
+                    turns.write_loaded(turn, said)
+                    if len(loaded) == len(jobs):
+                        log(f"{who}: {len(jobs)} programs loaded after "
+                            f"{time.perf_counter() - since:.0f}s")  # fmt: skip
+                        turns.ready_path(turn).write_text(str(os.getpid()), encoding="utf-8")
+                continue
+            turns.write_loaded(turn, said := turns.Loaded(frozenset(loaded), settled=False))
+        these = turns.jobs_of(path, left)
+        for case, backend in these:  # named before it was loaded: loaded now, on its turn
+            if (case, backend) not in loaded:
+                suite.preload(case, named[backend], options.grid)
+                loaded.append((case, backend))
+        _pin(options.measure_cores)
+        measure_now(these)
+        left = [job for job in left if job not in these]
+        turns.done_path(path).write_text("done", encoding="utf-8")
+        if left:
+            _pin(options.startup_cores)
+        number += 1
+
+
+def _loadable(options: RunOptions) -> Callable[[list[tuple[str, str]]], list[tuple[str, str]]]:
+    """Which of a worker's programs not loaded yet it may load now.
+
+    Without a precompile running (no ``--load-after``, or its file written): all. While it
+    runs, those whose build is entered in the stack's compile index
+    (:mod:`iconbench.timing.compile_index`, the side's own sources: ``--sources``,
+    ``--sources-identity``), so never one whose build is not in the cache yet, which this
+    process would compile itself; without the index (``--no-compile-index``, or sources
+    whose code identity was not given) none until the precompile has ended.
+    """
+    from iconbench.runner.precompile import compile_index
+
+    after = options.load_after
+    index = None
+    # no code identity given: not computed here, in every worker (it hashes the whole tree)
+    if (
+        after is not None
+        and options.compile_index
+        and (options.sources_identity or not options.sources)
+    ):
+        index = compile_index(options)
+    grid = options.compile_grid or options.grid
+
+    def now(jobs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        if after is None or after.exists():
+            return jobs
+        if index is None:
+            return []
+        return [job for job in jobs if index.lookup(job[0], job[1], grid) is not None]
+
+    return now
 
 
 def _progress(device: str) -> Callable[[str], None]:
@@ -286,42 +393,6 @@ def _copy_peak(ledger: pathlib.Path, *, on_gpu: bool, again: bool) -> copy_peak.
     peak = bandwidth.measure_copy_peak(on_gpu=on_gpu)
     copy_peak.append(ledger, peak)
     return peak
-
-
-def _load_while_precompiling(
-    jobs: list[tuple[str, str]], options: RunOptions, named: dict[str, Any]
-) -> list[tuple[str, str]]:
-    """Load each program whose build the compile index has while the check's precompile runs.
-
-    A program is loaded once its compile is entered in the stack's compile index
-    (:mod:`iconbench.timing.compile_index`, the side's own sources: ``--sources``,
-    ``--sources-identity``), so never before its build is in the cache, where this process
-    would compile it itself. Where every build was cached the loads overlap the precompile's
-    few seconds; from an empty cache they follow the builds as they finish, and what is left
-    once the precompile has ended (``--load-after``) is the last builds' loads. Returns the
-    jobs not loaded yet. Without the index (``--no-compile-index``, or sources whose code
-    identity was not given) it only waits, as before.
-    """
-    from iconbench import suite
-    from iconbench.runner.precompile import compile_index
-
-    assert options.load_after is not None
-    left = list(jobs)
-    # no code identity given: not computed here, in every worker (it hashes the whole tree)
-    if options.compile_index and (options.sources_identity or not options.sources):
-        index = compile_index(options)
-        grid = options.compile_grid or options.grid
-        while left and not options.load_after.exists():
-            built = [job for job in left if index.lookup(job[0], job[1], grid) is not None]
-            for case, backend in built:
-                suite.preload(case, named[backend], options.grid)
-                left.remove((case, backend))
-            if not built:
-                time.sleep(0.2)
-    from iconbench.runner import turn as turns
-
-    turns.wait_for(options.load_after)
-    return left
 
 
 #: The niceness a check's first workers start up with while its precompile runs.
@@ -350,15 +421,11 @@ def yield_to_compiles() -> None:
     os.nice(STARTUP_NICENESS)
 
 
-def _wait_for_turn(turn: pathlib.Path, cores: tuple[int, ...]) -> None:
-    """Say "set up", wait until the driver gives this worker the device, then take its core.
+def _pin(cores: tuple[int, ...]) -> None:
+    """Run on ``cores`` (none: as it is): a worker's own core for its turn, the others between.
 
-    The next worker's imports and grid overlap this one's measurement; only one worker
-    measures at a time. Pinned to one core, the measuring thread does not move between cores
-    (and their clock speeds) from process to process.
+    Pinned to one core, the measuring thread does not move between cores (and their clock
+    speeds) from process to process.
     """
-    from iconbench.runner import turn as turns
-
-    turns.take(turn)
     if cores and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, set(cores))

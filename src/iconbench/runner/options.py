@@ -65,6 +65,9 @@ class RunOptions:
     #: an interleaved check's first workers start during its precompile, which ends when this
     #: file exists: until then they load only the programs whose builds the compile index has
     load_after: pathlib.Path | None = None
+    #: while this file exists a worker on the device measures: an interleaved check's worker
+    #: loads nothing then (:func:`iconbench.runner.turn.quietly`)
+    hold_loads: pathlib.Path | None = None
     #: the cores an interleaved check's worker measures on (empty: not pinned)
     measure_cores: tuple[int, ...] = ()
     #: the cores an interleaved check's worker starts up and waits on (empty: not pinned)

@@ -12,11 +12,14 @@ at a time, and ends those that will not get one.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import json
 import os
 import pathlib
 import subprocess
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 
 
 def ready_path(turn: pathlib.Path) -> pathlib.Path:
@@ -80,3 +83,130 @@ def end(processes: Iterable[subprocess.Popen]) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+# A check's round worker measures in turns (:mod:`iconbench.check.rounds`): while the check's
+# precompile runs, it loads each program once its build is in the cache, the driver gives it a
+# turn for the cases every worker of its block has loaded, and it waits, set up, for the next
+# turn with the cases built later. Nothing loads while a worker measures on the device.
+
+#: What a turn file holds for "every case left" (a worker loaded ahead, or a check's last turn).
+EVERY_CASE = "go"
+
+
+def numbered(turn: pathlib.Path, number: int) -> pathlib.Path:
+    """The file of turn ``number`` (1-based) of the worker whose first turn is ``turn``.
+
+    >>> [numbered(pathlib.Path("/s/r01-base.turn"), n).name for n in (1, 2)]
+    ['r01-base.turn', 'r01-base.turn.2']
+    """
+    return turn if number == 1 else turn.with_name(f"{turn.name}.{number}")
+
+
+def give(turn: pathlib.Path, jobs: Sequence[tuple[str, str]] | None) -> None:
+    """In the driver: the worker's turn, for ``jobs`` (``None``: every case it has left).
+
+    >>> import tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "r01-base.turn"
+    >>> give(path, [("p[default]", "gtfn_gpu")]); jobs_of(path, [("p[default]", "gtfn_gpu"),
+    ...                                                   ("q[default]", "gtfn_gpu")])
+    [('p[default]', 'gtfn_gpu')]
+    >>> give(path, None); len(jobs_of(path, [("p[default]", "gtfn_gpu"), ("q[default]", "x")]))
+    2
+    """
+    text = EVERY_CASE if jobs is None else json.dumps([list(job) for job in jobs])
+    _write_atomically(turn, text)
+
+
+def jobs_of(turn: pathlib.Path, left: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """In the worker: the cases of ``left`` its turn file names (all: :data:`EVERY_CASE`)."""
+    text = turn.read_text(encoding="utf-8").strip()
+    if text == EVERY_CASE:
+        return list(left)
+    named = {(case, backend) for case, backend in json.loads(text)}
+    return [job for job in left if job in named]
+
+
+def loaded_path(turn: pathlib.Path) -> pathlib.Path:
+    """The file a worker keeps its loaded cases in, and whether it has more to load now.
+
+    >>> loaded_path(pathlib.Path("/s/r01-base.turn"))
+    PosixPath('/s/r01-base.turn.loaded')
+    """
+    return turn.with_name(turn.name + ".loaded")
+
+
+@dataclasses.dataclass(frozen=True)
+class Loaded:
+    """What a waiting worker has loaded; ``settled``: every build the cache has so far."""
+
+    jobs: frozenset[tuple[str, str]] = frozenset()
+    settled: bool = False
+
+
+def write_loaded(turn: pathlib.Path, loaded: Loaded) -> None:
+    """In the worker: its :class:`Loaded` state, for the driver.
+
+    >>> import tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "r01-base.turn"
+    >>> read_loaded(path)
+    Loaded(jobs=frozenset(), settled=False)
+    >>> write_loaded(path, Loaded(frozenset({("p[default]", "gtfn_gpu")}), True))
+    >>> read_loaded(path)
+    Loaded(jobs=frozenset({('p[default]', 'gtfn_gpu')}), settled=True)
+    """
+    text = json.dumps({"jobs": sorted(list(job) for job in loaded.jobs), "settled": loaded.settled})
+    _write_atomically(loaded_path(turn), text)
+
+
+def read_loaded(turn: pathlib.Path) -> Loaded:
+    """In the driver: what the worker has loaded (nothing before it has said)."""
+    try:
+        found = json.loads(loaded_path(turn).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Loaded()
+    return Loaded(frozenset((case, backend) for case, backend in found["jobs"]), found["settled"])
+
+
+def loading_path(turn: pathlib.Path) -> pathlib.Path:
+    """The file a worker holds while it loads (a program, its grid), never during a turn."""
+    return turn.with_name(turn.name + ".loading")
+
+
+@contextlib.contextmanager
+def quietly(hold: pathlib.Path | None, marker: pathlib.Path | None) -> Iterator[None]:
+    """In the worker: run the block (a load) only while no worker measures on the device.
+
+    The driver writes ``hold`` before a turn and then waits for every worker's ``marker`` to
+    go (:func:`wait_quiet`); a worker writes its marker first and then looks for ``hold``, so
+    of the two one always sees the other: a load and a measurement never overlap, and a load
+    that found the device taken waits until the turns are over.
+    """
+    if hold is None or marker is None:
+        yield
+        return
+    while True:
+        marker.write_text(str(os.getpid()), encoding="utf-8")
+        if not hold.exists():
+            break
+        marker.unlink(missing_ok=True)
+        while hold.exists():
+            time.sleep(0.02)
+    try:
+        yield
+    finally:
+        marker.unlink(missing_ok=True)
+
+
+def wait_quiet(workers: Iterable[tuple[subprocess.Popen, pathlib.Path]]) -> None:
+    """In the driver, after writing the hold: until no running worker is loading."""
+    for process, turn in workers:
+        marker = loading_path(turn)
+        while marker.exists() and process.poll() is None:
+            time.sleep(0.01)
+
+
+def _write_atomically(path: pathlib.Path, text: str) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
