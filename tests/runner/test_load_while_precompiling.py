@@ -127,3 +127,24 @@ def test_a_load_waits_while_a_worker_measures(tmp_path):
         sleeper.kill()
         sleeper.wait()
     thread.join()
+
+
+def test_a_load_waiting_for_the_device_gives_way_to_its_own_turn(tmp_path):
+    """The driver holds the device for a turn it gives to a worker that waits to load: the
+    worker takes its turn (``False``) instead of waiting for a hold that waits for it."""
+    hold, marker, turn = tmp_path / "measuring", tmp_path / "w.turn.loading", tmp_path / "w.turn"
+    hold.write_text("measuring")
+    answers: list[bool] = []
+
+    def load() -> None:
+        with turns.quietly(hold, marker, turn=turn) as free:
+            answers.append(free)
+
+    thread = threading.Thread(target=load)
+    thread.start()
+    time.sleep(0.2)
+    turns.give(turn, None)
+    thread.join(timeout=5)
+    assert not thread.is_alive()
+    assert answers == [False]
+    assert not marker.exists()

@@ -202,8 +202,8 @@ def worker(options: RunOptions) -> None:
     start = time.perf_counter()
     log(f"{who}: generating grid {options.grid.name} ...")
     marker = turns.loading_path(options.turn) if options.turn is not None else None
-    with turns.quietly(options.hold_loads, marker):  # its uploads: not during a turn
-        suite.generated_grid(options.grid, options.backends[0])
+    with turns.quietly(options.hold_loads, marker):  # its uploads: not during a turn (and no
+        suite.generated_grid(options.grid, options.backends[0])  # turn before it is set up)
     log(f"{who}: grid ready after {time.perf_counter() - start:.0f}s")
     on_gpu = any(b.on_gpu for b in options.backends)
     named = {b.name: b for b in options.backends}  # the job pairs name them (the ledgers')
@@ -308,12 +308,15 @@ def _in_turns(
             polled = time.perf_counter()
             now = loadable([job for job in jobs if job not in loaded])
             for case, backend in now:
-                if path.exists():
-                    break  # the turn first; the rest after it
-                with turns.quietly(options.hold_loads, marker):
-                    suite.preload(case, named[backend], options.grid)
+                with turns.quietly(options.hold_loads, marker, turn=path) as free:
+                    if free:
+                        suite.preload(case, named[backend], options.grid)
+                if not free:
+                    break  # its turn came while it waited to load: the turn first
                 loaded.append((case, backend))
                 gc.freeze()
+                if path.exists():
+                    break  # its turn first; the rest after it
             else:
                 if now or not said.settled:
                     said = turns.Loaded(frozenset(loaded), settled=True)

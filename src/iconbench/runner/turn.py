@@ -174,16 +174,20 @@ def loading_path(turn: pathlib.Path) -> pathlib.Path:
 
 
 @contextlib.contextmanager
-def quietly(hold: pathlib.Path | None, marker: pathlib.Path | None) -> Iterator[None]:
-    """In the worker: run the block (a load) only while no worker measures on the device.
+def quietly(
+    hold: pathlib.Path | None, marker: pathlib.Path | None, turn: pathlib.Path | None = None
+) -> Iterator[bool]:
+    """In the worker: whether the block (a load) may run now: only while no worker measures.
 
     The driver writes ``hold`` before a turn and then waits for every worker's ``marker`` to
     go (:func:`wait_quiet`); a worker writes its marker first and then looks for ``hold``, so
     of the two one always sees the other: a load and a measurement never overlap, and a load
-    that found the device taken waits until the turns are over.
+    that found the device taken waits until the turns are over. Unless the worker's own
+    ``turn`` comes meanwhile: then ``False``, and it measures first (the driver holds the
+    device for that turn too, so waiting for the hold to go would wait for itself).
     """
     if hold is None or marker is None:
-        yield
+        yield True
         return
     while True:
         marker.write_text(str(os.getpid()), encoding="utf-8")
@@ -191,9 +195,12 @@ def quietly(hold: pathlib.Path | None, marker: pathlib.Path | None) -> Iterator[
             break
         marker.unlink(missing_ok=True)
         while hold.exists():
+            if turn is not None and turn.exists():
+                yield False
+                return
             time.sleep(0.02)
     try:
-        yield
+        yield True
     finally:
         marker.unlink(missing_ok=True)
 
