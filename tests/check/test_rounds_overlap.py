@@ -235,3 +235,33 @@ def test_a_workers_sampling_stops_at_the_plans_precision(tmp_path):
     ]
     assert "--precision" not in commands[0]
     assert commands[1][commands[1].index("--precision") + 1] == "0.005"
+
+
+def test_later_blocks_measure_only_the_cases_the_gate_left_open(tmp_path, monkeypatch):
+    monkeypatch.setattr(rounds, "_worker_command", _stand_in)
+    scratch = tmp_path / "rounds"
+    jobs = [(f"p{i}[default]", "gtfn_gpu") for i in range(3)]
+    open_case = frozenset({jobs[1]})
+    asked: list[int] = []
+
+    def decided(processes: int) -> str | frozenset | None:
+        asked.append(processes)
+        return open_case if processes == 4 else "decided"
+
+    sides = {name: Side(name, name, name[0] * 40, (), tmp_path / name, "s")
+             for name in ("base", "head")}  # fmt: skip
+    plan = rounds.Plan(samples=1, max_s=0.1, warmup_s=0.0, min_blocks=2, max_blocks=4, parts=1)
+    done = rounds.measure(sides, ONE.shares(jobs, {}), [], plan=plan, scratch=scratch,
+                          decided=decided)  # fmt: skip
+    assert asked == [4, 6]
+    assert (done.blocks, done.rounds) == (3, 12)
+    measured = _measured(scratch)
+    for name, turns in measured.items():
+        cases = sorted(tuple(job) for turn in turns for job in turn["jobs"])
+        assert cases == (sorted(jobs) if int(name[1:3]) <= 8 else [jobs[1]]), name
+    assert sorted(n for n in measured if int(n[1:3]) > 8) == [
+        "r09-base",
+        "r10-head",
+        "r11-head",
+        "r12-base",
+    ]  # block 3 ABBA; block 4 ended unmeasured

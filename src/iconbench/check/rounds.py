@@ -244,7 +244,7 @@ def measure(
     *,
     plan: Plan,
     scratch: pathlib.Path,
-    decided: Callable[[int], str | None],
+    decided: Callable[[int], str | frozenset[tuple[str, str]] | None],
     meanwhile: Callable[[], None] | None = None,
     while_waiting: WhileWaiting | None = None,
 ) -> Rounds:
@@ -256,7 +256,9 @@ def measure(
     device has measured it. ``common`` holds the runner options every worker gets
     (``--backends``, ``--grid`` …). ``decided(processes)`` says why to stop after a block, with
     ``processes`` measured a side (:func:`iconbench.check.stopping.reason_to_stop`), or ``None``
-    to go on. The workers of the first ``plan.min_blocks`` blocks (no decision is taken before
+    to go on, or the cases to go on with: blocks started after it measure only those (the
+    cases of the benchmarks still open, a few programs to load instead of all). The workers
+    of the first ``plan.min_blocks`` blocks (no decision is taken before
     those are measured) start up together, and later blocks as many at once: start-up is paid
     once for the blocks every check measures, once more for those it may add.
 
@@ -289,19 +291,17 @@ def measure(
     lanes = []
     for index, device, jobs in shares:
         prefix = f"d{index}-" if device.label else ""
-        files = []
-        for number, share in enumerate(split_round(jobs, parts), start=1):
-            files.append(scratch / f"{prefix}jobs-p{number}.json")
-            files[-1].write_text(json.dumps([list(j) for j in share]), encoding="utf-8")
         cores = plan.measure_cores[index] if plan.measure_cores else ()
         hold = scratch / f"{prefix}measuring"
-        lanes.append(_Lane(device, prefix, tuple(files), len(jobs), cores, startup, hold))
+        lanes.append(_Lane(device, prefix, (), len(jobs), cores, startup, hold, jobs=tuple(jobs)))
+        lanes[-1].share_out(lanes[-1].jobs, parts, scratch / f"{prefix}jobs")
     if parts > 1:
         log(f"check: each round in {parts} processes, balanced by their programs' load times")
     clock = _Clock()
     blocks = 0
     stopped = f"{plan.max_blocks} blocks measured"
     compiling: _Meanwhile | None = None
+    focus: frozenset[tuple[str, str]] | None = None  # the cases later blocks measure (all)
 
     def launch(lane: _Lane, block: int, load_after: pathlib.Path | None) -> None:
         """A block's rounds on ``lane``: one process a part, set up and waiting for turns."""
@@ -331,6 +331,16 @@ def measure(
         block = 0
         while block < plan.max_blocks:
             count = min(ahead, plan.max_blocks - block)
+            if focus is not None:  # later blocks: only the cases the gate has left open
+                for lane in lanes:
+                    mine = [job for job in lane.jobs if job in focus]
+                    share = plan.parts or parts_per_round(
+                        4 * count * len(lanes), len(startup) or len(os.sched_getaffinity(0)),
+                        len(mine),
+                    )  # fmt: skip
+                    lane.share_out(mine, share, scratch / f"{lane.prefix}jobs-b{block + 1:02d}")
+                log(f"check: blocks {block + 1}-{block + count} measure the {len(focus)} "
+                    "case(s) of the benchmarks left open")  # fmt: skip
             load_after = scratch / "precompiled" if block == 0 and meanwhile else None
             for lane in lanes:
                 for b in range(block, block + count):
@@ -377,6 +387,8 @@ def measure(
                 t0 = time.perf_counter()
                 reason = decided(2 * blocks)
                 clock.deciding_s += time.perf_counter() - t0
+                if isinstance(reason, frozenset):
+                    focus, reason = reason, None
                 if reason:
                     stopped = f"{reason} (after {blocks} blocks)"
                     break
@@ -534,9 +546,23 @@ class _Lane:
     #: written while a worker of this lane measures: the others load nothing then
     hold: pathlib.Path
     number: int = 0
+    #: every case of its share
+    jobs: tuple[tuple[str, str], ...] = ()
     #: per (block, part), its four rounds' processes in the block's order
     rounds: dict[tuple[int, int], list[_Worker]] = dataclasses.field(default_factory=dict)
     measuring_s: float = 0.0
+
+    def share_out(self, jobs: Sequence[tuple[str, str]], parts: int, stem: pathlib.Path) -> None:
+        """The cases the next blocks' rounds measure, ``parts`` processes a round.
+
+        Shared out by :func:`split_round`, written beside ``stem`` (``STEM-p1.json`` …); no
+        cases: the blocks have no rounds on this lane.
+        """
+        files = []
+        for number, share in enumerate(split_round(jobs, parts) if jobs else [], start=1):
+            files.append(stem.with_name(f"{stem.name}-p{number}.json"))
+            files[-1].write_text(json.dumps([list(j) for j in share]), encoding="utf-8")
+        self.jobs_files = tuple(files)
 
     def device_of(self, side: Side) -> Device:
         """The device ``side``'s workers measure on: its own GPU where it names one."""

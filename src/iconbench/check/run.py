@@ -651,8 +651,12 @@ def _wait(started: list) -> None:
 
 def _reason_to_stop(
     base: sides.Side, head: sides.Side, grid: Grid, processes: int, most: int
-) -> str | None:
-    """Why to stop measuring, judged by the gate on what the ledgers hold now (or ``None``)."""
+) -> str | frozenset[tuple[str, str]]:
+    """Why to stop measuring, judged by the gate on what the ledgers hold now, or what to go on.
+
+    Going on, the cases the next blocks measure: those of the benchmarks that keep the check
+    measuring (:func:`iconbench.check.stopping.keeping_on`).
+    """
     from iconbench.check import stopping
     from iconbench.gate import verdict
     from iconbench.records import resultset
@@ -661,7 +665,11 @@ def _reason_to_stop(
         resultset.ledger_set(base.out, label="base", commit=base.commit, grid=grid),
         resultset.ledger_set(head.out, label="head", commit=head.commit, grid=grid),
     )
-    return stopping.reason_to_stop(summary.benchmarks, processes, most)
+    reason = stopping.reason_to_stop(summary.benchmarks, processes, most)
+    if reason is not None:
+        return reason
+    keep_on = stopping.keeping_on(summary.benchmarks, processes, most)
+    return frozenset((r.id.split("|")[0], r.backend) for r in keep_on)
 
 
 def _gate(
