@@ -28,6 +28,7 @@ WORKER = """
 import json, os, pathlib, sys, time
 turn, load_after, jobs_file, built = (pathlib.Path(sys.argv[1]), sys.argv[2],
                                       pathlib.Path(sys.argv[3]), sys.argv[4])
+busy = sys.argv[5] == "busy"  # always loading something while the precompile runs
 jobs = [tuple(j) for j in json.loads(jobs_file.read_text())]
 
 def say(loaded, settled):
@@ -50,7 +51,7 @@ while left:
             loaded |= now
             with turn.with_name(turn.name + ".loadedat").open("a") as f:
                 f.write(repr(time.time()) + "\\n")
-        say(loaded, True)
+        say(loaded, not (busy and load_after and not pathlib.Path(load_after).exists()))
         if loaded == set(jobs):
             turn.with_name(turn.name + ".ready").write_text("ready")
         time.sleep(0.01)
@@ -66,9 +67,10 @@ while left:
 PLAN = rounds.Plan(samples=1, max_s=0.1, warmup_s=0.0, min_blocks=2, max_blocks=2)
 
 
-def _stand_in(side, common, lane, name, *, jobs_file, turn, plan, load_after=None, built=""):
+def _stand_in(side, common, lane, name, *, jobs_file, turn, plan, load_after=None, built="",
+              busy=False):  # fmt: skip
     return [sys.executable, "-c", WORKER, str(turn), str(load_after or ""), str(jobs_file),
-            str(built)]  # fmt: skip
+            str(built), "busy" if busy else ""]  # fmt: skip
 
 
 def _measure(tmp_path: pathlib.Path, meanwhile) -> rounds.Rounds:
@@ -149,11 +151,16 @@ def test_a_round_split_into_parts_measures_every_case_once_a_part_at_a_time(tmp_
         assert sorted(dace) == [2, 3]  # the slow loads shared out, not one part's
 
 
-def _while_compiling(tmp_path, monkeypatch, *, overlap: bool):
-    """Three cases of one part, two built at once and one 1.5 s later: the turns' records."""
+def _while_compiling(tmp_path, monkeypatch, *, overlap: bool, busy: bool = False):
+    """Three cases of one part, two built at once and one 1.5 s later: the turns' records.
+
+    ``busy``: the workers never say they have loaded all the cache holds (builds ending one
+    after another keep them loading).
+    """
     built = tmp_path / "built"
     built.write_text("")
-    monkeypatch.setattr(rounds, "_worker_command", functools.partial(_stand_in, built=built))
+    monkeypatch.setattr(rounds, "_worker_command",
+                        functools.partial(_stand_in, built=built, busy=busy))  # fmt: skip
     jobs = [(f"p{i}[default]", "gtfn_gpu") for i in range(3)]
     seen: dict[str, float] = {}
 
@@ -186,6 +193,15 @@ def test_the_cases_built_are_measured_while_the_longest_build_compiles(tmp_path,
         order = sorted(measured, key=lambda name: measured[name][turn]["at"])
         assert order == sorted(measured)
     assert 0 < done.during_precompile_s <= done.measuring_s
+
+
+def test_cases_ready_are_measured_after_a_wait_while_workers_keep_loading(tmp_path, monkeypatch):
+    monkeypatch.setattr(rounds, "READY_WAIT_S", 0.3)
+    done, measured, ended = _while_compiling(tmp_path, monkeypatch, overlap=True, busy=True)
+    for turns in measured.values():  # not starved until the last build: measured meanwhile
+        assert len(turns) == 2
+        assert turns[0]["at"] < ended <= turns[1]["at"]
+    assert done.during_precompile_s > 0
 
 
 def test_a_cpu_check_measures_only_once_the_precompile_has_ended(tmp_path, monkeypatch):

@@ -422,6 +422,12 @@ def measure(
     )  # fmt: skip
 
 
+#: Seconds cases ready to measure wait for the workers still loading, while the precompile runs:
+#: from an empty cache builds end every few seconds and some worker is always loading one (on
+#: the H200, #1405's first turn came only once the last build had ended), so the cases ready
+#: are measured after this wait, the loads of the others held meanwhile.
+READY_WAIT_S = 5.0
+
 #: Work for the devices while they wait for builds: called with the cases measured in every
 #: round so far and a context manager that holds the devices; whether it did any.
 WhileWaiting = Callable[
@@ -548,6 +554,8 @@ class _Lane:
     number: int = 0
     #: every case of its share
     jobs: tuple[tuple[str, str], ...] = ()
+    #: since when cases have been ready to measure (``None``: none is)
+    ready_since: float | None = None
     #: per (block, part), its four rounds' processes in the block's order
     rounds: dict[tuple[int, int], list[_Worker]] = dataclasses.field(default_factory=dict)
     measuring_s: float = 0.0
@@ -592,18 +600,18 @@ class _Lane:
     def cycle(self, blocks: range, stop: threading.Event, *, every: bool = True) -> bool:
         """Measure what ``blocks``' rounds have all loaded, block by block; ``False``: nothing.
 
-        Only once every waiting worker has loaded what the cache holds so far (none is about
-        to load the next build), and with ``every`` (no precompile runs) all its cases: then
-        per block and part, its four rounds one after another in the block's order (ABBA,
-        BAAB), each for the cases all four have loaded and not measured yet. No worker loads
-        while one measures (``hold``, :func:`iconbench.runner.turn.quietly`).
+        Per block and part, its four rounds one after another in the block's order (ABBA,
+        BAAB), each for the cases all four have loaded and not measured yet. While the
+        precompile runs, once every waiting worker has loaded what the cache holds so far
+        (none is about to load the next build), or once cases have waited
+        :data:`READY_WAIT_S` (builds that end one after another keep some worker loading); with
+        ``every`` (no precompile runs) once every worker has loaded all its cases. No worker
+        loads while one measures (``hold``, :func:`iconbench.runner.turn.quietly`).
         """
         from iconbench.runner import turn as turns
 
         waiting = [w for four in self.rounds.values() for w in four if w.left]
         states = {w.name: turns.read_loaded(w.turn) for w in waiting}
-        if not all(state.settled for state in states.values()):
-            return False
         if every and not all(states[w.name].jobs >= w.left for w in waiting):
             return False
         ready = {}
@@ -613,7 +621,14 @@ class _Lane:
                 if common := common & four[0].left:
                     ready[block, part] = common
         if not ready:
+            self.ready_since = None
             return False
+        now = time.perf_counter()
+        self.ready_since = self.ready_since or now
+        settled = all(state.settled for state in states.values())
+        if not (every or settled or now - self.ready_since >= READY_WAIT_S):
+            return False
+        self.ready_since = None
         t0 = time.perf_counter()
         self.hold.write_text("measuring", encoding="utf-8")
         try:
