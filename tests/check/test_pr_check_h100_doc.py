@@ -73,7 +73,7 @@ def test_the_tables_have_the_checks_rows():
     assert len(TABLES) == len(RESULTS)
     assert len(TABLES[0]) >= 19
     assert len(TABLES[1]) >= 5
-    assert len(TABLES[2]) == 14
+    assert len(TABLES[2]) == 16
     missing = [row[0] for directory, row in ROWS if not directory.is_dir()]
     assert not missing, missing
     two_h100 = [d for d, _ in ROWS if d.parent.name == "pr-check-2xh100"]
@@ -294,3 +294,34 @@ def test_the_collector_table_is_head_changed_builds_at_f513c6d_and_875d336():
                        if r.get("stages")}  # fmt: skip
     assert len(prints["875d336"]) == 8
     assert prints["875d336"] == prints["f513c6d"]
+
+
+#: The A/As of the checks measured while compiling against earlier checks of the same code.
+CROSS_A_A_ROW = re.compile(
+    r"\| `([\w-]+)` vs `([\w-]+)` \| "
+    r"pass: ([0-9]+) unchanged, ([0-9]+) inconclusive \| "
+    r"pass: ([0-9]+) unchanged, ([0-9]+) inconclusive \|"
+)
+
+
+def test_the_checks_measured_while_compiling_are_a_as_of_earlier_checks():
+    """Each row is what the archived comparison of its two checks' sides says
+    (``iconbench compare``, results/pr-check-h200/aa-2026-11-29), and each passed with
+    nothing flagged."""
+    from tests.archived_results import restored
+
+    from iconbench.records.summary import Summary
+
+    rows = CROSS_A_A_ROW.findall(DOC.read_text())
+    assert len(rows) == 4
+    found = restored("results/pr-check-h200/aa-2026-11-29")
+    for first, second, *shown in rows:
+        counts = []
+        for side in ("base", "head"):
+            summary = Summary.read(found / f"{first}-vs-{second}-{side}.json")
+            assert summary.verdict == "pass"
+            assert summary.counts["regression"] == summary.counts["improvement"] == 0
+            assert summary.base.label == f"icon4py-1405-{first}/{side}"
+            assert summary.head.label == f"icon4py-1405-{second}/{side}"
+            counts += [str(summary.counts["unchanged"]), str(summary.counts["inconclusive"])]
+        assert counts == shown, (first, second)

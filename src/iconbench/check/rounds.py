@@ -10,17 +10,24 @@ rounds, so the gate sees the spread between processes (:mod:`iconbench.gate.proc
 
 The workers of the first blocks (those every check measures before the gate is asked) start
 up side by side (imports, grid, loading their programs: the seconds a DaCe program takes to
-load), each waits for its turn (:func:`iconbench.runner.turn.ready_path`), and then they
-measure one at a time, the others idle: start-up is paid once for those blocks, and nothing
-else runs beside a measurement. (Starting the next worker while one measured spread the host
-overhead of the same code over 0.6-1.5x between processes on an H100.) A check's first
-workers start while its precompile runs: they import the stack and build the grid meanwhile,
-and load each program once its build is entered in the compile index, the rest once the
-precompile has ended (``--load-after``); nothing measures until all of them are set up.
+load), and then measure one at a time, the others idle: start-up is paid once for those
+blocks, and nothing else runs beside a measurement (no worker loads during another's turn,
+:func:`iconbench.runner.turn.quietly`). (Starting the next worker while one measured spread
+the host overhead of the same code over 0.6-1.5x between processes on an H100.) A check's
+first workers start while its precompile runs: they import the stack and build the grid
+meanwhile, and load each program once its build is entered in the compile index, the rest
+once the precompile has ended (``--load-after``). A worker measures in **turns**: each turn
+names the cases every worker of its block has loaded and not measured yet, ABBA over the
+block's four rounds, so on a GPU (``Plan.while_compiling``) the cases whose builds both sides
+have are measured while the longest builds still compile, and the check ends soon after its
+last build instead of measuring everything after it; a round's process still measures each
+of its cases once. On a CPU backend the compiles beside a measurement would change its
+timings: there the turns come once the precompile has ended, as before.
 Later blocks, needed only when the gate is still undecided, start up the same way, as many
-at once as the first (blocks 3 and 4 of a check together): one start-up instead of one a
-block, and the gate still decides after each block (the workers of a block it no longer needs
-are ended).
+at once as the first (blocks 3 and 4 of a check together), and measure only the cases of the
+benchmarks still open (:func:`iconbench.check.stopping.keeping_on`): a few programs to load
+instead of all, and the gate still decides after each block (the workers of a block it no
+longer needs are ended).
 
 Loading is where a worker's start-up goes: on the H100, each of a gt4py check's eight first
 workers loaded its 18 programs in 20.8-29.0 s, the 9 DaCe ones 17.1-23.7 s of it, each on one
@@ -258,9 +265,9 @@ def measure(
     ``processes`` measured a side (:func:`iconbench.check.stopping.reason_to_stop`), or ``None``
     to go on, or the cases to go on with: blocks started after it measure only those (the
     cases of the benchmarks still open, a few programs to load instead of all). The workers
-    of the first ``plan.min_blocks`` blocks (no decision is taken before
-    those are measured) start up together, and later blocks as many at once: start-up is paid
-    once for the blocks every check measures, once more for those it may add.
+    of the first ``plan.min_blocks`` blocks (no decision is taken before those are measured)
+    start up together, and later blocks as many at once: start-up is paid once for the
+    blocks every check measures, once more for those it may add.
 
     ``meanwhile`` (a check's precompile) runs beside the first workers: until it has returned
     they load only the programs whose builds it has entered in the compile index. With
