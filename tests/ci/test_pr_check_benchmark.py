@@ -70,13 +70,23 @@ def test_mains_builds_are_mains_builds_and_translations_alone(tmp_path):
     again = _run(BENCHMARK, repos, out, "icon4py-edge-main")
     assert again.stdout.startswith("[icon4py-edge-main] done already")
 
+    # the same check in the copy of main's builds the warm step made, measured only after
+    # its precompile: the two ways side by side
+    after = _run(BENCHMARK, repos, out, "icon4py-edge-mainafter")
+    assert after.returncode == 0, after.stdout[-3000:]
+    assert "--measure-while-compiling never (cache" in after.stdout
+    builds = json.loads((out / "icon4py-edge-mainafter" / "check.json").read_text())["builds"]
+    assert builds["base"]["compiled"] == 0
+    assert builds["head"]["compiled"] == builds["head"]["pairs"] == 1
 
-def test_mains_builds_need_the_warm_step(tmp_path):
+
+@pytest.mark.parametrize("state", ["main", "mainafter"])
+def test_mains_builds_need_the_warm_step(tmp_path, state):
     (tmp_path / "repos" / "icon4py").mkdir(parents=True)
-    done = _run(BENCHMARK, tmp_path / "repos", tmp_path / "out", "icon4py-edge-main")
+    done = _run(BENCHMARK, tmp_path / "repos", tmp_path / "out", f"icon4py-edge-{state}")
     assert done.returncode == 2
-    assert done.stderr == ("pr-check-benchmark: icon4py-edge-main needs main's builds alone: run "
-                           "icon4py-edge-warm first\n")  # fmt: skip
+    assert done.stderr == (f"pr-check-benchmark: icon4py-edge-{state} needs main's builds alone: "
+                           "run icon4py-edge-warm first\n")  # fmt: skip
 
 
 def test_the_upstream_change_needs_its_checkout(tmp_path):
