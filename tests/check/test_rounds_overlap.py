@@ -42,7 +42,7 @@ def loadable():
     done = pathlib.Path(built).read_text().splitlines() if built else []
     return {job for job in jobs if "|".join(job) in done}
 
-loaded, left, number = set(), list(jobs), 1
+loaded, left, number, said = set(), list(jobs), 1, None
 while left:
     path = turn if number == 1 else turn.with_name(f"{turn.name}.{number}")
     while not path.exists():
@@ -51,10 +51,14 @@ while left:
             loaded |= now
             with turn.with_name(turn.name + ".loadedat").open("a") as f:
                 f.write(repr(time.time()) + "\\n")
-        say(loaded, not (busy and load_after and not pathlib.Path(load_after).exists()))
-        if loaded == set(jobs):
-            turn.with_name(turn.name + ".ready").write_text("ready")
-        time.sleep(0.01)
+        state = (frozenset(loaded),
+                 not (busy and load_after and not pathlib.Path(load_after).exists()))
+        if state != said:  # what it has loaded, said when it changes
+            say(*state)
+            said = state
+            if loaded == set(jobs):
+                turn.with_name(turn.name + ".ready").write_text("ready")
+        time.sleep(0.02)
     text = path.read_text()
     these = left if text == "go" else [tuple(j) for j in json.loads(text)]
     with turn.with_name(turn.name + ".measured").open("a") as f:
