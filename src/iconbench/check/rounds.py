@@ -271,7 +271,7 @@ def measure(
 
     ``meanwhile`` (a check's precompile) runs beside the first workers: until it has returned
     they load only the programs whose builds it has entered in the compile index. With
-    ``plan.while_compiling`` they measure meanwhile too, in turns (:meth:`_Lane.cycle`): each turn
+    ``plan.while_compiling`` they measure meanwhile too, in turns (:meth:`_Lane.ready`): each turn
     measures the cases every worker of its block has loaded, and a round's process measures
     its later cases in a later turn, so a case whose builds both sides have is measured while
     the longest builds still compile, and the check ends soon after the last of them. Without
@@ -365,8 +365,8 @@ def measure(
                         clock.wait(compiling.failed_or_sleep(lanes), busy=True)
                         continue
                     t0 = time.perf_counter()
-                    did = side_by_side([lane.cycle_over(open_blocks, every=not busy)
-                                        for lane in lanes])  # fmt: skip
+                    todo = _turns(lanes, open_blocks, busy=busy)
+                    did = side_by_side(todo) if todo else []
                     if any(did):
                         clock.turns(time.perf_counter() - t0, busy=busy)
                     else:
@@ -434,6 +434,27 @@ def measure(
 #: the H200, #1405's first turn came only once the last build had ended), so the cases ready
 #: are measured after this wait, the loads of the others held meanwhile.
 READY_WAIT_S = 5.0
+
+#: Per (block, part) of a lane, the cases its four rounds measure in their next turns.
+Ready = dict[tuple[int, int], frozenset[tuple[str, str]]]
+
+
+def _turns(
+    lanes: Sequence[_Lane], blocks: range, *, busy: bool
+) -> list[Callable[[threading.Event], bool]]:
+    """The lanes' turns to take now, side by side (none: wait).
+
+    While the precompile runs each lane measures what it has ready; once it has ended, the
+    lanes measure together, once every lane with cases left has them all loaded (each
+    device's blocks at the same time, as before the turns).
+    """
+    found = [(lane, lane.ready(blocks, every=not busy)) for lane in lanes]
+    if not busy and any(
+        ready is None and not all(lane.measured(b) for b in blocks) for lane, ready in found
+    ):
+        return []
+    return [lane.turns_for(ready) for lane, ready in found if ready]
+
 
 #: Work for the devices while they wait for builds: called with the cases measured in every
 #: round so far and a context manager that holds the devices; whether it did any.
@@ -601,26 +622,21 @@ class _Lane:
                         f"(last line: {_last_line(worker.log)})"
                     )
 
-    def cycle_over(self, blocks: range, every: bool) -> Callable[[threading.Event], bool]:
-        return lambda stop: self.cycle(blocks, stop, every=every)
+    def ready(self, blocks: range, *, every: bool) -> Ready | None:
+        """Per block and part of ``blocks``, the cases to measure now (``None``: none now).
 
-    def cycle(self, blocks: range, stop: threading.Event, *, every: bool = True) -> bool:
-        """Measure what ``blocks``' rounds have all loaded, block by block; ``False``: nothing.
-
-        Per block and part, its four rounds one after another in the block's order (ABBA,
-        BAAB), each for the cases all four have loaded and not measured yet. While the
-        precompile runs, once every waiting worker has loaded what the cache holds so far
-        (none is about to load the next build), or once cases have waited
-        :data:`READY_WAIT_S` (builds that end one after another keep some worker loading); with
-        ``every`` (no precompile runs) once every worker has loaded all its cases. No worker
-        loads while one measures (``hold``, :func:`iconbench.runner.turn.quietly`).
+        The cases all four rounds have loaded and not measured yet. While the precompile
+        runs, once every waiting worker has loaded what the cache holds so far (none is about
+        to load the next build), or once cases have waited :data:`READY_WAIT_S` (builds that
+        end one after another keep some worker loading); with ``every`` (no precompile runs)
+        once every worker has loaded all its cases.
         """
         from iconbench.runner import turn as turns
 
         waiting = [w for four in self.rounds.values() for w in four if w.left]
         states = {w.name: turns.read_loaded(w.turn) for w in waiting}
         if every and not all(states[w.name].jobs >= w.left for w in waiting):
-            return False
+            return None
         ready = {}
         for (block, part), four in sorted(self.rounds.items()):
             if block in blocks and four[0].left:
@@ -629,17 +645,30 @@ class _Lane:
                     ready[block, part] = common
         if not ready:
             self.ready_since = None
-            return False
+            return None
         now = time.perf_counter()
         self.ready_since = self.ready_since or now
         settled = all(state.settled for state in states.values())
         if not (every or settled or now - self.ready_since >= READY_WAIT_S):
-            return False
+            return None
         self.ready_since = None
+        return ready
+
+    def turns_for(self, ready: Ready) -> Callable[[threading.Event], bool]:
+        return lambda stop: self.measure(ready, stop)
+
+    def measure(self, ready: Ready, stop: threading.Event) -> bool:
+        """The turns of :meth:`ready`'s cases.
+
+        Per block and part, its four rounds one after another in the block's order (ABBA,
+        BAAB). No worker loads while one measures (``hold``, :func:`iconbench.runner.turn.quietly`).
+        """
+        from iconbench.runner import turn as turns
+
         t0 = time.perf_counter()
         self.hold.write_text("measuring", encoding="utf-8")
         try:
-            turns.wait_quiet((w.process, w.turn) for w in waiting)
+            turns.wait_quiet((w.process, w.turn) for w in self.unfinished())
             for (block, part), cases in sorted(ready.items()):
                 for worker in self.rounds[block, part]:
                     if stop.is_set():  # another device's round failed: the check ends
