@@ -372,8 +372,7 @@ def measure(
                     else:
                         if compiling is not None:
                             compiling.raise_failure()
-                        for lane in lanes:
-                            lane.check_alive()
+                        _check_alive(lanes, compiling)
                         t0 = time.perf_counter()
                         if (
                             busy
@@ -491,6 +490,22 @@ def _holding(lanes: Sequence[_Lane]) -> Iterator[None]:
             lane.hold.unlink(missing_ok=True)
 
 
+def _check_alive(lanes: Sequence[_Lane], compiling: _Meanwhile | None) -> None:
+    """A waiting worker that has ended ends the check, in one line.
+
+    The precompile's line if it fails too: a broken stack or a compile that fails, what broke
+    the worker, said better.
+    """
+    try:
+        for lane in lanes:
+            lane.check_alive()
+    except IconbenchError:
+        if compiling is not None:
+            compiling.join(quietly=True)
+            compiling.raise_failure()
+        raise
+
+
 def _pause() -> float:
     time.sleep(0.05)
     return 0.05
@@ -557,8 +572,7 @@ class _Meanwhile:
     def failed_or_sleep(self, lanes: Sequence[_Lane]) -> float:
         """Raise the precompile's failure or a worker's; else wait a little (its seconds)."""
         self.raise_failure()
-        for lane in lanes:
-            lane.check_alive()
+        _check_alive(lanes, self)
         return _pause()
 
     def join(self, quietly: bool = False) -> None:
