@@ -285,3 +285,22 @@ def test_later_blocks_measure_only_the_cases_the_gate_left_open(tmp_path, monkey
         "r11-head",
         "r12-base",
     ]  # block 3 ABBA; block 4 ended unmeasured
+
+
+def test_a_worker_broken_by_what_breaks_the_precompile_ends_the_check_with_its_line(
+    tmp_path, monkeypatch
+):
+    """A broken stack ends the workers at once and the precompile a little later: the check's
+    line is the precompile's (where the stack breaks), not 'round r01-base ended'."""
+
+    def broken(side, common, lane, name, *, jobs_file, turn, plan, load_after=None):
+        return [sys.executable, "-c", "import sys; sys.exit(2)"]
+
+    monkeypatch.setattr(rounds, "_worker_command", broken)
+
+    def precompile() -> None:
+        time.sleep(0.5)
+        raise IconbenchError("gtfn_cpu: stack gt4py 1.2.3 is broken")
+
+    with pytest.raises(IconbenchError, match=r"stack gt4py 1\.2\.3 is broken"):
+        _measure(tmp_path, precompile)
