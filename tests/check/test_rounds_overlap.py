@@ -245,7 +245,7 @@ def test_a_workers_sampling_stops_at_the_plans_precision(tmp_path):
     """The check's workers get its ``--precision``; a plan without one samples as ever."""
     side = Side("base", "base", "b" * 40, (), tmp_path / "base", "s")
     ((_, device, _),) = ONE.shares([("p[default]", "gtfn_gpu")], {})
-    lane = rounds._Lane(device, "", (), 1, (), (), tmp_path / "measuring")
+    lane = rounds._Lane(device, "", 1, (), (), tmp_path / "measuring")
     plans = (PLAN, rounds.Plan(samples=50, max_s=0.5, warmup_s=0.1, precision=0.005))
     commands = [
         rounds._worker_command(

@@ -290,17 +290,20 @@ def measure(
     scratch.mkdir(parents=True, exist_ok=True)
     startup = startup_cores(plan)
     ahead = max(1, min(plan.min_blocks, plan.max_blocks))  # blocks whose workers start at once
-    parts = plan.parts or parts_per_round(
-        4 * ahead * len(shares),
-        len(startup) or len(os.sched_getaffinity(0)),
-        max((len(jobs) for _, _, jobs in shares), default=0),
-    )
+
+    def parts_of(blocks_at_once: int, cases: int) -> int:
+        """The processes a round of ``cases`` is split into, ``blocks_at_once`` starting."""
+        return plan.parts or parts_per_round(
+            4 * blocks_at_once * len(shares), len(startup) or len(os.sched_getaffinity(0)), cases
+        )
+
+    parts = parts_of(ahead, max((len(jobs) for _, _, jobs in shares), default=0))
     lanes = []
     for index, device, jobs in shares:
         prefix = f"d{index}-" if device.label else ""
         cores = plan.measure_cores[index] if plan.measure_cores else ()
         hold = scratch / f"{prefix}measuring"
-        lanes.append(_Lane(device, prefix, (), len(jobs), cores, startup, hold, jobs=tuple(jobs)))
+        lanes.append(_Lane(device, prefix, len(jobs), cores, startup, hold, jobs=tuple(jobs)))
         lanes[-1].share_out(lanes[-1].jobs, parts, scratch / f"{prefix}jobs")
     if parts > 1:
         log(f"check: each round in {parts} processes, balanced by their programs' load times")
@@ -318,9 +321,9 @@ def measure(
             env = lane.device_of(side).environment(side.environment())
             if lane.cores:  # a CPU program's threads: as many as its cores
                 env["OMP_NUM_THREADS"] = str(len(lane.cores))
-            for part, jobs_file in enumerate(lane.jobs_files):
+            for part, (jobs_file, jobs) in enumerate(lane.parts):
                 name = f"{lane.prefix}r{lane.number:02d}-{side_name}"
-                name += f"-p{part + 1}" if len(lane.jobs_files) > 1 else ""
+                name += f"-p{part + 1}" if len(lane.parts) > 1 else ""
                 turn = scratch / f"{name}.turn"
                 log_path = scratch / f"{name}.log"
                 with log_path.open("w", encoding="utf-8") as handle:
@@ -329,7 +332,6 @@ def measure(
                                         turn=turn, plan=plan, load_after=load_after),
                         env=env, stdout=handle, stderr=subprocess.STDOUT,
                     )  # fmt: skip
-                jobs = frozenset(tuple(j) for j in json.loads(jobs_file.read_text()))
                 lane.rounds.setdefault((block, part), []).append(
                     _Worker(name, process, turn, log_path, jobs)
                 )
@@ -341,11 +343,8 @@ def measure(
             if focus is not None:  # later blocks: only the cases the gate has left open
                 for lane in lanes:
                     mine = [job for job in lane.jobs if job in focus]
-                    share = plan.parts or parts_per_round(
-                        4 * count * len(lanes), len(startup) or len(os.sched_getaffinity(0)),
-                        len(mine),
-                    )  # fmt: skip
-                    lane.share_out(mine, share, scratch / f"{lane.prefix}jobs-b{block + 1:02d}")
+                    lane.share_out(mine, parts_of(count, len(mine)),
+                                   scratch / f"{lane.prefix}jobs-b{block + 1:02d}")  # fmt: skip
                 log(f"check: blocks {block + 1}-{block + count} measure the {len(focus)} "
                     "case(s) of the benchmarks left open")  # fmt: skip
             load_after = scratch / "precompiled" if block == 0 and meanwhile else None
@@ -362,7 +361,8 @@ def measure(
                 while not all(lane.measured(b) for lane in lanes for b in open_blocks):
                     busy = compiling is not None and not compiling.done()
                     if busy and not plan.while_compiling:
-                        clock.wait(compiling.failed_or_sleep(lanes), busy=True)
+                        _check_alive(lanes, compiling)
+                        clock.wait(_pause(), busy=True)
                         continue
                     t0 = time.perf_counter()
                     todo = _turns(lanes, open_blocks, busy=busy)
@@ -370,8 +370,6 @@ def measure(
                     if any(did):
                         clock.turns(time.perf_counter() - t0, busy=busy)
                     else:
-                        if compiling is not None:
-                            compiling.raise_failure()
                         _check_alive(lanes, compiling)
                         t0 = time.perf_counter()
                         if (
@@ -386,8 +384,7 @@ def measure(
                             clock.wait(time.perf_counter() - t0, busy=busy)
                         else:
                             clock.wait(_pause(), busy=busy)
-                for _ in range(len(open_blocks) - (blocks - block)):
-                    blocks += 1
+                blocks = target + 1
                 if blocks < plan.min_blocks:
                     continue
                 t0 = time.perf_counter()
@@ -491,11 +488,13 @@ def _holding(lanes: Sequence[_Lane]) -> Iterator[None]:
 
 
 def _check_alive(lanes: Sequence[_Lane], compiling: _Meanwhile | None) -> None:
-    """A waiting worker that has ended ends the check, in one line.
+    """A failed precompile, or a waiting worker that has ended, ends the check in one line.
 
-    The precompile's line if it fails too: a broken stack or a compile that fails, what broke
-    the worker, said better.
+    The precompile's line where it fails too: a broken stack or a compile that fails, what
+    broke the worker, said better.
     """
+    if compiling is not None:
+        compiling.raise_failure()
     try:
         for lane in lanes:
             lane.check_alive()
@@ -549,7 +548,6 @@ class _Meanwhile:
 
     def __init__(self, work: Callable[[], None], load_after: pathlib.Path) -> None:
         self.error: BaseException | None = None
-        self.load_after = load_after
 
         def run() -> None:
             try:
@@ -569,12 +567,6 @@ class _Meanwhile:
         if self.done() and self.error is not None:
             raise self.error
 
-    def failed_or_sleep(self, lanes: Sequence[_Lane]) -> float:
-        """Raise the precompile's failure or a worker's; else wait a little (its seconds)."""
-        self.raise_failure()
-        _check_alive(lanes, self)
-        return _pause()
-
     def join(self, quietly: bool = False) -> None:
         self.thread.join()
         if not quietly:
@@ -587,7 +579,6 @@ class _Lane:
 
     device: Device
     prefix: str  # of its rounds' names: "" on the one device a process finds, else "d<index>-"
-    jobs_files: tuple[pathlib.Path, ...]  # one a part of each round (:func:`split_round`)
     cases: int
     cores: tuple[int, ...]
     startup_cores: tuple[int, ...]
@@ -596,6 +587,8 @@ class _Lane:
     number: int = 0
     #: every case of its share
     jobs: tuple[tuple[str, str], ...] = ()
+    #: the next blocks' part of each round (:func:`split_round`): its jobs file and cases
+    parts: tuple[tuple[pathlib.Path, frozenset[tuple[str, str]]], ...] = ()
     #: since when cases have been ready to measure (``None``: none is)
     ready_since: float | None = None
     #: per (block, part), its four rounds' processes in the block's order
@@ -608,11 +601,12 @@ class _Lane:
         Shared out by :func:`split_round`, written beside ``stem`` (``STEM-p1.json`` …); no
         cases: the blocks have no rounds on this lane.
         """
-        files = []
+        found = []
         for number, share in enumerate(split_round(jobs, parts) if jobs else [], start=1):
-            files.append(stem.with_name(f"{stem.name}-p{number}.json"))
-            files[-1].write_text(json.dumps([list(j) for j in share]), encoding="utf-8")
-        self.jobs_files = tuple(files)
+            path = stem.with_name(f"{stem.name}-p{number}.json")
+            path.write_text(json.dumps([list(j) for j in share]), encoding="utf-8")
+            found.append((path, frozenset(share)))
+        self.parts = tuple(found)
 
     def device_of(self, side: Side) -> Device:
         """The device ``side``'s workers measure on: its own GPU where it names one."""
@@ -726,7 +720,8 @@ class _Worker:
             self.process.wait()
         else:
             turns.wait_done(self.process, path)
-        if self.process.poll() not in (None, 0) or (not last and self.process.poll() is not None):
+        code = self.process.poll()
+        if code is not None and (code != 0 or not last):  # failed, or gone before its last
             raise IconbenchError(
                 f"measuring round {self.name} failed (exit {self.process.returncode}); its "
                 f"log: {self.log} (last line: {_last_line(self.log)})"
