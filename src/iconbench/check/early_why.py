@@ -38,7 +38,6 @@ class EarlyWhy:
     #: every (case, backend) the check measures
     jobs: Collection[Job]
     found: list[Why] = dataclasses.field(default_factory=list)
-    seconds: float = 0.0
     _judged: frozenset[Job] = frozenset()
 
     def __call__(
@@ -49,13 +48,13 @@ class EarlyWhy:
         ``measured``: the cases every round started so far has measured. ``quiet``: holds
         the devices (no worker loads or measures) while the profiles run.
         """
-        from iconbench.explain.run import MAX_BENCHMARKS, explain, flagged
+        from iconbench.explain.run import MAX_BENCHMARKS, explain, explained, flagged
 
         if measured <= self._judged or len(self.found) >= MAX_BENCHMARKS:
             return False
         self._judged = measured
         summary = self._verdict(measured)
-        done = {i for why in self.found for i in (why.id, *why.same_kernels)}
+        done = explained(self.found)
         ready = [
             bench
             for bench in flagged(summary, len(summary.benchmarks))
@@ -65,7 +64,7 @@ class EarlyWhy:
             return False
         t0 = time.perf_counter()
         with quiet():
-            explained = explain(
+            answered = explain(
                 dataclasses.replace(summary, benchmarks=tuple(ready), why=()),
                 self.base,
                 self.head,
@@ -73,9 +72,8 @@ class EarlyWhy:
                 grid=self.grid,
                 limit=MAX_BENCHMARKS - len(self.found),
             )
-        self.found += explained.why
-        self.seconds += time.perf_counter() - t0
-        log(f"check: {len(explained.why)} flagged benchmark(s) explained while the builds "
+        self.found += answered.why
+        log(f"check: {len(answered.why)} flagged benchmark(s) explained while the builds "
             f"compile ({time.perf_counter() - t0:.1f}s)")  # fmt: skip
         return True
 
@@ -110,17 +108,10 @@ class EarlyWhy:
 
     def _verdict(self, measured: frozenset[Job]) -> Summary:
         """The gate's verdict on the ledgers' cases in ``measured``."""
-        from iconbench.gate import verdict
-        from iconbench.records import resultset
+        from iconbench.check.confirm import job_of
+        from iconbench.check.run import ledger_verdict
 
-        sides = [
-            resultset.ledger_set(side.out, label=side.name, commit=side.commit, grid=self.grid)
-            for side in (self.base, self.head)
-        ]
-        summary = verdict.compare(*sides)
+        summary = ledger_verdict(self.base, self.head, self.grid)
         return dataclasses.replace(
-            summary,
-            benchmarks=tuple(
-                b for b in summary.benchmarks if (b.id.split("|")[0], b.backend) in measured
-            ),
+            summary, benchmarks=tuple(b for b in summary.benchmarks if job_of(b) in measured)
         )

@@ -17,6 +17,7 @@ import pathlib
 import re
 import shutil
 import subprocess
+from collections.abc import Iterable
 
 from iconbench.errors import IconbenchError
 from iconbench.explain import codediff, profile, shapes, sources
@@ -53,6 +54,18 @@ def flagged(summary: Summary, limit: int = MAX_BENCHMARKS) -> list[BenchmarkResu
         key=lambda b: (METRICS.index(b.metric), -abs(math.log(b.ratio or 1.0)), b.id),
     )
     return ordered[:limit]
+
+
+def explained(whys: Iterable[Why]) -> set[str]:
+    """The ids of the benchmarks ``whys`` explain.
+
+    Each entry's, and those of the variants it names as launching the same kernels.
+
+    >>> sorted(explained([Why("a|gtfn_gpu|device_time", "a", "gtfn_gpu",
+    ...                       same_kernels=("b|gtfn_gpu|device_time",))]))
+    ['a|gtfn_gpu|device_time', 'b|gtfn_gpu|device_time']
+    """
+    return {i for why in whys for i in (why.id, *why.same_kernels)}
 
 
 def profiler_version() -> str | None:
@@ -95,7 +108,7 @@ def explain(
     """
     chosen = flagged(summary, len(summary.benchmarks))
     if keep:
-        known = {i for why in summary.why for i in (why.id, *why.same_kernels)}
+        known = explained(summary.why)
         chosen = [bench for bench in chosen if bench.id not in known]
         limit = max(0, limit - len(summary.why))
     if not chosen or not limit:
