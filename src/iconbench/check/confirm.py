@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 from iconbench.check import rounds
 from iconbench.errors import IconbenchError
 from iconbench.gate import confirmation
-from iconbench.records.summary import BenchmarkResult, ConfirmationRun, Summary
+from iconbench.records.summary import ConfirmationRun, Summary
 from iconbench.runner.devices import Job
 from iconbench.runner.progress import log
 from iconbench.stacks import sides
@@ -143,12 +143,7 @@ def jobs(summary: Summary) -> list[tuple[str, str]]:
     >>> jobs(Summary.example())
     [('compute_theta_rho_face_values[default]', 'gtfn_gpu')]
     """
-    return list(dict.fromkeys(job_of(b) for b in confirmation.flagged(summary)))
-
-
-def job_of(benchmark: BenchmarkResult) -> Job:
-    """The (case, backend) a benchmark's A/B measures."""
-    return benchmark.id.split("|")[0], benchmark.backend
+    return list(dict.fromkeys(b.job for b in confirmation.flagged(summary)))
 
 
 def confirm(request: Request) -> Summary:
@@ -197,7 +192,7 @@ def confirm(request: Request) -> Summary:
         answer.timeline.facts["verdicts"] = {
             b.id: b.confirmation.verdict
             for b in confirmed.benchmarks
-            if b.confirmation is not None and job_of(b) in mine
+            if b.confirmation is not None and b.job in mine
         }
         answer.timeline.write()
     return confirmed

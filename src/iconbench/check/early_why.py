@@ -108,10 +108,9 @@ class EarlyWhy:
 
     def _verdict(self, measured: frozenset[Job]) -> Summary:
         """The gate's verdict on the ledgers' cases in ``measured``."""
-        from iconbench.check.confirm import job_of
-        from iconbench.check.run import ledger_verdict
+        from iconbench.check.stopping import ledger_verdict
 
         summary = ledger_verdict(self.base, self.head, self.grid)
         return dataclasses.replace(
-            summary, benchmarks=tuple(b for b in summary.benchmarks if job_of(b) in measured)
+            summary, benchmarks=tuple(b for b in summary.benchmarks if b.job in measured)
         )

@@ -658,24 +658,12 @@ def _reason_to_stop(
     measuring (:func:`iconbench.check.stopping.keeping_on`).
     """
     from iconbench.check import stopping
-    from iconbench.check.confirm import job_of
 
-    summary = ledger_verdict(base, head, grid)
+    summary = stopping.ledger_verdict(base, head, grid)
     reason = stopping.reason_to_stop(summary.benchmarks, processes, most)
     if reason is not None:
         return reason
-    return frozenset(map(job_of, stopping.keeping_on(summary.benchmarks, processes, most)))
-
-
-def ledger_verdict(base: sides.Side, head: sides.Side, grid: Grid) -> Summary:
-    """The gate's verdict on what both sides' ledgers hold now, while the check measures."""
-    from iconbench.gate import verdict
-    from iconbench.records import resultset
-
-    return verdict.compare(
-        resultset.ledger_set(base.out, label="base", commit=base.commit, grid=grid),
-        resultset.ledger_set(head.out, label="head", commit=head.commit, grid=grid),
-    )
+    return frozenset(b.job for b in stopping.keeping_on(summary.benchmarks, processes, most))
 
 
 def _gate(

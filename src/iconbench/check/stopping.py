@@ -26,8 +26,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from iconbench.records.summary import BenchmarkResult
+
+if TYPE_CHECKING:
+    from iconbench.grids.grid import Grid
+    from iconbench.records.summary import Summary
+    from iconbench.stacks.sides import Side
 
 
 def could_regress(result: BenchmarkResult, processes: int, most: int) -> bool:
@@ -113,3 +119,14 @@ def keeping_on(
     """
     left = open_benchmarks(results) + unsettled(results, processes, most)
     return [r for r in left if could_regress(r, processes, most)]
+
+
+def ledger_verdict(base: Side, head: Side, grid: Grid) -> Summary:
+    """The gate's verdict on what both sides' ledgers hold now, while the check measures."""
+    from iconbench.gate import verdict
+    from iconbench.records import resultset
+
+    return verdict.compare(
+        resultset.ledger_set(base.out, label="base", commit=base.commit, grid=grid),
+        resultset.ledger_set(head.out, label="head", commit=head.commit, grid=grid),
+    )

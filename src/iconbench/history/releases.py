@@ -194,7 +194,7 @@ def release_side(name: str, stack: PinnedStack, place: pathlib.Path | None, out:
 
 def confirm(made: Plan, step: Step, *, plan_rounds: rounds.Plan, compile_jobs: int) -> pathlib.Path:
     """The flagged benchmarks of ``step`` measured again, interleaved; ``confirmed.json``."""
-    from iconbench.check.confirm import job_of, jobs
+    from iconbench.check.confirm import jobs
     from iconbench.check.run import measure_again, processes_of
     from iconbench.gate import confirmation
     from iconbench.grids.grid import resolve as resolve_grid
@@ -230,7 +230,7 @@ def confirm(made: Plan, step: Step, *, plan_rounds: rounds.Plan, compile_jobs: i
     confirmed = confirmation.apply(summary, again.summary, processes_of(base, head), run)
     again.timeline.facts["verdicts"] = {
         b.id: b.confirmation.verdict for b in confirmed.benchmarks
-        if b.confirmation is not None and job_of(b) in set(wanted)
+        if b.confirmation is not None and b.job in set(wanted)
     }  # fmt: skip
     again.timeline.write()
     confirmed.write(path)

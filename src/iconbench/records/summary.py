@@ -197,6 +197,15 @@ class BenchmarkResult:
     confirmation: Confirmation | None = None
 
     @property
+    def job(self) -> tuple[str, str]:
+        """The (case, backend) that measures it: what a check or an A/B runs again.
+
+        >>> Summary.example().benchmarks[0].job
+        ('compute_theta_rho_face_values[default]', 'gtfn_gpu')
+        """
+        return self.id.split("|")[0], self.backend
+
+    @property
     def not_confirmed(self) -> bool:
         """Flagged by the comparison, not by the A/B: run-to-run noise, never reported."""
         return self.confirmation is not None and not self.confirmation.confirmed

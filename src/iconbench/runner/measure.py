@@ -324,7 +324,7 @@ def _in_turns(
                     if len(loaded) == len(jobs):
                         log(f"{who}: {len(jobs)} programs loaded after "
                             f"{time.perf_counter() - since:.0f}s")  # fmt: skip
-                        turns.ready_path(turn).write_text(str(os.getpid()), encoding="utf-8")
+                        turns.say_ready(turn)
                 continue
             turns.write_loaded(turn, said := turns.Loaded(frozenset(loaded), settled=False))
         these = turns.jobs_of(path, left)

@@ -21,6 +21,8 @@ import subprocess
 import time
 from collections.abc import Iterable, Iterator, Sequence
 
+from iconbench.files.atomic import write_atomic
+
 
 def ready_path(turn: pathlib.Path) -> pathlib.Path:
     """The file a worker writes when it is set up and waits for ``turn``.
@@ -32,12 +34,17 @@ def ready_path(turn: pathlib.Path) -> pathlib.Path:
 
 
 def take(turn: pathlib.Path) -> None:
-    """In the worker: say it is set up (:func:`ready_path`), then wait for its ``turn`` file.
+    """In the worker: say it is set up (:func:`say_ready`), then wait for its ``turn`` file.
 
     The driver ends a worker that will not get its turn, so the wait has no limit of its own.
     """
-    ready_path(turn).write_text(str(os.getpid()), encoding="utf-8")
+    say_ready(turn)
     wait_for(turn)
+
+
+def say_ready(turn: pathlib.Path) -> None:
+    """In the worker: it is set up, every program it measures loaded (:func:`ready_path`)."""
+    ready_path(turn).write_text(str(os.getpid()), encoding="utf-8")
 
 
 def wait_for(path: pathlib.Path) -> None:
@@ -114,8 +121,7 @@ def give(turn: pathlib.Path, jobs: Sequence[tuple[str, str]] | None) -> None:
     >>> give(path, None); len(jobs_of(path, [("p[default]", "gtfn_gpu"), ("q[default]", "x")]))
     2
     """
-    text = EVERY_CASE if jobs is None else json.dumps([list(job) for job in jobs])
-    _write_atomically(turn, text)
+    write_atomic(turn, EVERY_CASE if jobs is None else json.dumps([list(job) for job in jobs]))
 
 
 def jobs_of(turn: pathlib.Path, left: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -156,7 +162,7 @@ def write_loaded(turn: pathlib.Path, loaded: Loaded) -> None:
     Loaded(jobs=frozenset({('p[default]', 'gtfn_gpu')}), settled=True)
     """
     text = json.dumps({"jobs": sorted(list(job) for job in loaded.jobs), "settled": loaded.settled})
-    _write_atomically(loaded_path(turn), text)
+    write_atomic(loaded_path(turn), text)
 
 
 def read_loaded(turn: pathlib.Path) -> Loaded:
@@ -211,9 +217,3 @@ def wait_quiet(workers: Iterable[tuple[subprocess.Popen, pathlib.Path]]) -> None
         marker = loading_path(turn)
         while marker.exists() and process.poll() is None:
             time.sleep(0.01)
-
-
-def _write_atomically(path: pathlib.Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
