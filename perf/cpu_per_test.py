@@ -4,6 +4,8 @@ A pytest plugin and its report. Run the suite with it, then print the files by C
 
     PYTHONPATH=perf ci/test -p cpu_per_test      # each worker writes DIR/<worker>.json
     .venv/bin/python perf/cpu_per_test.py [DIR]  # DIR: $CPU_PER_TEST_DIR, /tmp/cpu-per-test
+    .venv/bin/python perf/cpu_per_test.py --tail [DIR]  # the files each worker ended with
+
 
 A test's CPU is ``getrusage`` of its process (self) and of the children it waited for,
 before and after it: a child reaped later counts to a later test, and processes nobody waits
@@ -23,7 +25,8 @@ import time
 import pytest
 
 DIR = pathlib.Path(os.environ.get("CPU_PER_TEST_DIR", "/tmp/cpu-per-test"))
-_ROWS: list[tuple[str, float, float, float]] = []
+#: (test id, own CPU, children's CPU, wall seconds, when it ended: seconds since the epoch)
+_ROWS: list[tuple[str, float, float, float, float]] = []
 
 
 def _cpu() -> tuple[float, float]:
@@ -39,7 +42,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     yield
     own_after, children_after = _cpu()
     _ROWS.append((item.nodeid, own_after - own, children_after - children,
-                  time.perf_counter() - started))  # fmt: skip
+                  time.perf_counter() - started, time.time()))  # fmt: skip
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -53,7 +56,7 @@ def main(directory: pathlib.Path) -> int:
     """Print the test files by CPU (own + children), the heaviest 40."""
     files: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0.0, 0.0, 0])
     for path in sorted(directory.glob("*.json")):
-        for nodeid, own, children, wall in json.loads(path.read_text()):
+        for nodeid, own, children, wall, *_ in json.loads(path.read_text()):
             row = files[nodeid.split("::")[0]]
             row[0] += own
             row[1] += children
@@ -70,5 +73,30 @@ def main(directory: pathlib.Path) -> int:
     return 0
 
 
+def tail(directory: pathlib.Path, last: int = 6) -> int:
+    """Print each worker's last files, when each ended (seconds after the first test ended).
+
+    A worker that ends long before the others idles a core: the suite's wall time is its
+    slowest worker's, and a heavy file taken late makes that tail.
+    """
+    workers = {path.stem: rows for path in sorted(directory.glob("*.json"))
+               if (rows := json.loads(path.read_text()))}  # fmt: skip
+    start = min(row[4] for rows in workers.values() for row in rows)
+    for worker, rows in workers.items():
+        ends: dict[str, tuple[float, float]] = {}  # file: (first end, last end)
+        for nodeid, _own, _children, wall, ended in rows:
+            name = nodeid.split("::")[0]
+            first = ends.get(name, (ended - wall, ended))[0]
+            ends[name] = (first, ended)
+        ordered = sorted(ends.items(), key=lambda item: item[1][1])
+        print(f"{worker}: {len(ends)} files, ended at {ordered[-1][1][1] - start:.1f} s")
+        for name, (began, ended) in ordered[-last:]:
+            print(f"    {began - start:7.1f} .. {ended - start:7.1f} s  {name}")
+    return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main(pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else DIR))
+    args = sys.argv[1:]
+    if args[:1] == ["--tail"]:
+        sys.exit(tail(pathlib.Path(args[1]) if len(args) > 1 else DIR))
+    sys.exit(main(pathlib.Path(args[0]) if args else DIR))

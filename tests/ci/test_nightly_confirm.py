@@ -1,7 +1,7 @@
 """``ci/nightly finish`` confirms before it reports, on the fake icon4py of the backfill tests.
 
 The checkouts hold a fake gt4py and dace (one commit each) and the fake icon4py of
-:mod:`tests.history.fake_backfill` (its commit K makes ``compute_tangential_wind`` about twice
+:mod:`tests.history.fake_backfill` (its commit K makes ``compute_tangential_wind`` several times
 the work). Each night's merged results are written, not measured: device times of
 ``compute_tangential_wind[default]`` and ``add_analysis_increments_to_vn[default]`` on
 ``embedded`` (20 samples, 1 % noise). The confirmation itself measures: an interleaved A/B
