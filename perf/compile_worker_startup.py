@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+r"""A precompile pool worker's start-up before its first compile, alone and N together.
+
+Every check with something to compile waits, before its longest build starts, for the
+precompile's pool workers to start: on one H200 host (2026-11-29, ``results/pr-check-h200``,
+d482bef) 10-11 s from the precompile's first line to the first build with main's builds (8
+workers) and 15-16 s from an empty cache (16), where this workstation's one worker takes
+about 3 s. This script tells which part grows: each worker is started as the precompile
+starts it (``spawn``) and does what ``runner.precompile._worker`` does before
+``suite.compile_case``'s timer starts, timed step by step:
+
+- **start**: the interpreter up and the worker function unpickled (from ``submit``);
+- **imports**: ``buildcache.configure`` and ``iconbench.suite`` with gt4py, icon4py and the
+  backend (``resolve_backend``);
+- **grid**: ``suite.generated_grid`` (a GPU backend: its neighbour tables on the device, the
+  CUDA context with them);
+- **case**: ``suite._build(..., fields=False)`` (the program's module, its static arguments).
+
+Run with N = 1, then N together (``--processes 1,16``), side by side in one run::
+
+    python perf/compile_worker_startup.py --backend gtfn_gpu --grid mch_icon-ch1_medium \
+        --processes 1,16
+
+``--context spawn,forkserver`` runs the same with a ``forkserver`` pool whose server imported
+the stack once (:data:`PRELOAD`): the lever docs/pr-check-h100.md ("Where the time goes")
+names, not yet the precompile's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import multiprocessing
+import os
+import statistics
+import time
+
+CASE = "compute_rho_theta_pgrad_and_update_vn[is_iau_active=False-limited_area=False]"
+
+
+def _start_up(job: tuple[float, str, str, str]) -> dict[str, float]:
+    """One worker's steps before its compile, in seconds each (``job``: asked for at, ...)."""
+    submitted, case, backend, grid = job
+    steps = {"start": time.time() - submitted}
+    began = time.perf_counter()
+    from iconbench import buildcache
+
+    buildcache.configure(os.environ.get("ICONBENCH_STACK", "startup"), jobs=1)
+    from iconbench import suite
+
+    suite.resolve_backend(backend)
+    steps["imports"] = time.perf_counter() - began
+    began = time.perf_counter()
+    suite.generated_grid(grid, backend)
+    steps["grid"] = time.perf_counter() - began
+    began = time.perf_counter()
+    suite._build(case, suite.as_backend(backend), suite.as_grid(grid), fields=False)
+    steps["case"] = time.perf_counter() - began
+    steps["total"] = time.time() - submitted
+    return steps
+
+
+#: What a forkserver imports once, before it forks the workers (``--context forkserver``).
+PRELOAD = ["gt4py.next", "dace", "icon4py.model.atmosphere.dycore", "iconbench.suite",
+           "iconbench.programs.catalog"]  # fmt: skip
+
+
+def measure(
+    processes: int, case: str, backend: str, grid: str, how: str = "spawn"
+) -> list[dict[str, float]]:
+    """``processes`` workers started together in one pool, each one's steps.
+
+    ``how``: ``spawn`` as the precompile starts them, or ``forkserver`` with :data:`PRELOAD`
+    imported once in the server (started here, before the workers are asked for). Each
+    worker's start counts from here, so a server's imports are in it.
+    """
+    since = time.time()
+    context = multiprocessing.get_context(how)
+    if how == "forkserver":
+        context.set_forkserver_preload(PRELOAD)
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+    with concurrent.futures.ProcessPoolExecutor(processes, mp_context=context) as pool:
+        futures = [pool.submit(_start_up, (since, case, backend, grid))
+                   for _ in range(processes)]  # fmt: skip
+        return [future.result() for future in futures]
+
+
+def main() -> int:
+    """Print one table row per pool kind and number of workers."""
+    parser = argparse.ArgumentParser(description="A precompile pool worker's start-up.")
+    parser.add_argument("--case", default=CASE)
+    parser.add_argument("--backend", default="gtfn_cpu")
+    parser.add_argument("--grid", default="tiny")
+    parser.add_argument("--processes", default="1,2", help="comma-separated, each a run")
+    parser.add_argument("--context", default="spawn", help="comma-separated: spawn, forkserver")
+    args = parser.parse_args()
+    from iconbench import buildcache, bytecode
+
+    bytecode.configure()  # the workers import the stack from its cached bytecode, as iconbench's do
+    buildcache.configure(os.environ.get("ICONBENCH_STACK", "startup"), jobs=1)  # a server's too
+    counts = [int(n) for n in args.processes.split(",")]
+    print(f"{args.case} on {args.backend}, grid {args.grid}; {os.cpu_count()} cores")
+    print("| pool | workers together | start | imports | grid | case | total (median, max) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for how, count in ((h, n) for h in args.context.split(",") for n in counts):
+        rows = measure(count, args.case, args.backend, args.grid, how)
+        cells = [f"{statistics.median(r[step] for r in rows):.2f} s"
+                 for step in ("start", "imports", "grid", "case")]  # fmt: skip
+        totals = [r["total"] for r in rows]
+        print(f"| {how} | {count} | " + " | ".join(cells)
+              + f" | {statistics.median(totals):.2f} s, {max(totals):.2f} s |")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
