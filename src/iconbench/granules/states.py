@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import dataclasses
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gt4py.next as gtx
 import numpy as np
-from icon4py.model.atmosphere.diffusion import diffusion, diffusion_states
+from icon4py.model.atmosphere.diffusion import diffusion_states
 from icon4py.model.atmosphere.dycore import dycore_states
-from icon4py.model.atmosphere.dycore import solve_nonhydro as solve_nh
 from icon4py.model.common import dimension as dims
 from icon4py.model.common import utils as common_utils
 from icon4py.model.common.decomposition import definitions as decomposition
@@ -42,8 +41,14 @@ from icon4py.model.common.metrics import metrics_attributes as metrics
 from icon4py.model.common.states import nonhydro_states
 from icon4py.model.common.states import prognostic_state as prognostics
 
-from iconbench.granules import fields
 from iconbench.grids.generator import GeneratedGrid
+
+if TYPE_CHECKING:  # the granules and the field factories: imported where they are built
+    # (5.5 s of imports: pytest imports this module in every worker for its examples)
+    from icon4py.model.atmosphere.diffusion import diffusion
+    from icon4py.model.atmosphere.dycore import solve_nonhydro as solve_nh
+
+    from iconbench.granules import fields
 
 #: Dynamics substeps per time step (ICON's ndyn_substeps, upstream's benchmark value).
 NDYN_SUBSTEPS = 5
@@ -114,6 +119,8 @@ class Context:
 
     def get(self, source: Any, name: str) -> Any:
         """A factory field in the granule backend's memory."""
+        from iconbench.granules import fields
+
         return fields.on_backend(source.get(name), self.allocator)
 
     def geometry(self, name: str) -> Any:
@@ -195,6 +202,8 @@ def prognostic_state(ctx: Context, tag: str) -> prognostics.PrognosticState:
 
 def diffusion_config() -> diffusion.DiffusionConfig:
     """icon4py's diffusion benchmark configuration (MCH-like: Smagorinsky, 4th order)."""
+    from icon4py.model.atmosphere.diffusion import diffusion
+
     return diffusion.DiffusionConfig(
         diffusion_type=diffusion.DiffusionType.SMAGORINSKY_4TH_ORDER,
         apply_to_vertical_wind=True,
@@ -246,6 +255,8 @@ def _diffusion_coefficients(i: Any) -> dict[str, Any]:
 
 def build_diffusion(ctx: Context) -> DiffusionSetup:
     """The diffusion granule on ``ctx``'s grid and backend (compiles its programs here)."""
+    from icon4py.model.atmosphere.diffusion import diffusion
+
     config = diffusion_config()
     i, m = ctx.interpolation, ctx.metric
     interpolation_state = diffusion_states.DiffusionInterpolationState(**_diffusion_coefficients(i))
@@ -286,6 +297,8 @@ def build_diffusion(ctx: Context) -> DiffusionSetup:
 
 def nonhydro_config() -> solve_nh.NonHydrostaticConfig:
     """icon4py's solver benchmark configuration (combined divergence damping)."""
+    from icon4py.model.atmosphere.dycore import solve_nonhydro as solve_nh
+
     return solve_nh.NonHydrostaticConfig(
         divdamp_order=dycore_states.DivergenceDampingOrder.COMBINED,
         fourth_order_divdamp_factor=0.004,
@@ -374,6 +387,8 @@ def _diagnostic_nonhydro(ctx: Context) -> nonhydro_states.DiagnosticStateNonHydr
 
 def build_solve_nonhydro(ctx: Context) -> SolveNonhydroSetup:
     """The non-hydrostatic solver on ``ctx``'s grid and backend (compiles its programs here)."""
+    from icon4py.model.atmosphere.dycore import solve_nonhydro as solve_nh
+
     config = nonhydro_config()
     i, m = ctx.interpolation, ctx.metric
     interpolation_state = dycore_states.InterpolationState(
