@@ -6,7 +6,6 @@ A pytest plugin and its report. Run the suite with it, then print the files by C
     .venv/bin/python perf/cpu_per_test.py [DIR]  # DIR: $CPU_PER_TEST_DIR, /tmp/cpu-per-test
     .venv/bin/python perf/cpu_per_test.py --tail [DIR]  # the files each worker ended with
 
-
 A test's CPU is ``getrusage`` of its process (self) and of the children it waited for,
 before and after it: a child reaped later counts to a later test, and processes nobody waits
 for (a browser) not at all. docs/testing.md cites its table ("Where the CPU goes").

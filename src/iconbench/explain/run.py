@@ -45,10 +45,9 @@ def flagged(summary: Summary, limit: int = MAX_BENCHMARKS) -> list[BenchmarkResu
             continue
         if not on_gpu(bench.backend):
             continue
-        key = (bench.id.split("|")[0], bench.backend)
-        known = chosen.get(key)
+        known = chosen.get(bench.job)
         if known is None or METRICS.index(bench.metric) < METRICS.index(known.metric):
-            chosen[key] = bench
+            chosen[bench.job] = bench
     ordered = sorted(
         chosen.values(),
         key=lambda b: (METRICS.index(b.metric), -abs(math.log(b.ratio or 1.0)), b.id),
