@@ -22,8 +22,8 @@ Run with N = 1, then N together (``--processes 1,16``), side by side in one run:
         --processes 1,16
 
 ``--context spawn,forkserver`` runs the same with a ``forkserver`` pool whose server imported
-the stack once (:data:`PRELOAD`): the lever docs/pr-check-h100.md ("Where the time goes")
-names, not yet the precompile's.
+the stack once, as the precompile's is (:mod:`iconbench.runner.compile_server`: its preload,
+and ``CUDAARCHS`` from ``nvidia-smi`` so that the server leaves CUDA to the workers).
 """
 
 from __future__ import annotations
@@ -60,26 +60,28 @@ def _start_up(job: tuple[float, str, str, str]) -> dict[str, float]:
     return steps
 
 
-#: What a forkserver imports once, before it forks the workers (``--context forkserver``).
-PRELOAD = ["gt4py.next", "dace", "icon4py.model.atmosphere.dycore", "iconbench.suite",
-           "iconbench.programs.catalog"]  # fmt: skip
-
-
 def measure(
     processes: int, case: str, backend: str, grid: str, how: str = "spawn"
 ) -> list[dict[str, float]]:
     """``processes`` workers started together in one pool, each one's steps.
 
-    ``how``: ``spawn`` as the precompile starts them, or ``forkserver`` with :data:`PRELOAD`
-    imported once in the server (started here, before the workers are asked for). Each
-    worker's start counts from here, so a server's imports are in it.
+    ``how``: ``spawn``, or ``forkserver`` with the precompile's preload imported once in the
+    server (started here, before the workers are asked for). Each worker's start counts from
+    here, so a server's imports are in the first run's.
     """
     since = time.time()
     context = multiprocessing.get_context(how)
     if how == "forkserver":
-        context.set_forkserver_preload(PRELOAD)
         from multiprocessing import forkserver
 
+        from iconbench.runner import compile_server
+
+        arch = compile_server.architectures()
+        if arch is None:
+            raise SystemExit("forkserver: the GPUs' CUDA architecture is not known (CUDAARCHS)")
+        if arch:
+            os.environ["CUDAARCHS"] = arch
+        context.set_forkserver_preload(compile_server.PRELOAD)
         forkserver.ensure_running()
     with concurrent.futures.ProcessPoolExecutor(processes, mp_context=context) as pool:
         futures = [pool.submit(_start_up, (since, case, backend, grid))

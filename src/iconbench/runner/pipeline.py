@@ -57,7 +57,7 @@ def write_results(options: RunOptions) -> None:
 
 
 def prepare(
-    options: RunOptions, *, resolve: bool = True
+    options: RunOptions, *, resolve: bool = True, compiles: bool = False
 ) -> tuple[RunOptions, dict[str, StackBreak]]:
     """Refuse another stack's directory, make ``OUT/work``, point gt4py at the build cache.
 
@@ -71,6 +71,9 @@ def prepare(
     earlier steps recorded instead of importing gt4py to find them again: the step is a
     fresh process of every check's side and night, and gt4py's import was most of its CPU
     (2.7-2.8 s against 0.8-0.9 s without, on a two-core workstation).
+
+    ``compiles`` (a run that precompiles): the compile processes' server starts here, to
+    import the stack beside this process's own import (:mod:`.compile_server`).
     """
     import warnings
 
@@ -86,6 +89,11 @@ def prepare(
     os.environ["GT4PY_BUILD_JOBS"] = str(options.build_jobs)
     buildcache.configure(options.stack, jobs=options.build_jobs)
     from iconbench.records import broken
+
+    if compiles and resolve:
+        from iconbench.runner import compile_server
+
+        compile_server.start(options.processes)
 
     if not resolve:
         recorded = broken.read(options.work)
@@ -128,7 +136,8 @@ def run(options: RunOptions, names: Sequence[str]) -> None:
     from iconbench.records import broken
 
     chosen = [n for step in names for n in (ALL if step == "all" else (step,))]
-    prepared, breaks = prepare(options, resolve=any(name not in READ_ONLY for name in chosen))
+    prepared, breaks = prepare(options, resolve=any(name not in READ_ONLY for name in chosen),
+                               compiles="precompile" in chosen)  # fmt: skip
     known = steps()
     for name in chosen:
         if prepared.backends or name == "asv":

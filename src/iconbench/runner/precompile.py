@@ -2,7 +2,8 @@
 
 A full suite is ~200 programs per backend at 30–50 s each, so compiling serially inside the
 measurement would take hours. :func:`compile_pairs` compiles every (case, backend) in a
-``spawn`` process pool into the persistent gt4py build cache shared by all processes
+process pool (forked from a server that imported the stack once, :mod:`.compile_server`,
+else ``spawn``) into the persistent gt4py build cache shared by all processes
 (:func:`iconbench.buildcache.configure`, keyed by the stack), and appends each compile to the
 result directory's ledger (``work/compile.jsonl``,
 :class:`~iconbench.records.compilation.CompileLedger`); measuring then only *loads* from the
@@ -18,7 +19,6 @@ gets the build folders of the runner's other stacks (:mod:`iconbench.stacks.shar
 from __future__ import annotations
 
 import concurrent.futures
-import multiprocessing
 import os
 import pathlib
 import sys
@@ -30,7 +30,7 @@ from contextlib import nullcontext
 from iconbench.grids.grid import Grid
 from iconbench.records import phases
 from iconbench.records.compilation import CompileLedger, CompileRecord
-from iconbench.runner import busy_builds, cases
+from iconbench.runner import busy_builds, cases, compile_server
 from iconbench.runner.busy_builds import Deferred
 from iconbench.runner.options import RunOptions
 from iconbench.runner.progress import log
@@ -148,7 +148,7 @@ def compile_pairs(
         return results
     found = len(results)
     started = time.perf_counter()
-    context = multiprocessing.get_context("spawn")
+    context = compile_server.context()  # forked from a preloaded server where one runs
     expected = ledger.expected_seconds(*runner_ledgers)
     pending = queue(todo, lambda job: expected(job[0], job[1]), shortest_first=shortest_first)
     deferred: list[tuple[str, str, Grid, str]] = []  # busy elsewhere: taken up again, waiting
