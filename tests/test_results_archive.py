@@ -54,8 +54,8 @@ def test_archive_then_fetch_restores_every_byte(measured, git, tmp_path):
     assert git(measured, "ls-files", "results") == "results/archive.json\nresults/h100/notes.md"
 
     manifest = json.loads((measured / results_archive.MANIFEST).read_text())
-    entry = manifest["commits"][measured_at]["results/h100/work/session.jsonl"]
-    assert entry == {"size": 9600, "sha256": hashlib.sha256(ledger).hexdigest()}
+    entry = manifest["commits"][measured_at]["results/h100/work"]["session.jsonl"]
+    assert entry == [9600, hashlib.sha256(ledger).hexdigest()]
 
     archive = results_archive.Archive.read(measured)
     assert results_archive.check(archive) == []
@@ -174,3 +174,24 @@ def test_the_default_ledgers_of_select_and_check_come_from_history(tmp_path, mon
     assert hashlib.sha256((work / "session.jsonl").read_bytes()).hexdigest() == ledger.sha256
     assert ledgers_dir(DEFAULT_LEDGERS) == work  # once: the second call reads the cache
     assert ledgers_dir(tmp_path / "mine") == tmp_path / "mine"  # a given directory as it is
+
+
+def test_a_version_1_manifest_is_still_read_and_written_as_version_2(tmp_path):
+    """A branch from before version 2 keeps its manifest: it reads the same files, and the
+    next archive writes them grouped by folder (the tree 0.4 MB smaller at 5 814 files)."""
+    sha = hashlib.sha256(b"x").hexdigest()
+    (tmp_path / "results").mkdir()
+    (tmp_path / results_archive.MANIFEST).write_text(json.dumps({
+        "schema": results_archive.SCHEMA, "version": 1, "commits": {"c0ffee": {
+            "results/h100/work/session.jsonl": {"size": 1, "sha256": sha},
+            "results/h100/summary.json": {"size": 1, "sha256": sha}}}}))  # fmt: skip
+    old = results_archive.Archive.read(tmp_path)
+    assert [(f.path, f.size, f.commit) for f in old.files] == [
+        ("results/h100/summary.json", 1, "c0ffee"),
+        ("results/h100/work/session.jsonl", 1, "c0ffee"),
+    ]
+    old.write(old.files)
+    written = json.loads((tmp_path / results_archive.MANIFEST).read_text())
+    assert written["version"] == 2
+    assert written["commits"]["c0ffee"]["results/h100/work"] == {"session.jsonl": [1, sha]}
+    assert results_archive.Archive.read(tmp_path).files == old.files

@@ -35,7 +35,10 @@ MANIFEST = "results/archive.json"
 SCHEMA = "iconbench-results-archive"
 #: The line above the fetched files in a clone's ``info/exclude``.
 EXCLUDE_MARK = "# fetched by 'iconbench results fetch' (results/archive.json)"
-VERSION = 1
+#: 2: the files of a commit grouped by folder, each ``name: [size, sha256]``; 1 (read too):
+#: ``path: {"size": ..., "sha256": ...}``, which repeated every folder and key (1.1 MB for
+#: 5 814 files, 0.69 MB as 2).
+VERSION = 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,13 +75,9 @@ class Archive:
             return cls(root, ())
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("schema") != SCHEMA or data.get("version") != VERSION:
-                raise ValueError(f"not {SCHEMA} version {VERSION}")
-            files = tuple(
-                ArchivedFile(name, int(entry["size"]), str(entry["sha256"]), commit)
-                for commit, named in data["commits"].items()
-                for name, entry in named.items()
-            )
+            if data.get("schema") != SCHEMA or data.get("version") not in (1, VERSION):
+                raise ValueError(f"not {SCHEMA} version 1 or {VERSION}")
+            files = tuple(_entries(data["commits"], data["version"]))
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise IconbenchError(
                 f"{path}: not a results archive manifest ({error}); restore it with "
@@ -123,17 +122,45 @@ class Archive:
         return "" if inside == "." else inside
 
     def write(self, files: Iterable[ArchivedFile]) -> pathlib.Path:
-        """Write the manifest (one line per file, grouped by commit) atomically."""
-        by_commit: dict[str, list[ArchivedFile]] = {}
+        """Write the manifest atomically: by commit, then folder, one line per file.
+
+        >>> import tempfile
+        >>> root = pathlib.Path(tempfile.mkdtemp())
+        >>> files = (ArchivedFile("results/x/a.json", 2, "ab", "c1"),
+        ...          ArchivedFile("results/x/b.log", 0, "cd", "c1"))
+        >>> print((Archive(root, ()).write(files)).read_text())  # doctest: +ELLIPSIS
+        {
+         "schema": "iconbench-results-archive",
+         "version": 2,
+         ...
+         "commits": {
+          "c1": {
+           "results/x": {
+            "a.json": [2, "ab"],
+            "b.log": [0, "cd"]
+           }
+          }
+         }
+        }
+        <BLANKLINE>
+        >>> Archive.read(root).files == files
+        True
+        """
+        tree: dict[str, dict[str, list[ArchivedFile]]] = {}
         for f in sorted(files, key=lambda f: (f.commit, f.path)):
-            by_commit.setdefault(f.commit, []).append(f)
+            folder = f.path.rpartition("/")[0]
+            tree.setdefault(f.commit, {}).setdefault(folder, []).append(f)
         groups = []
-        for commit, members in sorted(by_commit.items()):
-            lines = ",\n".join(
-                f"   {json.dumps(f.path)}: " + json.dumps({"size": f.size, "sha256": f.sha256})
-                for f in members
-            )
-            groups.append(f"  {json.dumps(commit)}: {{\n{lines}\n  }}")
+        for commit, folders in sorted(tree.items()):
+            inner = []
+            for folder, members in sorted(folders.items()):
+                lines = ",\n".join(
+                    f"    {json.dumps(f.path.rpartition('/')[2])}: "
+                    f"[{f.size}, {json.dumps(f.sha256)}]"
+                    for f in members
+                )
+                inner.append(f"   {json.dumps(folder)}: {{\n{lines}\n   }}")
+            groups.append(f"  {json.dumps(commit)}: {{\n" + ",\n".join(inner) + "\n  }")
         text = (
             "{\n"
             f' "schema": "{SCHEMA}",\n "version": {VERSION},\n'
@@ -141,6 +168,19 @@ class Archive:
             ' "commits": {\n' + ",\n".join(groups) + "\n }\n}\n"
         )
         return write_atomic(self.root / MANIFEST, text)
+
+
+def _entries(commits: dict, version: int) -> Iterator[ArchivedFile]:
+    """The files a manifest's ``commits`` name, in either version's layout."""
+    for commit, named in commits.items():
+        if version == 1:
+            for path, entry in named.items():
+                yield ArchivedFile(path, int(entry["size"]), str(entry["sha256"]), commit)
+            continue
+        for folder, files in named.items():
+            for name, (size, sha256) in files.items():
+                path = f"{folder}/{name}" if folder else name
+                yield ArchivedFile(path, int(size), str(sha256), commit)
 
 
 @dataclasses.dataclass(frozen=True)
