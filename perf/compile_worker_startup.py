@@ -72,17 +72,10 @@ def measure(
     since = time.time()
     context = multiprocessing.get_context(how)
     if how == "forkserver":
-        from multiprocessing import forkserver
-
         from iconbench.runner import compile_server
 
-        arch = compile_server.architectures()
-        if arch is None:
+        if compile_server.start(max(2, processes)) != "forkserver":  # the precompile's server
             raise SystemExit("forkserver: the GPUs' CUDA architecture is not known (CUDAARCHS)")
-        if arch:
-            os.environ["CUDAARCHS"] = arch
-        context.set_forkserver_preload(compile_server.PRELOAD)
-        forkserver.ensure_running()
     with concurrent.futures.ProcessPoolExecutor(processes, mp_context=context) as pool:
         futures = [pool.submit(_start_up, (since, case, backend, grid))
                    for _ in range(processes)]  # fmt: skip

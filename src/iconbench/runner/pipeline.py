@@ -90,7 +90,7 @@ def prepare(
     buildcache.configure(options.stack, jobs=options.build_jobs)
     from iconbench.records import broken
 
-    if compiles and resolve:
+    if compiles:
         from iconbench.runner import compile_server
 
         compile_server.start(options.processes)
