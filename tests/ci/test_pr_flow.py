@@ -188,6 +188,13 @@ def test_until_precompile_puts_the_builds_in_the_cache_and_measures_nothing(fake
     check = json.loads((out / "check.json").read_text())
     assert list(check["phases"]) == ["select", "environments", "precompile"]
     assert (check["until"], check["base"], check["head"]) == ("precompile", base, base)
+    # the host's Python speed, sampled while the compiles ran, beside its speed at the start
+    during = check["host"]["precompile_python_us"]
+    assert during["samples"] >= 1
+    assert 0 < during["median"] < 10_000
+    low, high = during["quartiles"]
+    assert low <= during["median"] <= high
+    assert f"{during['median']} µs during the precompile" in (out / "check.md").read_text()
     for side in ("base", "head"):
         met = check["builds"][side]
         assert met["pairs"] == 1

@@ -323,13 +323,18 @@ class Precompile:
     cores: tuple[int, ...] = ()
 
     def __call__(self) -> None:
+        from iconbench.timing import host_speed
+
         self.since = time.time()
-        with self.timeline.phase("precompile"):
+        # how fast the host runs Python under the compiles' load (timing/host_speed)
+        with host_speed.sampled() as speeds, self.timeline.phase("precompile"):
             self.linked, processes = _precompile((self.base, self.head), self.selection,
                                                  self.jobs, pairs=self.pairs, grid=self.grid,
                                                  ledgers=self.ledgers,
                                                  cores=self.cores)  # fmt: skip
         self.timeline.facts["compile_processes"] = processes
+        if (speed := host_speed.summarize(speeds)) is not None:
+            self.timeline.facts.setdefault("host", {})["precompile_python_us"] = speed
 
     def record(self) -> None:
         """``builds`` in check.json: per side, its builds compiled, found, linked (if it ran)."""

@@ -88,6 +88,8 @@ class CheckRecord:
         phases = self.phases
         rows += [f"| {name} | {phases[name]:.1f} s |" for name in PHASES if name in phases]
         rows.append(f"| **total** | **{self.total_s:.1f} s** |")
+        if line := host_line(self.facts.get("host") or {}):
+            rows += ["", line]
         rows += builds_table(self.facts.get("builds", {}))
         if longest := self.facts.get("longest_builds"):
             from iconbench.records.build_stages import table
@@ -123,6 +125,37 @@ class CheckRecord:
             ) from None
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             raise IconbenchError(f"{path}: not a check record ({error})") from None
+
+
+def host_line(host: Mapping[str, Any]) -> str:
+    """The host in one line of ``check.md``: its CPU, and how fast it ran Python when.
+
+    A row of a results table is reproducible on a host as fast as its own, under the
+    precompile's load above all (:mod:`iconbench.timing.host_speed`).
+
+    >>> import textwrap
+    >>> line = host_line({"cpu": "Xeon", "cores": 16, "python_us": 24.5,
+    ...                   "precompile_python_us": {"median": 36.1, "quartiles": [30.2, 41.0],
+    ...                                            "samples": 90}})
+    >>> print(textwrap.fill(line, 90))
+    Host: Xeon, 16 cores; Python's reference work 24.5 µs at the start, 36.1 µs during the
+    precompile (median of 90 samples, quartiles 30.2-41.0 µs).
+    >>> host_line({})
+    ''
+    """
+    if not host:
+        return ""
+    text = f"Host: {host.get('cpu') or 'CPU not known'}, {host.get('cores', '?')} cores"
+    parts = []
+    if (start := host.get("python_us")) is not None:
+        parts.append(f"{start} µs at the start")
+    if during := host.get("precompile_python_us"):
+        low, high = during["quartiles"]
+        parts.append(f"{during['median']} µs during the precompile (median of "
+                     f"{during['samples']} samples, quartiles {low}-{high} µs)")  # fmt: skip
+    if parts:
+        text += "; Python's reference work " + ", ".join(parts)
+    return text + "."
 
 
 def overhead_table(
