@@ -23,16 +23,24 @@ Run with N = 1, then N together (``--processes 1,16``), side by side in one run:
 
 ``--context spawn,forkserver`` runs the same with a ``forkserver`` pool whose server imported
 the stack once, as the precompile's is (:mod:`iconbench.runner.compile_server`: its preload,
-and ``CUDAARCHS`` from ``nvidia-smi`` so that the server leaves CUDA to the workers).
+and ``CUDAARCHS`` from ``nvidia-smi`` so that the server leaves CUDA to the workers);
+``forkserver-programs`` with a server that also prepared the case's program, as the
+precompile's does for the programs its ``--programs`` pattern names
+(:mod:`iconbench.runner.compile_preload`). Each row runs in a fresh process (a server is one
+per process), the rows in turn ``--repeats`` times (ABAB), and the table gives their medians.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import json
 import multiprocessing
 import os
+import re
 import statistics
+import subprocess
+import sys
 import time
 
 CASE = "compute_rho_theta_pgrad_and_update_vn[is_iau_active=False-limited_area=False]"
@@ -70,11 +78,13 @@ def measure(
     here, so a server's imports are in the first run's.
     """
     since = time.time()
-    context = multiprocessing.get_context(how)
-    if how == "forkserver":
+    context = multiprocessing.get_context("spawn" if how == "spawn" else "forkserver")
+    if how != "spawn":
         from iconbench.runner import compile_server
 
-        if compile_server.start(max(2, processes)) != "forkserver":  # the precompile's server
+        program = re.escape(case.partition("[")[0])
+        programs = rf"^{program}\[" if how == "forkserver-programs" else ""
+        if compile_server.start(max(2, processes), programs) != "forkserver":  # the precompile's
             raise SystemExit("forkserver: the GPUs' CUDA architecture is not known (CUDAARCHS)")
     with concurrent.futures.ProcessPoolExecutor(processes, mp_context=context) as pool:
         futures = [pool.submit(_start_up, (since, case, backend, grid))
@@ -89,21 +99,38 @@ def main() -> int:
     parser.add_argument("--backend", default="gtfn_cpu")
     parser.add_argument("--grid", default="tiny")
     parser.add_argument("--processes", default="1,2", help="comma-separated, each a run")
-    parser.add_argument("--context", default="spawn", help="comma-separated: spawn, forkserver")
+    parser.add_argument("--context", default="spawn",
+                        help="comma-separated: spawn, forkserver, forkserver-programs")  # fmt: skip
+    parser.add_argument("--repeats", type=int, default=1, help="each row, in turn (ABAB)")
+    parser.add_argument("--one", default="", help=argparse.SUPPRESS)  # a row's own process
     args = parser.parse_args()
     from iconbench import buildcache, bytecode
 
     bytecode.configure()  # the workers import the stack from its cached bytecode, as iconbench's do
     buildcache.configure(os.environ.get("ICONBENCH_STACK", "startup"), jobs=1)  # a server's too
+    if args.one:
+        how, count = args.one.split(",")
+        print(json.dumps(measure(int(count), args.case, args.backend, args.grid, how)))
+        return 0
     counts = [int(n) for n in args.processes.split(",")]
-    print(f"{args.case} on {args.backend}, grid {args.grid}; {os.cpu_count()} cores")
+    rows = [(h, n) for h in args.context.split(",") for n in counts]
+    seen: dict[tuple[str, int], list[dict[str, float]]] = {row: [] for row in rows}
+    for _ in range(args.repeats):
+        for how, count in rows:
+            done = subprocess.run(
+                [sys.executable, __file__, "--case", args.case, "--backend", args.backend,
+                 "--grid", args.grid, "--one", f"{how},{count}"],
+                check=True, capture_output=True, text=True,
+            )  # fmt: skip
+            seen[how, count] += json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"{args.case} on {args.backend}, grid {args.grid}; {os.cpu_count()} cores; "
+          f"each row {args.repeats} time(s), medians over its workers")  # fmt: skip
     print("| pool | workers together | start | imports | grid | case | total (median, max) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for how, count in ((h, n) for h in args.context.split(",") for n in counts):
-        rows = measure(count, args.case, args.backend, args.grid, how)
-        cells = [f"{statistics.median(r[step] for r in rows):.2f} s"
+    for (how, count), workers in seen.items():
+        cells = [f"{statistics.median(r[step] for r in workers):.2f} s"
                  for step in ("start", "imports", "grid", "case")]  # fmt: skip
-        totals = [r["total"] for r in rows]
+        totals = [r["total"] for r in workers]
         print(f"| {how} | {count} | " + " | ".join(cells)
               + f" | {statistics.median(totals):.2f} s, {max(totals):.2f} s |")  # fmt: skip
     return 0

@@ -19,21 +19,25 @@ CHILD = textwrap.dedent("""
     import json, os, sys
     from iconbench.runner import compile_server
     from tests.runner.test_compile_server import worker_view
-    method = compile_server.start(int(sys.argv[1]))
+    method = compile_server.start(int(sys.argv[1]), sys.argv[2])
     with compile_server.context().Pool(1) as pool:
         view = pool.apply(worker_view)
     print(json.dumps({"method": method, "parent": os.getpid(), "worker": view,
-                      "arch_here": os.environ.get("CUDAARCHS")}))
+                      "arch_here": os.environ.get("CUDAARCHS"),
+                      "programs_here": os.environ.get("ICONBENCH_COMPILE_PRELOAD_PROGRAMS")}))
 """)
 
 
 def worker_view() -> dict:
     """What a compile worker finds before it imports anything itself."""
+    catalog = sys.modules.get("iconbench.programs.catalog")
+    looked_up = catalog._spec_named.cache_info().currsize if catalog else 0
     return {"gt4py_imported": "gt4py.next" in sys.modules, "pid": os.getpid(),
-            "parent": os.getppid(), "arch": os.environ.get("CUDAARCHS")}  # fmt: skip
+            "parent": os.getppid(), "arch": os.environ.get("CUDAARCHS"),
+            "programs_looked_up": looked_up}  # fmt: skip
 
 
-def run_child(tmp_path: Path, capabilities: str, processes: int) -> dict:
+def run_child(tmp_path: Path, capabilities: str, processes: int, programs: str = "") -> dict:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     smi = bin_dir / "nvidia-smi"
@@ -43,7 +47,9 @@ def run_child(tmp_path: Path, capabilities: str, processes: int) -> dict:
     env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(REPO / "src")])
     env["GT4PY_BUILD_CACHE_DIR"] = str(tmp_path / "cache")  # gt4py's, before it is imported
-    done = subprocess.run([sys.executable, "-c", CHILD, str(processes)], env=env, cwd=tmp_path,
+    env["ICONBENCH_CACHE_DIR"] = str(tmp_path / "iconbench-cache")  # the program index's
+    done = subprocess.run([sys.executable, "-c", CHILD, str(processes), programs], env=env,
+                          cwd=tmp_path,
                           capture_output=True, text=True, timeout=300, check=True)  # fmt: skip
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -56,6 +62,16 @@ def test_workers_fork_from_a_server_with_the_stack_imported_and_the_device_named
     # gt4py reads the architecture from CUDAARCHS instead of asking the device (CUDA untouched
     # before the fork); the value nvidia-smi reported, as gt4py's own query would give it
     assert seen["worker"]["arch"] == seen["arch_here"] == "90"
+    assert seen["worker"]["programs_looked_up"] == 0  # no pattern: no program prepared
+
+
+def test_the_server_prepares_the_programs_the_pattern_names(tmp_path):
+    """A check's ``--programs`` pattern: the worker finds its program analysed already."""
+    seen = run_child(tmp_path, "9.0\\n", processes=2,
+                     programs=r"^(compute_tangential_wind|compute_airmass)\[")  # fmt: skip
+    assert seen["method"] == "forkserver"
+    assert seen["worker"]["programs_looked_up"] == 2
+    assert seen["programs_here"] is None  # given to the server alone
 
 
 def test_gpus_of_two_kinds_or_one_process_are_spawned_as_before(tmp_path):

@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import shutil
 import subprocess
+import types
 from collections.abc import Callable, Mapping
 from multiprocessing.context import BaseContext
 
@@ -80,12 +81,13 @@ def _nvidia_smi(argv: list[str]) -> str:
     return subprocess.run(argv, capture_output=True, text=True, timeout=30, check=True).stdout
 
 
-def start(processes: int) -> str:
+def start(processes: int, programs: str = "") -> str:
     """Start the server for a pool of ``processes``; the start method its workers will get.
 
     Call it after :func:`iconbench.buildcache.configure` (the server imports gt4py with the
     environment of this moment) and before this process imports gt4py, so that the two
-    imports run side by side.
+    imports run side by side. ``programs``: the run's ``--programs`` pattern, whose programs
+    the server also prepares (:mod:`.compile_preload`).
     """
     if _started:
         return _started[0]
@@ -98,10 +100,25 @@ def start(processes: int) -> str:
             from multiprocessing import forkserver
 
             multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)
-            forkserver.ensure_running()
+            _ensure_running(forkserver, programs)
             method = "forkserver"
     _started.append(method)
     return method
+
+
+def _ensure_running(forkserver: types.ModuleType, programs: str) -> None:
+    """Start the server with ``programs`` in its environment (and only in its)."""
+    from iconbench.runner.compile_preload import PROGRAMS_VARIABLE
+
+    before = os.environ.get(PROGRAMS_VARIABLE)
+    os.environ[PROGRAMS_VARIABLE] = programs
+    try:
+        forkserver.ensure_running()
+    finally:
+        if before is None:
+            os.environ.pop(PROGRAMS_VARIABLE, None)
+        else:
+            os.environ[PROGRAMS_VARIABLE] = before
 
 
 def context() -> BaseContext:

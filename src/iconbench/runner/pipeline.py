@@ -93,7 +93,7 @@ def prepare(
     if compiles:
         from iconbench.runner import compile_server
 
-        compile_server.start(options.processes)
+        compile_server.start(options.processes, options.programs)
 
     if not resolve:
         recorded = broken.read(options.work)
