@@ -62,3 +62,24 @@ def test_samples_beside_a_busy_block_are_kept_and_the_file_is_removed(tmp_path, 
     assert summary is not None
     assert summary["samples"] == len(samples)
     assert not list(tmp_path.glob("python-us-*"))
+
+
+def test_a_host_that_cannot_start_the_sampler_runs_the_block_unsampled(tmp_path, monkeypatch):
+    """No process to sample with (a limit on processes): the check goes on, with no figure."""
+    import subprocess
+
+    def refused(*args, **kwargs):
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(subprocess, "Popen", refused)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    ran = []
+    with host_speed.sampled(0.05) as samples:
+        ran.append(True)
+    assert ran == [True]
+    assert samples == []
+    assert host_speed.summarize(samples) is None
+    assert not list(tmp_path.glob("python-us-*"))

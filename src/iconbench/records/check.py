@@ -143,19 +143,16 @@ def host_line(host: Mapping[str, Any]) -> str:
     >>> host_line({"cpu": "Xeon", "cores": 16, "python_us": 24.5})  # a record from before
     ''
     """
-    if not host.get("precompile_python_us"):
+    during = host.get("precompile_python_us")
+    if not during:
         return ""  # as checks before 08725b8 wrote their table: read and written again the same
-    text = f"Host: {host.get('cpu') or 'CPU not known'}, {host.get('cores', '?')} cores"
-    parts = []
+    low, high = during["quartiles"]
+    speeds = [f"{during['median']} µs during the precompile (median of {during['samples']} "
+              f"samples, quartiles {low}-{high} µs)"]  # fmt: skip
     if (start := host.get("python_us")) is not None:
-        parts.append(f"{start} µs at the start")
-    if during := host.get("precompile_python_us"):
-        low, high = during["quartiles"]
-        parts.append(f"{during['median']} µs during the precompile (median of "
-                     f"{during['samples']} samples, quartiles {low}-{high} µs)")  # fmt: skip
-    if parts:
-        text += "; Python's reference work " + ", ".join(parts)
-    return text + "."
+        speeds.insert(0, f"{start} µs at the start")
+    return (f"Host: {host.get('cpu') or 'CPU not known'}, {host.get('cores', '?')} cores; "
+            f"Python's reference work {', '.join(speeds)}.")  # fmt: skip
 
 
 def overhead_table(

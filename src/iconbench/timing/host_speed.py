@@ -101,25 +101,31 @@ def sampled(every_s: float = SAMPLE_EVERY_S) -> Iterator[list[float]]:
     >>> len(samples) >= 2 and all(0 < value < 10_000 for value in samples)
     True
     """
-    handle, name = tempfile.mkstemp(prefix="python-us-", suffix=".txt")
-    os.close(handle)
-    path = pathlib.Path(name)
     samples: list[float] = []
+    try:
+        handle, name = tempfile.mkstemp(prefix="python-us-", suffix=".txt")
+        os.close(handle)
+    except OSError:  # no temporary file: the block runs unsampled
+        yield samples
+        return
+    path = pathlib.Path(name)
     command = [sys.executable, "-m", "iconbench.timing.host_speed", str(every_s), name,
                str(os.getpid())]  # fmt: skip
     try:
         quiet = subprocess.DEVNULL
         process = subprocess.Popen(command, stdin=quiet, stdout=quiet, stderr=quiet)
-    except OSError:
-        process = None
+    except OSError:  # no process: the same
+        path.unlink(missing_ok=True)
+        yield samples
+        return
     try:
         yield samples
     finally:
-        if process is not None:
-            process.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=10)
-        samples.extend(_read_samples(path))
+        process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=10)
+        with contextlib.suppress(OSError):
+            samples.extend(_read_samples(path))
         path.unlink(missing_ok=True)
 
 
