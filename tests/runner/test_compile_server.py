@@ -55,23 +55,19 @@ def run_child(tmp_path: Path, capabilities: str, processes: int, programs: str =
 
 
 def test_workers_fork_from_a_server_with_the_stack_imported_and_the_device_named(tmp_path):
-    seen = run_child(tmp_path, "9.0\\n9.0\\n", processes=2)
+    """One child for all (its server imports the whole stack): the road a GPU host takes."""
+    seen = run_child(tmp_path, "9.0\\n9.0\\n", processes=2,
+                     programs=r"^(compute_tangential_wind|compute_airmass)\[")  # fmt: skip
     assert seen["method"] == "forkserver"
     assert seen["worker"]["gt4py_imported"]  # imported by the server, not by the worker
     assert seen["worker"]["parent"] != seen["parent"]  # forked by the server
     # gt4py reads the architecture from CUDAARCHS instead of asking the device (CUDA untouched
     # before the fork); the value nvidia-smi reported, as gt4py's own query would give it
     assert seen["worker"]["arch"] == seen["arch_here"] == "90"
-    assert seen["worker"]["programs_looked_up"] == 0  # no pattern: no program prepared
-
-
-def test_the_server_prepares_the_programs_the_pattern_names(tmp_path):
-    """A check's ``--programs`` pattern: the worker finds its program analysed already."""
-    seen = run_child(tmp_path, "9.0\\n", processes=2,
-                     programs=r"^(compute_tangential_wind|compute_airmass)\[")  # fmt: skip
-    assert seen["method"] == "forkserver"
+    # the check's --programs pattern: the worker finds both programs analysed already, and
+    # the pattern went to the server alone
     assert seen["worker"]["programs_looked_up"] == 2
-    assert seen["programs_here"] is None  # given to the server alone
+    assert seen["programs_here"] is None
 
 
 def test_gpus_of_two_kinds_or_one_process_are_spawned_as_before(tmp_path):
