@@ -72,12 +72,23 @@ def test_mains_builds_are_mains_builds_and_translations_alone(tmp_path):
 
     # the same check in the copy of main's builds the warm step made, measured only after
     # its precompile: the two ways side by side
-    after = _run(BENCHMARK, repos, out, "icon4py-edge-mainafter")
+    # four compile processes to share: a side with nothing to compile gets one
+    after = _run(BENCHMARK, repos, out, "icon4py-edge-mainafter",
+                 ICONBENCH_CHECK_ARGS=f"{ENV['ICONBENCH_CHECK_ARGS']} --jobs 4")  # fmt: skip
     assert after.returncode == 0, after.stdout[-3000:]
     assert "--measure-while-compiling never (cache" in after.stdout
-    builds = json.loads((out / "icon4py-edge-mainafter" / "check.json").read_text())["builds"]
-    assert builds["base"]["compiled"] == 0
-    assert builds["head"]["compiled"] == builds["head"]["pairs"] == 1
+    record = json.loads((out / "icon4py-edge-mainafter" / "check.json").read_text())
+    assert record["builds"]["base"]["compiled"] == 0
+    assert record["builds"]["head"]["compiled"] == record["builds"]["head"]["pairs"] == 1
+    # run at the warm step's path, the copy's compile index knew base's builds: no pool for
+    # base, whose programs a copy elsewhere had loaded through gt4py beside head's compile
+    assert record["compile_processes"] == {"base": 1, "head": 4}
+    assert {p.name for p in out.glob("cache-edge-main*")} == {
+        "cache-edge-main",
+        "cache-edge-mainafter",
+    }
+    assert (out / "cache-edge-main" / "used").exists()  # each back in its place
+    assert (out / "cache-edge-mainafter" / "used").exists()
 
 
 @pytest.mark.parametrize("state", ["main", "mainafter"])
