@@ -20,10 +20,11 @@ CHILD = textwrap.dedent("""
     from iconbench.runner import compile_server
     from tests.runner.test_compile_server import worker_view
     method = compile_server.start(int(sys.argv[1]), sys.argv[2])
+    imported_here = "gt4py.next" in sys.modules  # the server imports the stack, not this one
     with compile_server.context().Pool(1) as pool:
         view = pool.apply(worker_view)
     print(json.dumps({"method": method, "parent": os.getpid(), "worker": view,
-                      "arch_here": os.environ.get("CUDAARCHS"),
+                      "arch_here": os.environ.get("CUDAARCHS"), "imported_here": imported_here,
                       "programs_here": os.environ.get("ICONBENCH_COMPILE_PRELOAD_PROGRAMS")}))
 """)
 
@@ -60,6 +61,8 @@ def test_workers_fork_from_a_server_with_the_stack_imported_and_the_device_named
                      programs=r"^(compute_tangential_wind|compute_airmass)\[")  # fmt: skip
     assert seen["method"] == "forkserver"
     assert seen["worker"]["gt4py_imported"]  # imported by the server, not by the worker
+    # nor by the process that started it, which imports the stack beside the server's import
+    assert not seen["imported_here"]
     assert seen["worker"]["parent"] != seen["parent"]  # forked by the server
     # gt4py reads the architecture from CUDAARCHS instead of asking the device (CUDA untouched
     # before the fork); the value nvidia-smi reported, as gt4py's own query would give it

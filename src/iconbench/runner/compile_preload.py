@@ -20,6 +20,8 @@ import os
 import re
 from collections.abc import Iterable
 
+from iconbench.runner.compile_server import PROGRAMS_VARIABLE
+
 #: The modules, in the order a worker would import them.
 MODULES = (
     "gt4py.next",
@@ -31,8 +33,6 @@ MODULES = (
     "iconbench.grids.generator",
     "iconbench.programs.inputs",
 )
-#: The environment variable that gives the server the pool's ``--programs`` pattern.
-PROGRAMS_VARIABLE = "ICONBENCH_COMPILE_PRELOAD_PROGRAMS"
 #: The most programs the server prepares: a pattern that names more (or none: every
 #: program) leaves them to the workers. All 97 modules of the dycore's and diffusion's
 #: stencils take 4.4 s to import on a workstation, longer than the precompile process's own

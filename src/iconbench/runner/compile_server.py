@@ -25,7 +25,6 @@ import multiprocessing
 import os
 import shutil
 import subprocess
-import types
 from collections.abc import Callable, Mapping
 from multiprocessing.context import BaseContext
 
@@ -34,6 +33,10 @@ from multiprocessing.context import BaseContext
 PRELOAD = ["iconbench.runner.compile_preload"]
 #: How compile processes start where no server runs.
 SPAWN = "spawn"
+#: The environment variable that gives the server the pool's ``--programs`` pattern
+#: (:mod:`.compile_preload` reads it). Kept here: importing ``compile_preload`` imports the
+#: stack, which this process must not do before the server starts.
+PROGRAMS_VARIABLE = "ICONBENCH_COMPILE_PRELOAD_PROGRAMS"
 
 _started: list[str] = []  # the start method of this process's compile pools, once started
 
@@ -97,18 +100,16 @@ def start(processes: int, programs: str = "") -> str:
         if arch is not None:
             if arch:
                 os.environ["CUDAARCHS"] = arch
-            from multiprocessing import forkserver
-
             multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)
-            _ensure_running(forkserver, programs)
+            _ensure_running(programs)
             method = "forkserver"
     _started.append(method)
     return method
 
 
-def _ensure_running(forkserver: types.ModuleType, programs: str) -> None:
+def _ensure_running(programs: str) -> None:
     """Start the server with ``programs`` in its environment (and only in its)."""
-    from iconbench.runner.compile_preload import PROGRAMS_VARIABLE
+    from multiprocessing import forkserver
 
     before = os.environ.get(PROGRAMS_VARIABLE)
     os.environ[PROGRAMS_VARIABLE] = programs
