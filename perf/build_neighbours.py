@@ -68,7 +68,7 @@ def one_row(case: str, backends: str, programs: str, grid: str, jobs: int) -> di
 
 def main() -> int:
     """Alone and with its siblings, alternately; the table and the ratio."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
     parser.add_argument("--case", default=CASE)
     parser.add_argument("--backend", default="dace_gpu", help="the case's backend")
     parser.add_argument("--together", default=TOGETHER, help="--programs of the siblings' row")
