@@ -304,3 +304,131 @@ def test_a_worker_broken_by_what_breaks_the_precompile_ends_the_check_with_its_l
 
     with pytest.raises(IconbenchError, match=r"stack gt4py 1\.2\.3 is broken"):
         _measure(tmp_path, precompile)
+
+
+def _open_early(tmp_path, monkeypatch, *, open_after_block_2):
+    """Three cases, two built at once, the third a long build; the gate leaves p1 open.
+
+    The precompile waits (at most 20 s) until the later blocks' rounds have measured, so the
+    test sees whether they could measure while it ran. ``open_after_block_2``: what the gate
+    leaves open at the first decision. Returns the rounds, each round's turns, the gate's
+    questions and the precompile's end.
+    """
+    built = tmp_path / "built"
+    built.write_text("")
+    monkeypatch.setattr(rounds, "_worker_command", functools.partial(_stand_in, built=built))
+    scratch = tmp_path / "r"
+    jobs = [(f"p{i}[default]", "gtfn_gpu") for i in range(3)]
+    seen: dict[str, float] = {}
+    asked: list[tuple[int, frozenset]] = []
+
+    def precompile() -> None:
+        built.write_text("p0[default]|gtfn_gpu\np1[default]|gtfn_gpu\n")
+        deadline = time.time() + 20
+        while time.time() < deadline and len(list(scratch.glob("r1[0-6]-*.turn.measured"))) < 7:
+            time.sleep(0.05)
+        seen["ended"] = time.time()
+
+    def open_early(processes: int, measured: frozenset) -> frozenset:
+        asked.append((processes, measured))
+        return measured & {jobs[1]}
+
+    decisions: list[int] = []
+
+    def decided(processes: int) -> str | frozenset:
+        decisions.append(processes)
+        return open_after_block_2 if processes == 4 else "decided"
+
+    sides = {name: Side(name, name, name[0] * 40, (), tmp_path / name, "s")
+             for name in ("base", "head")}  # fmt: skip
+    plan = rounds.Plan(samples=1, max_s=0.1, warmup_s=0.0, min_blocks=2, max_blocks=4,
+                       parts=1, while_compiling=True)  # fmt: skip
+    done = rounds.measure(sides, ONE.shares(jobs, {}), [], plan=plan, scratch=scratch,
+                          decided=decided, meanwhile=precompile,
+                          open_early=open_early)  # fmt: skip
+    return done, _measured(scratch), (asked, decisions), seen["ended"], jobs
+
+
+def test_later_blocks_of_a_case_left_open_start_and_measure_while_the_builds_compile(
+    tmp_path, monkeypatch
+):
+    done, measured, (asked, decisions), ended, jobs = _open_early(
+        tmp_path, monkeypatch, open_after_block_2=frozenset({("p1[default]", "gtfn_gpu")})
+    )
+    assert asked[0] == (4, frozenset(jobs[:2]))  # the cases built so far, measured in all 8
+    assert done.started_early == 1
+    later = {name: turns for name, turns in measured.items() if int(name[1:3]) > 8}
+    sides = [side for block in (2, 3) for side in rounds.block_order(block)]  # ABBA BAAB
+    assert sorted(later) == [f"r{n:02d}-{side}" for n, side in enumerate(sides, start=9)]
+    for turns in later.values():  # only the case left open, before the last build ended
+        assert [t["jobs"] for t in turns] == [[["p1[default]", "gtfn_gpu"]]]
+        assert turns[0]["at"] < ended
+    for name, turns in measured.items():
+        if int(name[1:3]) <= 8:
+            assert sorted(j for t in turns for j in map(tuple, t["jobs"])) == sorted(jobs)
+    assert decisions == [4, 6]  # the gate still decides after each block
+    assert (done.blocks, done.rounds) == (4, 16)  # block 4 was measured already
+
+
+def test_cases_started_early_that_the_gate_then_decided_are_not_waited_for(tmp_path, monkeypatch):
+    done, measured, (_, decisions), _, _ = _open_early(
+        tmp_path, monkeypatch, open_after_block_2=frozenset({("p2[default]", "gtfn_gpu")})
+    )
+    early = sorted(name for name in measured if 8 < int(name[1:3]) <= 16)
+    assert [measured[name][0]["jobs"] for name in early] == [[["p1[default]", "gtfn_gpu"]]] * 8
+    later = sorted(name for name in measured if int(name[1:3]) > 16)
+    assert later == ["r17-base-p2", "r18-head-p2", "r19-head-p2", "r20-base-p2"]  # block 3
+    assert [measured[name][0]["jobs"] for name in later] == [[["p2[default]", "gtfn_gpu"]]] * 4
+    assert decisions == [4, 6]
+    assert done.started_early == 1
+    assert (done.blocks, done.rounds) == (3, 12)  # p2's block 4 ended unmeasured
+
+
+def test_a_case_the_gate_names_later_starts_early_in_a_part_of_its_own(tmp_path, monkeypatch):
+    built = tmp_path / "built"
+    built.write_text("")
+    monkeypatch.setattr(rounds, "_worker_command", functools.partial(_stand_in, built=built))
+    scratch = tmp_path / "r"
+    jobs = [(f"p{i}[default]", "gtfn_gpu") for i in range(4)]
+    seen: dict[str, float] = {}
+
+    def early_rounds_measured(count: int) -> None:
+        deadline = time.time() + 20
+        while (
+            time.time() < deadline
+            and len([p for p in scratch.glob("r*.turn.measured") if int(p.name[1:3]) > 8]) < count
+        ):
+            time.sleep(0.05)
+
+    def precompile() -> None:
+        built.write_text("p0[default]|gtfn_gpu\np1[default]|gtfn_gpu\n")
+        early_rounds_measured(8)  # p1's blocks 3-4
+        with built.open("a") as listed:
+            listed.write("p2[default]|gtfn_gpu\n")
+        early_rounds_measured(16)  # and p2's
+        seen["ended"] = time.time()
+
+    def decided(processes: int) -> str | frozenset:
+        return frozenset(jobs[1:3]) if processes == 4 else "decided"
+
+    sides = {name: Side(name, name, name[0] * 40, (), tmp_path / name, "s")
+             for name in ("base", "head")}  # fmt: skip
+    plan = rounds.Plan(samples=1, max_s=0.1, warmup_s=0.0, min_blocks=2, max_blocks=4,
+                       parts=1, while_compiling=True)  # fmt: skip
+
+    def open_early(processes: int, measured: frozenset) -> frozenset:
+        return measured & set(jobs[1:3])
+
+    done = rounds.measure(sides, ONE.shares(jobs, {}), [], plan=plan, scratch=scratch,
+                          decided=decided, meanwhile=precompile, open_early=open_early)  # fmt: skip
+    assert done.started_early == 2
+    later = {name: turns for name, turns in _measured(scratch).items() if int(name[1:3]) > 8}
+    firsts = sorted(n for n in later if int(n[1:3]) <= 16)
+    seconds = sorted(n for n in later if int(n[1:3]) > 16)
+    assert len(firsts) == len(seconds) == 8  # blocks 3-4 of each, no round after the decision
+    assert all(n.endswith("-p2") for n in seconds)  # the second case's parts, numbered on
+    for names, case in ((firsts, "p1[default]"), (seconds, "p2[default]")):
+        for name in names:
+            assert [t["jobs"] for t in later[name]] == [[[case, "gtfn_gpu"]]]
+            assert later[name][0]["at"] < seen["ended"]
+    assert (done.blocks, done.rounds) == (4, 16)

@@ -27,7 +27,10 @@ Later blocks, needed only when the gate is still undecided, start up the same wa
 at once as the first (blocks 3 and 4 of a check together), and measure only the cases of the
 benchmarks still open (:func:`iconbench.check.stopping.keeping_on`): a few programs to load
 instead of all, and the gate still decides after each block (the workers of a block it no
-longer needs are ended).
+longer needs are ended). While the precompile still runs and the first blocks wait for the
+last builds, the gate is asked about the benchmarks whose cases every round has measured
+already: where it would measure some again, the later blocks start for their cases at once
+and are measured while the builds compile (``open_early``), not after the last of them.
 
 Loading is where a worker's start-up goes: on the H100, each of a gt4py check's eight first
 workers loaded its 18 programs in 20.8-29.0 s, the 9 DaCe ones 17.1-23.7 s of it, each on one
@@ -125,6 +128,8 @@ class Rounds:
     during_precompile_s: float = 0.0
     #: the seconds ``while_waiting`` worked (a check's why, while the builds compile)
     explained_s: float = 0.0
+    #: the cases whose later blocks started while the precompile ran (``open_early``)
+    started_early: int = 0
 
 
 def measuring_cores(
@@ -254,6 +259,7 @@ def measure(
     decided: Callable[[int], str | frozenset[tuple[str, str]] | None],
     meanwhile: Callable[[], None] | None = None,
     while_waiting: WhileWaiting | None = None,
+    open_early: OpenEarly | None = None,
 ) -> Rounds:
     """Measure each device's share on both sides in alternating rounds until ``decided()``.
 
@@ -280,6 +286,14 @@ def measure(
     (a check's early why, :class:`iconbench.check.early_why.EarlyWhy`) is called when every
     device waits for builds, with the cases measured in every round started so far and a way
     to hold the devices.
+
+    ``open_early(processes, measured)`` (with ``plan.while_compiling``): asked while every
+    device waits for builds, before any decision, with the cases every round of the first
+    blocks has measured; the cases among them whose benchmarks the gate would measure again
+    with ``processes`` a side. The next blocks start for those at once and measure them in
+    turns while the last builds compile; after the decision they are not started again, and
+    those the gate no longer needs are ended. Asked again whenever more cases are measured;
+    those it names then that have not started yet start in parts of their own.
 
     A worker that fails ends the check with one line naming its round and its log; the
     workers end when ``meanwhile`` fails. A side with a ``device`` of its own measures there,
@@ -312,18 +326,24 @@ def measure(
     stopped = f"{plan.max_blocks} blocks measured"
     compiling: _Meanwhile | None = None
     focus: frozenset[tuple[str, str]] | None = None  # the cases later blocks measure (all)
+    early = _Early()
 
     def launch(lane: _Lane, block: int, load_after: pathlib.Path | None) -> None:
-        """A block's rounds on ``lane``: one process a part, set up and waiting for turns."""
+        """A block's rounds on ``lane``: one process a part, set up and waiting for turns.
+
+        Parts after those the block has already (started early) are numbered on.
+        """
+        first = len({part for (b, part) in lane.rounds if b == block})
         for side_name in block_order(block):
             lane.number += 1
             side = sides[side_name]
             env = lane.device_of(side).environment(side.environment())
             if lane.cores:  # a CPU program's threads: as many as its cores
                 env["OMP_NUM_THREADS"] = str(len(lane.cores))
-            for part, (jobs_file, jobs) in enumerate(lane.parts):
+            for number, (jobs_file, jobs) in enumerate(lane.parts):
+                part = first + number
                 name = f"{lane.prefix}r{lane.number:02d}-{side_name}"
-                name += f"-p{part + 1}" if len(lane.parts) > 1 else ""
+                name += f"-p{part + 1}" if len(lane.parts) > 1 or first else ""
                 turn = scratch / f"{name}.turn"
                 log_path = scratch / f"{name}.log"
                 with log_path.open("w", encoding="utf-8") as handle:
@@ -336,17 +356,42 @@ def measure(
                     _Worker(name, process, turn, log_path, jobs)
                 )
 
+    def start_early(first: range, open_early: OpenEarly) -> None:
+        """The next blocks for the cases the gate would measure again, if it names any now.
+
+        Asked only when more cases are measured in every round of ``first`` than last time.
+        """
+        if not early.ask(_measured_in_all(lanes, first)):
+            return
+        later = range(first.stop, min(plan.max_blocks, first.stop + len(first)))
+        cases = (open_early(2 * first.stop, early.asked) if later else frozenset()) - early.cases
+        if not cases:
+            return
+        for lane in lanes:
+            mine = [job for job in lane.jobs if job in cases]
+            stem = scratch / f"{lane.prefix}jobs-b{later[0] + 1:02d}-early{len(early.cases)}"
+            lane.share_out(mine, parts_of(len(later), len(mine)), stem)
+            for b in later:  # started beside the builds, as the first blocks' workers were
+                launch(lane, b, scratch / "precompiled")
+        early.started(cases, later)
+        log(f"check: blocks {later[0] + 1}-{later[-1] + 1} start for {len(cases)} more case(s) "
+            "of the benchmarks the gate leaves open so far, while the builds compile")  # fmt: skip
+
     try:
         block = 0
         while block < plan.max_blocks:
             count = min(ahead, plan.max_blocks - block)
-            if focus is not None:  # later blocks: only the cases the gate has left open
+            if block and (focus is not None or early.cases):
+                # later blocks: only the cases the gate has left open, less those started early
+                left_open = focus or frozenset(job for lane in lanes for job in lane.jobs)
                 for lane in lanes:
-                    mine = [job for job in lane.jobs if job in focus]
+                    mine = [job for job in lane.jobs if job in left_open - early.cases]
                     lane.share_out(mine, parts_of(count, len(mine)),
                                    scratch / f"{lane.prefix}jobs-b{block + 1:02d}")  # fmt: skip
-                log(f"check: blocks {block + 1}-{block + count} measure the {len(focus)} "
-                    "case(s) of the benchmarks left open")  # fmt: skip
+                log(f"check: blocks {block + 1}-{block + count} measure the {len(left_open)} "
+                    "case(s) of the benchmarks left open"
+                    + (f", {len(left_open & early.cases)} of them since the precompile"
+                       if early.cases else ""))  # fmt: skip
             load_after = scratch / "precompiled" if block == 0 and meanwhile else None
             for lane in lanes:
                 for b in range(block, block + count):
@@ -365,13 +410,19 @@ def measure(
                         clock.wait(_pause(), busy=True)
                         continue
                     t0 = time.perf_counter()
-                    todo = _turns(lanes, open_blocks, busy=busy)
+                    # while the builds compile, the turns of the blocks started early too
+                    todo = _turns(lanes, early.measuring(open_blocks) if busy else open_blocks,
+                                  busy=busy)  # fmt: skip
                     did = side_by_side(todo) if todo else []
                     if any(did):
                         clock.turns(time.perf_counter() - t0, busy=busy)
                     else:
                         _check_alive(lanes, compiling)
                         t0 = time.perf_counter()
+                        if busy and block == 0 and open_early is not None:
+                            start_early(range(block, block + count), open_early)
+                            clock.wait(time.perf_counter() - t0, busy=busy)
+                            t0 = time.perf_counter()
                         if (
                             busy
                             and while_waiting is not None
@@ -392,6 +443,8 @@ def measure(
                 clock.deciding_s += time.perf_counter() - t0
                 if isinstance(reason, frozenset):
                     focus, reason = reason, None
+                if early.cases and not reason:
+                    _stop(early.unneeded(lanes, focus))
                 if reason:
                     stopped = f"{reason} (after {blocks} blocks)"
                     break
@@ -414,6 +467,8 @@ def measure(
         _stop([worker for lane in lanes for worker in lane.unfinished()])
         if compiling is not None:
             compiling.join(quietly=True)
+    blocks = max([blocks] + [b + 1 for b in early.blocks if all(
+        lane.measured(b) for lane in lanes)])  # fmt: skip
     return Rounds(
         4 * blocks, blocks, clock.elapsed(), stopped,
         startup_s=round(clock.startup_s, 1), measuring_s=round(clock.measuring_s, 1),
@@ -422,6 +477,7 @@ def measure(
                        "measuring_s": round(lane.measuring_s, 1)} for lane in lanes),
         during_precompile_s=round(clock.during_precompile_s, 1),
         explained_s=round(clock.explained_s, 1),
+        started_early=len(early.cases),
     )  # fmt: skip
 
 
@@ -457,6 +513,64 @@ def _turns(
 WhileWaiting = Callable[
     [frozenset[tuple[str, str]], Callable[[], contextlib.AbstractContextManager]], bool
 ]
+
+
+#: The cases, among those measured in every round of the first blocks, whose benchmarks the
+#: gate would measure again with the processes a side given (``measure``'s ``open_early``).
+OpenEarly = Callable[[int, frozenset[tuple[str, str]]], frozenset[tuple[str, str]]]
+
+
+@dataclasses.dataclass
+class _Early:
+    """The later blocks started while the precompile runs (``measure``'s ``open_early``)."""
+
+    #: the cases they measure (none: not started)
+    cases: frozenset[tuple[str, str]] = frozenset()
+    blocks: range = range(0)
+    #: the cases measured in every round when the gate was last asked
+    asked: frozenset[tuple[str, str]] = frozenset()
+
+    def ask(self, measured: frozenset[tuple[str, str]]) -> bool:
+        """Whether to ask the gate now: more cases measured in every round than last time.
+
+        >>> early, one = _Early(), frozenset({("p[default]", "gtfn_gpu")})
+        >>> early.ask(frozenset()), early.ask(one), early.ask(one)
+        (False, True, False)
+        """
+        if measured <= self.asked:
+            return False
+        self.asked = measured
+        return True
+
+    def started(self, cases: frozenset[tuple[str, str]], blocks: range) -> None:
+        self.cases, self.blocks = self.cases | cases, blocks
+
+    def measuring(self, blocks: range) -> range:
+        """The blocks whose turns to take: ``blocks`` and those started early.
+
+        >>> _Early().measuring(range(0, 2)), _Early(blocks=range(2, 4)).measuring(range(0, 2))
+        (range(0, 2), range(0, 4))
+        """
+        return range(blocks.start, max(blocks.stop, self.blocks.stop))
+
+    def unneeded(
+        self, lanes: Sequence[_Lane], focus: frozenset[tuple[str, str]] | None
+    ) -> list[_Worker]:
+        """The early parts' workers whose cases the gate no longer needs, taken off the lanes.
+
+        Such a part, not measured yet in every round, is not waited for: its workers are
+        ended (what they measured stays measured). A part measured already stays.
+        """
+        if focus is None:
+            return []
+        ended = []
+        for lane in lanes:
+            for key in [k for k in lane.rounds if k[0] in self.blocks]:
+                four = lane.rounds[key]
+                if any(w.left for w in four) and not four[0].jobs & focus:
+                    ended += [w for w in four if w.process.poll() is None]
+                    del lane.rounds[key]
+        return ended
 
 
 def _measured_in_all(lanes: Sequence[_Lane], blocks: range) -> frozenset[tuple[str, str]]:

@@ -405,7 +405,8 @@ def compare_sides(
                        "measure_split": {"startup": done.startup_s, "measuring": done.measuring_s,
                                          "deciding": done.deciding_s,
                                          "during_precompile": done.during_precompile_s,
-                                         "why_during_precompile": done.explained_s},
+                                         "why_during_precompile": done.explained_s,
+                                         "started_early": done.started_early},
                        "devices": list(done.devices)}  # fmt: skip
     log(f"check: {done.rounds} rounds in {done.seconds:.0f}s ({done.stopped})")
     precompile.record()  # after measuring: a measuring process may have compiled
@@ -512,17 +513,22 @@ def measure_sides(
     The measure phase of a check; a backfill's confirmation of a change point
     (:mod:`iconbench.history.confirm`) measures a commit against its parent the same way.
     ``meanwhile``: the precompile, run while the first workers start up
-    (:func:`iconbench.check.rounds.measure`).
+    (:func:`iconbench.check.rounds.measure`); while it runs, the gate is asked which of the
+    benchmarks measured so far it would measure again (:func:`_open_so_far`).
     """
+    most = 2 * plan.max_blocks
     return rounds.measure(
         {"base": base, "head": head},
         shares,
         selection,
         plan=plan,
         scratch=scratch / "rounds",
-        decided=lambda processes: _reason_to_stop(base, head, grid, processes, 2 * plan.max_blocks),
+        decided=lambda processes: _reason_to_stop(base, head, grid, processes, most),
         meanwhile=meanwhile,
         while_waiting=while_waiting,
+        open_early=lambda processes, measured: _open_so_far(
+            base, head, grid, processes, most=most, measured=measured
+        ),
     )
 
 
@@ -669,6 +675,29 @@ def _reason_to_stop(
     if reason is not None:
         return reason
     return frozenset(b.job for b in stopping.keeping_on(summary.benchmarks, processes, most))
+
+
+def _open_so_far(
+    base: sides.Side,
+    head: sides.Side,
+    grid: Grid,
+    processes: int,
+    *,
+    most: int,
+    measured: frozenset[tuple[str, str]],
+) -> frozenset[tuple[str, str]]:
+    """The cases of ``measured`` whose benchmarks the gate would measure another block for.
+
+    Asked while the precompile still runs, on what the ledgers hold then: ``measured`` are the
+    cases every round so far has measured, whose benchmarks have ``processes`` a side as they
+    will at the first decision (:func:`iconbench.check.stopping.keeping_on`). Their later
+    blocks can then be measured while the last builds compile.
+    """
+    from iconbench.check import stopping
+
+    summary = stopping.ledger_verdict(base, head, grid)
+    kept = stopping.keeping_on(summary.benchmarks, processes, most)
+    return frozenset(b.job for b in kept if b.job in measured)
 
 
 def _gate(
