@@ -467,8 +467,7 @@ def measure(
         _stop([worker for lane in lanes for worker in lane.unfinished()])
         if compiling is not None:
             compiling.join(quietly=True)
-    blocks = max([blocks] + [b + 1 for b in early.blocks if all(
-        lane.measured(b) for lane in lanes)])  # fmt: skip
+    blocks = max([blocks] + [b + 1 for b in early.blocks if early.measured(lanes, b)])
     return Rounds(
         4 * blocks, blocks, clock.elapsed(), stopped,
         startup_s=round(clock.startup_s, 1), measuring_s=round(clock.measuring_s, 1),
@@ -556,10 +555,11 @@ class _Early:
     def unneeded(
         self, lanes: Sequence[_Lane], focus: frozenset[tuple[str, str]] | None
     ) -> list[_Worker]:
-        """The early parts' workers whose cases the gate no longer needs, taken off the lanes.
+        """The later blocks' workers whose cases the gate no longer needs, off the lanes.
 
-        Such a part, not measured yet in every round, is not waited for: its workers are
-        ended (what they measured stays measured). A part measured already stays.
+        Asked after each decision once blocks started early: a part of those blocks not
+        measured yet in every round is not waited for, its workers are ended (what they
+        measured stays measured). A part measured already stays.
         """
         if focus is None:
             return []
@@ -571,6 +571,12 @@ class _Early:
                     ended += [w for w in four if w.process.poll() is None]
                     del lane.rounds[key]
         return ended
+
+    @staticmethod
+    def measured(lanes: Sequence[_Lane], block: int) -> bool:
+        """Whether ``block`` has rounds and every one has measured all its cases."""
+        started = any(b == block for lane in lanes for b, _ in lane.rounds)
+        return started and all(lane.measured(block) for lane in lanes)
 
 
 def _measured_in_all(lanes: Sequence[_Lane], blocks: range) -> frozenset[tuple[str, str]]:
