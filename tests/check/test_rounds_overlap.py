@@ -306,6 +306,14 @@ def test_a_worker_broken_by_what_breaks_the_precompile_ends_the_check_with_its_l
         _measure(tmp_path, precompile)
 
 
+def _listing_builds(tmp_path: pathlib.Path, monkeypatch) -> pathlib.Path:
+    """Stand-in workers that load what the returned file lists meanwhile (empty for now)."""
+    built = tmp_path / "built"
+    built.write_text("")
+    monkeypatch.setattr(rounds, "_worker_command", functools.partial(_stand_in, built=built))
+    return built
+
+
 def _open_early(tmp_path, monkeypatch, *, open_after_block_2):
     """Three cases, two built at once, the third a long build; the gate leaves p1 open.
 
@@ -314,9 +322,7 @@ def _open_early(tmp_path, monkeypatch, *, open_after_block_2):
     leaves open at the first decision. Returns the rounds, each round's turns, the gate's
     questions and the precompile's end.
     """
-    built = tmp_path / "built"
-    built.write_text("")
-    monkeypatch.setattr(rounds, "_worker_command", functools.partial(_stand_in, built=built))
+    built = _listing_builds(tmp_path, monkeypatch)
     scratch = tmp_path / "r"
     jobs = [(f"p{i}[default]", "gtfn_gpu") for i in range(3)]
     seen: dict[str, float] = {}
@@ -385,9 +391,7 @@ def test_cases_started_early_that_the_gate_then_decided_are_not_waited_for(tmp_p
 
 
 def test_a_case_the_gate_names_later_starts_early_in_a_part_of_its_own(tmp_path, monkeypatch):
-    built = tmp_path / "built"
-    built.write_text("")
-    monkeypatch.setattr(rounds, "_worker_command", functools.partial(_stand_in, built=built))
+    built = _listing_builds(tmp_path, monkeypatch)
     scratch = tmp_path / "r"
     jobs = [(f"p{i}[default]", "gtfn_gpu") for i in range(4)]
     seen: dict[str, float] = {}
