@@ -148,3 +148,52 @@ def test_a_load_waiting_for_the_device_gives_way_to_its_own_turn(tmp_path):
     assert not thread.is_alive()
     assert answers == [False]
     assert not marker.exists()
+
+
+def test_a_worker_loading_a_new_build_does_not_say_it_has_settled(tmp_path, monkeypatch):
+    """While it loads a program just built, the driver reads ``settled=False``: a turn taken
+    then would hold the load back until the turn is over (docs/pr-check-h100.md, "After
+    head's last build")."""
+    directory = tmp_path / "stack-s"
+    cache_dir = directory / ".gt4py_cache"
+    monkeypatch.setenv("GT4PY_BUILD_CACHE_DIR", str(directory))
+    monkeypatch.setattr(suite, "build_cache_dir", lambda: cache_dir)
+    sources = Sources((tmp_path / "tree" / "src",), "code-1")
+    index = CompileIndex(directory, cache_dir, "stack-s", sources)
+    options = RunOptions(
+        out=tmp_path / "out", backends=(backend("gtfn_cpu"),), grid=TINY, stack="stack-s",
+        load_after=tmp_path / "precompiled", sources=sources.roots,
+        sources_identity=sources.identity, turn=tmp_path / "r01-base.turn",
+        hold_loads=tmp_path / "measuring",
+    )  # fmt: skip
+    seen: dict[str, turns.Loaded] = {}
+
+    def preload(case: str, _backend, _grid) -> None:
+        seen[case] = turns.read_loaded(options.turn)  # what the driver reads meanwhile
+        time.sleep(0.2)
+
+    monkeypatch.setattr(suite, "preload", preload)
+
+    def build(job: tuple[str, str], name: str) -> None:
+        (cache_dir / name).mkdir(parents=True)
+        (cache_dir / name / "lib.so").touch()
+        index.record(CompileRecord(*job, "tiny", "stack-s", 30.0, name, library=f"{name}/lib.so"),
+                     TINY)  # fmt: skip
+
+    def precompile() -> None:
+        build(BUILT, "a")
+        while turns.read_loaded(options.turn) != turns.Loaded(frozenset({BUILT}), True):
+            time.sleep(0.01)  # a settled: every build so far loaded
+        build(LATE, "b")
+        while turns.read_loaded(options.turn).jobs != {BUILT, LATE}:
+            time.sleep(0.01)
+        options.load_after.write_text("done")
+        turns.give(options.turn, None)
+
+    thread = threading.Thread(target=precompile)
+    thread.start()
+    measure._in_turns([BUILT, LATE], options, {"gtfn_cpu": backend("gtfn_cpu")},
+                      lambda these: None, who="w", since=time.perf_counter())  # fmt: skip
+    thread.join()
+    assert seen["b[default]"] == turns.Loaded(frozenset({BUILT}), settled=False)
+    assert turns.read_loaded(options.turn) == turns.Loaded(frozenset({BUILT, LATE}), True)

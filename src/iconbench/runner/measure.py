@@ -279,7 +279,9 @@ def _in_turns(
     A check's round worker starts while the check's precompile runs
     (:mod:`iconbench.check.rounds`): it loads each program once its build is in the cache
     (:func:`_loadable`), never while another worker measures (``--hold-loads``), says what it
-    has loaded (:func:`iconbench.runner.turn.write_loaded`), and measures in each turn the
+    has loaded (:func:`iconbench.runner.turn.write_loaded`: not settled from the moment it
+    finds a program to load until it has loaded it, so the driver does not take a turn that
+    would hold that load back), and measures in each turn the
     cases the driver names, those every worker of its block has loaded, until none is left;
     between turns it loads on the start-up cores and measures on its own
     (``--measure-cores``). What it set up (modules, grid, programs) lives as long as the
@@ -307,6 +309,8 @@ def _in_turns(
                 continue
             polled = time.perf_counter()
             now = loadable([job for job in jobs if job not in loaded])
+            if now and said.settled:  # more to load: not settled while it loads (or waits to)
+                turns.write_loaded(turn, said := turns.Loaded(frozenset(loaded), settled=False))
             for case, backend in now:
                 with turns.quietly(options.hold_loads, marker, turn=path) as free:
                     if free:
