@@ -23,13 +23,20 @@ TINY = resolve("tiny")
 BUILT, LATE = ("a[default]", "gtfn_cpu"), ("b[default]", "gtfn_cpu")
 
 
-def test_a_program_loads_once_its_build_is_in_the_index_not_before(tmp_path, monkeypatch):
+def _indexed_cache(
+    tmp_path: pathlib.Path, monkeypatch
+) -> tuple[pathlib.Path, Sources, CompileIndex]:
+    """Stack ``stack-s``'s build cache (gt4py's, in effect) and its compile index, empty."""
     directory = tmp_path / "stack-s"
     cache_dir = directory / ".gt4py_cache"
     monkeypatch.setenv("GT4PY_BUILD_CACHE_DIR", str(directory))
     monkeypatch.setattr(suite, "build_cache_dir", lambda: cache_dir)
     sources = Sources((tmp_path / "tree" / "src",), "code-1")
-    index = CompileIndex(directory, cache_dir, "stack-s", sources)
+    return cache_dir, sources, CompileIndex(directory, cache_dir, "stack-s", sources)
+
+
+def test_a_program_loads_once_its_build_is_in_the_index_not_before(tmp_path, monkeypatch):
+    cache_dir, sources, index = _indexed_cache(tmp_path, monkeypatch)
     loaded: list[tuple[str, float]] = []
     monkeypatch.setattr(
         suite, "preload", lambda case, b, grid: loaded.append((case, time.monotonic()))
@@ -154,12 +161,7 @@ def test_a_worker_loading_a_new_build_does_not_say_it_has_settled(tmp_path, monk
     """While it loads a program just built, the driver reads ``settled=False``: a turn taken
     then would hold the load back until the turn is over (docs/pr-check-h100.md, "After
     head's last build")."""
-    directory = tmp_path / "stack-s"
-    cache_dir = directory / ".gt4py_cache"
-    monkeypatch.setenv("GT4PY_BUILD_CACHE_DIR", str(directory))
-    monkeypatch.setattr(suite, "build_cache_dir", lambda: cache_dir)
-    sources = Sources((tmp_path / "tree" / "src",), "code-1")
-    index = CompileIndex(directory, cache_dir, "stack-s", sources)
+    cache_dir, sources, index = _indexed_cache(tmp_path, monkeypatch)
     options = RunOptions(
         out=tmp_path / "out", backends=(backend("gtfn_cpu"),), grid=TINY, stack="stack-s",
         load_after=tmp_path / "precompiled", sources=sources.roots,
