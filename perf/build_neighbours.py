@@ -12,8 +12,9 @@ each time, as ``iconbench suite precompile`` runs it,
 - **alone**: the one case, one process, nothing else compiling;
 - **with siblings**: the same case among all the builds ``--together`` names, one process each.
 
-The rows alternate (``--repeats``: alone, together, alone, …) while ``--budget-s`` allows
-another, and each row's ``python_us`` is sampled beside it (:mod:`iconbench.timing.host_speed`).
+The rows alternate (``--repeats``: alone, together, alone, …; ``--only`` one kind) while
+``--budget-s`` allows another, and each row's ``python_us`` is sampled beside it
+(:mod:`iconbench.timing.host_speed`).
 The table prints the case's seconds by stage in each row and the ratio of the medians::
 
     python perf/build_neighbours.py --backend dace_gpu --grid mch_icon-ch1_medium
@@ -78,13 +79,15 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=2, help="alone/together pairs at most")
     parser.add_argument("--budget-s", type=float, default=480.0,
                         help="start no row once this many seconds have passed")  # fmt: skip
+    parser.add_argument("--only", choices=("alone", "together"),
+                        help="rows of one kind only (a host with little time left)")  # fmt: skip
     args = parser.parse_args()
     if args.backend.startswith("gtfn_cpu") or args.backend.endswith("_cpu"):
         args.together_backends = args.backend
     alone_pattern = "^" + args.case.replace("[", r"\[").replace("]", r"\]") + "$"
     rows: dict[str, list[dict]] = {"alone": [], "together": []}
     began = time.perf_counter()
-    order = ["alone", "together"] * args.repeats
+    order = [args.only] * args.repeats if args.only else ["alone", "together"] * args.repeats
     last: float = 0.0
     for kind in order:
         if rows[kind] and time.perf_counter() - began + last > args.budget_s:
