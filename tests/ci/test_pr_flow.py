@@ -118,6 +118,9 @@ def test_base_and_head_are_measured_interleaved_in_fresh_processes(pr_check):
         "head": ["r02-head", "r03-head", "r05-head", "r08-head"],
     }
     assert check["rounds"] == 8
+    # a finished check keeps its rounds' logs, not the turn files its workers were driven by
+    assert len(list((out / "rounds").glob("r0[1-8]-*.log"))) == 8
+    assert not [p.name for p in out.rglob("*") if ".turn" in p.name]
     # the dry run measures while the builds compile, as a GPU check does (its turns' seconds
     # during the precompile are part of the turns')
     split = check["measure_split"]

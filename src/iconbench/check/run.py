@@ -206,6 +206,9 @@ def run(request: Request) -> int:
                             "--gate", str(out / "gate-summary.json"), "--out",
                             str(out / "site")), "site")  # fmt: skip
     timeline.facts["exit"] = status
+    from iconbench.runner import turn as turns
+
+    turns.forget(out)  # the workers' turn files: protocol, not results (a failed check keeps them)
     timeline.write()
     if request.record is not None:
         timeline.record().append_to(request.record)

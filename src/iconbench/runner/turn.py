@@ -33,6 +33,28 @@ def ready_path(turn: pathlib.Path) -> pathlib.Path:
     return turn.with_name(turn.name + ".ready")
 
 
+def forget(directory: pathlib.Path) -> int:
+    """Remove the turn files under ``directory`` once its workers are gone; how many.
+
+    A turn's files (the turn itself, its numbered turns, ``.ready``, ``.done``, ``.loaded``,
+    ``.loading``, ``.inflight``) are the driver's and workers' protocol, not results: a
+    finished check keeps its rounds' logs and jobs, not 300-odd files that say ``go`` and
+    ``done`` and would each be a line of the results archive's manifest.
+
+    >>> import tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("r01-base.turn", "r01-base.turn.2.done", "r01-base.log", "jobs-p1.json"):
+    ...     _ = (root / name).write_text("x")
+    >>> forget(root), sorted(p.name for p in root.iterdir())
+    (2, ['jobs-p1.json', 'r01-base.log'])
+    """
+    found = [p for p in directory.rglob("*.turn*") if p.is_file() and ".turn" in p.name
+             and (p.name.endswith(".turn") or ".turn." in p.name)]  # fmt: skip
+    for path in found:
+        path.unlink(missing_ok=True)
+    return len(found)
+
+
 def take(turn: pathlib.Path) -> None:
     """In the worker: say it is set up (:func:`say_ready`), then wait for its ``turn`` file.
 
