@@ -384,8 +384,9 @@ def measure(
             if block and (focus is not None or early.cases):
                 # later blocks: only the cases the gate has left open, less those started early
                 left_open = focus or frozenset(job for lane in lanes for job in lane.jobs)
+                wanted = left_open - early.cases
                 for lane in lanes:
-                    mine = [job for job in lane.jobs if job in left_open - early.cases]
+                    mine = [job for job in lane.jobs if job in wanted]
                     lane.share_out(mine, parts_of(count, len(mine)),
                                    scratch / f"{lane.prefix}jobs-b{block + 1:02d}")  # fmt: skip
                 log(f"check: blocks {block + 1}-{block + count} measure the {len(left_open)} "

@@ -48,8 +48,8 @@ def forget(directory: pathlib.Path) -> int:
     >>> forget(root), sorted(p.name for p in root.iterdir())
     (2, ['jobs-p1.json', 'r01-base.log'])
     """
-    found = [p for p in directory.rglob("*.turn*") if p.is_file() and ".turn" in p.name
-             and (p.name.endswith(".turn") or ".turn." in p.name)]  # fmt: skip
+    found = [p for p in directory.rglob("*.turn*")
+             if p.is_file() and (p.name.endswith(".turn") or ".turn." in p.name)]  # fmt: skip
     for path in found:
         path.unlink(missing_ok=True)
     return len(found)
