@@ -120,10 +120,15 @@ def main() -> int:
           "blocks 3-4 measured | named before the last build | named | decision after "
           "block 2 to the end of the later blocks |")  # fmt: skip
     print("| --- | --- | ---: | --- | --- | --- | ---: |")
+    from iconbench.errors import IconbenchError
+
     work = pathlib.Path(tempfile.mkdtemp(prefix="early-blocks-"))
     try:
         for check in args.checks:
             print(replay(check, work), flush=True)
+    except IconbenchError as error:  # a check not recorded, or its raw files not archived
+        print(f"early_blocks: {error}", file=sys.stderr)
+        return 2
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
