@@ -122,6 +122,9 @@ def test_a_slower_commit_is_a_regression_of_interleaved_workers(gt4py_repo, tmp_
     assert any("4+4 processes" in note for note in bench["notes"])
     assert (summary["verdict"], summary["exit_code"]) == ("regression", 1)
     assert f"regression   {CASE} embedded device_time" in done.stdout
+    # its rounds keep their logs, not the turn files their workers were driven by (as a check)
+    assert list((out / "rounds").glob("r01-*.log"))
+    assert not [p.name for p in out.rglob("*") if ".turn" in p.name]
     assert "REGRESSION: 1 regression" in done.stdout
 
     # asv result files and a summary for each commit; the phases of the comparison

@@ -206,9 +206,6 @@ def run(request: Request) -> int:
                             "--gate", str(out / "gate-summary.json"), "--out",
                             str(out / "site")), "site")  # fmt: skip
     timeline.facts["exit"] = status
-    from iconbench.runner import turn as turns
-
-    turns.forget(out)  # the workers' turn files: protocol, not results (a failed check keeps them)
     timeline.write()
     if request.record is not None:
         timeline.record().append_to(request.record)
@@ -404,6 +401,11 @@ def compare_sides(
         done = measure_sides(base, head, shares, selection, plan=plan, grid=grid, scratch=out,
                              meanwhile=precompile if compiled else None,
                              while_waiting=early)  # fmt: skip
+    from iconbench.runner import turn as turns
+
+    # the workers' turn files are protocol, not results: gone on every road that measures two
+    # sides here (check, continuous, a backfill's confirmation); a failure keeps them
+    turns.forget(out / "rounds")
     timeline.facts |= {"rounds": done.rounds, "blocks": done.blocks, "stopped": done.stopped,
                        "measure_split": {"startup": done.startup_s, "measuring": done.measuring_s,
                                          "deciding": done.deciding_s,

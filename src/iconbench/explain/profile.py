@@ -134,6 +134,7 @@ def profile_sides(
                 found.append(kernel_records(nsight.launches(csv.read_text("utf-8")), calls))
             except IconbenchError as error:
                 raise IconbenchError(f"{running.where}: {error}") from None
+        turns.forget(work)  # the sides' turn files: protocol; their CSVs and logs stay
         return found
     finally:
         for running, _csv, _turn in started:
