@@ -113,6 +113,68 @@ def _embedded_ledger(path, side, host_s):
     return resultset.ledger_set(path / side, label=side, commit=side, grid=grids.resolve("tiny"))
 
 
+def _recorded_ledger(path, side, processes_us):
+    """A check's ledger of ``(reference work, host overhead)`` per process, in µs, as recorded."""
+    rng = np.random.default_rng(len(side))
+    ledger = session.SessionLedger(path / side / "work" / "session.jsonl")
+    for number, (reference_us, overhead_us) in enumerate(processes_us, start=1):
+        device = list(1.2e-4 * np.exp(rng.normal(0, 0.002, 20)))
+        overhead = overhead_us * 1e-6 * np.exp(rng.normal(0, 0.02, 20))
+        measurement = Measurement(
+            host_s=[d + o for d, o in zip(device, overhead, strict=True)],
+            device_s=device, device_source="cuda-events-held",
+            reference_s=list(reference_us * 1e-6 * np.exp(rng.normal(0, 0.01, 20))),
+        )  # fmt: skip
+        ledger.append(_round("gtfn_gpu", number, measurement, "ab"))
+    return resultset.ledger_set(path / side, label=side, commit=side, grid=grids.resolve("tiny"))
+
+
+#: One benchmark of a both-builds H200 check (2026-11-29, the same code on both sides):
+#: each process's reference work and host overhead, µs. Base's four processes all ran on
+#: slow cores, head's on fast ones; the overhead moved less than the reference work.
+SLOW_BASE = [(58.79, 139.2), (68.47, 151.9), (71.35, 169.5), (73.61, 174.8)]
+FAST_HEAD = [(33.21, 92.0), (31.25, 88.2), (30.32, 82.6), (30.48, 83.1)]
+
+
+def test_sides_on_cores_of_different_speed_are_no_change_of_host_overhead(tmp_path):
+    base = _recorded_ledger(tmp_path, "base", SLOW_BASE)
+    head = _recorded_ledger(tmp_path, "head", FAST_HEAD)
+    (row,) = [r for r in verdict.compare(base, head).benchmarks if r.metric == "host_overhead"]
+    assert row.verdict == "inconclusive", row
+    key = "p[default]|gtfn_gpu|host_overhead"
+    b, h = base.entries[key], head.entries[key]
+    assert len(b.group_reference_s) == len(b.groups) == 4
+    # scaled by the reference work alone (the gate before the covariate), a regression
+    scaled_only = processes.compare(b.groups, h.groups, margin=0.05)
+    assert scaled_only.p_regression < 0.01
+    assert scaled_only.ratio > 1.15
+    with_covariate = processes.compare(
+        b.groups, h.groups, margin=0.05, reference_s=(b.group_reference_s, h.group_reference_s)
+    )
+    low, high = with_covariate.ratio_ci
+    assert with_covariate.p_regression > 0.05
+    assert low < 1.0 < high
+
+
+def test_a_change_is_caught_where_the_speeds_differ_within_the_sides(tmp_path):
+    """Processes at several speeds on each side tell how the overhead follows the speed."""
+    base = _recorded_ledger(tmp_path, "base", [(30, 80), (60, 135), (33, 86), (70, 150)])
+    head = _recorded_ledger(tmp_path, "head", [(58, 170), (31, 106), (72, 194), (64, 178)])
+    (row,) = [r for r in verdict.compare(base, head).benchmarks if r.metric == "host_overhead"]
+    assert row.verdict == "regression", row
+    assert 1.2 < row.ratio < 1.45  # head +30 % at any speed
+
+
+def test_sides_at_one_speed_keep_their_interval():
+    rng = np.random.default_rng(3)
+    base, head = _side(rng, 1.0, spread=0.03), _side(rng, 1.2, spread=0.03)
+    same_speed = [30e-6] * len(base)
+    plain = processes.compare(base, head, margin=0.05)
+    covariate = processes.compare(base, head, margin=0.05, reference_s=(same_speed, same_speed))
+    assert covariate.ratio == pytest.approx(plain.ratio)
+    assert covariate.ratio_ci == pytest.approx(plain.ratio_ci)
+
+
 def test_embedded_is_judged_by_its_host_time_per_process(tmp_path):
     """No device clock: the host time is embedded's time, gated with a process per group."""
     base = _embedded_ledger(tmp_path, "base", 1.0e-3)
@@ -128,7 +190,11 @@ def test_embedded_is_judged_by_its_host_time_per_process(tmp_path):
 
 def test_a_committed_check_is_judged_again_as_it_was(tmp_path):
     """Its sides read from the session ledgers (4 processes a side, rounds joined by
-    ``records.session.rounds``) give the gate summary the H100 check wrote, number for number."""
+    ``records.session.rounds``) give the gate summary the H100 check wrote, number for number.
+
+    Host overhead excepted: its processes' CPU speed has since become the gate's covariate
+    (:mod:`iconbench.gate.processes`). Its rows flag what they flagged, and decide more.
+    """
     check = restored("results/pr-check-h100/icon4py-comment-2026-11-26i")
     base, head = (resultset.resolve(str(check / side)) for side in ("base", "head"))
     entry = head.entries["compute_tangential_wind[default]|gtfn_gpu|host_overhead"]
@@ -142,9 +208,22 @@ def test_a_committed_check_is_judged_again_as_it_was(tmp_path):
         return {k: ({**v, "median": None} if k in ("base", "head") and v else v)
                 for k, v in bench.items()}  # fmt: skip
 
+    def device(rows):
+        return [r for r in rows if r["metric"] != "host_overhead"]
+
     assert [
-        without_medians({k: b[k] for k in c}) for b, c in zip(again, committed, strict=True)
-    ] == [without_medians(c) for c in committed]
+        without_medians({k: b[k] for k in c})
+        for b, c in zip(device(again), device(committed), strict=True)
+    ] == [without_medians(c) for c in device(committed)]
+
+    def overhead(rows, verdicts):
+        return {
+            r["id"] for r in rows if r["metric"] == "host_overhead" and r["verdict"] in verdicts
+        }
+
+    flagged = ("regression", "improvement")
+    assert overhead(again, flagged) == overhead(committed, flagged)
+    assert overhead(again, ("unchanged",)) > overhead(committed, ("unchanged",))
     for b in again:
         if b["ratio"] and b["verdict"] != "not run" and b["gated"]:
             assert b["head"]["median"] == pytest.approx(b["base"]["median"] * b["ratio"], rel=1e-5)

@@ -35,10 +35,43 @@ then the floor.
 
 Alternation (ABBA …) keeps slow drift (temperature, clocks) out of :math:`\Delta`; what is left
 between processes is what this interval counts.
+
+**The CPU speed of a process, as a covariate.** Host overhead arrives scaled by how fast its
+process's CPU ran Python (:mod:`iconbench.records.resultset`: the overhead
+times :math:`R / r_{pi}`, :math:`r_{pi}` the process's median reference-work time), which
+takes most of the spread between processes away (on four H200 checks the log process medians
+of one benchmark scattered by 0.21-0.30 raw, 0.05-0.08 scaled). The scaling assumes the
+overhead moves exactly as the reference work does; it moves less: a process on a core that
+shares its physical core with a busy neighbour ran the reference work in 60-74 µs instead of
+30 µs, its host overhead only 0.64-0.85 times as far on the log scale (the slope of the
+scaled shift on the sides' difference of :math:`\log r` across the 21 benchmarks of a
+backend). Where by chance one side's processes ran mostly on slow cores and the other's on
+fast ones, the scaled :math:`\Delta` kept a bias of up to 18 % for the same code (a gtfn_gpu
+host overhead of one both-builds check flagged at 1.183, its four base processes at
+59-74 µs, its four head processes at 30-33 µs). So :math:`x_{pi} = \log r_{pi}` enters as a
+covariate (analysis of covariance): the pooled slope within the sides
+
+.. math:: \hat\lambda = \frac{\sum_{p,i} (x_{pi} - \bar x_p)(m_{pi} - \bar m_p)}
+          {S_{xx}}, \quad S_{xx} = \sum_{p,i} (x_{pi} - \bar x_p)^2,
+
+adjusts each process median to :math:`m_{pi} - \hat\lambda x_{pi}`, and its uncertainty
+enters where the sides' speeds differ,
+
+.. math:: d_\lambda = (\bar x_\text{head} - \bar x_\text{base})^2 \,
+          \frac{s^2_{m|x}}{S_{xx}}, \quad
+          \mathrm{SE}^2 = d_\text{base} + d_\text{head} + d_\lambda,
+
+:math:`s^2_{m|x}` the residual variance about the sides' lines on :math:`k_\text{base} +
+k_\text{head} - 3` degrees of freedom, which join Welch-Satterthwaite's as a third term.
+Sides that ran at the same speed keep their interval (:math:`d_\lambda \approx 0`); sides
+whose speeds differ and whose processes cannot tell how the overhead follows the speed
+(:math:`S_{xx}` small) get an interval as wide as that ignorance, inconclusive rather than a
+verdict on the cores the processes happened to get.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 
@@ -51,10 +84,16 @@ from iconbench.gate.stats import Comparison
 MIN_PROCESSES = 3
 
 
-def _process_medians(groups: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndarray]:
-    """Log median of each process, and the variance of that log median from its samples."""
-    medians, variances = [], []
-    for group in groups:
+def _process_medians(
+    groups: Sequence[Sequence[float]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Log median of each process, the variance of that log median from its samples.
+
+    The third array holds the indices of the processes that had samples (a covariate's
+    values are aligned with them).
+    """
+    medians, variances, kept = [], [], []
+    for index, group in enumerate(groups):
         values = np.asarray(group, dtype=float)
         logs = np.log(values[np.isfinite(values) & (values > 0)])
         if len(logs) == 0:
@@ -63,7 +102,52 @@ def _process_medians(groups: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.
         mad = float(np.median(np.abs(logs - centre)))
         medians.append(centre)
         variances.append((1.2533 * 1.4826 * mad) ** 2 / len(logs))
-    return np.asarray(medians), np.asarray(variances)
+        kept.append(index)
+    return np.asarray(medians), np.asarray(variances), np.asarray(kept, dtype=int)
+
+
+#: The variance of the covariate's slope where the processes cannot estimate it (every
+#: process of each side at one speed): a slope anywhere within ±1 of the scaling's.
+UNKNOWN_SLOPE_VARIANCE = 1.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Adjustment:
+    """The covariate's part (module doc): the slope, the variance it adds, its degrees of freedom.
+
+    >>> x = np.log([30.0, 31.0, 60.0, 70.0])  # two processes a side at each speed
+    >>> a = Adjustment.fit(x[:2], np.array([0.0, 0.01]), x[2:], np.array([0.3, 0.31]))
+    >>> round(a.slope, 2), a.variance > 0.01  # sides at 2x speed apart: little is known
+    (0.32, True)
+    >>> Adjustment.fit(x[:2], np.zeros(2), x[:2], np.zeros(2)).variance  # same speeds
+    0.0
+    """
+
+    slope: float
+    variance: float
+    df: float
+    #: the sides' difference of the mean covariate (head - base)
+    apart: float
+
+    @classmethod
+    def fit(
+        cls,
+        base_speed: np.ndarray,
+        base_medians: np.ndarray,
+        head_speed: np.ndarray,
+        head_medians: np.ndarray,
+    ) -> Adjustment:
+        """The pooled slope within the sides of the log medians on the covariate."""
+        dx, du = base_speed - base_speed.mean(), head_speed - head_speed.mean()
+        dy, dv = base_medians - base_medians.mean(), head_medians - head_medians.mean()
+        sxx = float(dx @ dx + du @ du)
+        apart = float(head_speed.mean() - base_speed.mean())
+        df = float(len(dx) + len(du) - 3)
+        if sxx <= 1e-12 or df < 1:
+            return cls(0.0, apart**2 * UNKNOWN_SLOPE_VARIANCE, max(df, 1.0), apart)
+        slope = float(dx @ dy + du @ dv) / sxx
+        residual = float(np.sum((dy - slope * dx) ** 2) + np.sum((dv - slope * du) ** 2)) / df
+        return cls(slope, apart**2 * residual / sxx, df, apart)
 
 
 #: Share of processes trimmed from each end (Yuen's 20 %).
@@ -98,8 +182,12 @@ def compare(
     *,
     margin: float,
     confidence: float = 0.95,
+    reference_s: tuple[Sequence[float], Sequence[float]] | None = None,
 ) -> Comparison:
     """Ratio, its interval and the one-sided p-values, processes as the unit (module doc).
+
+    ``reference_s``: each process's median reference-work time, base's and head's, aligned
+    with the groups, where the samples were scaled by it (host overhead): the covariate.
 
     Four processes a side whose medians differ by ±3 % (the spread one process cannot see),
     each with 1 % noise inside; head 20 % slower is a regression beyond a 5 % margin, the same
@@ -115,17 +203,29 @@ def compare(
     >>> round(slower.ratio, 2), slower.p_regression < 0.01
     (1.2, True)
     """
-    x, vx = _process_medians(base)
-    y, vy = _process_medians(head)
+    x, vx, kept_x = _process_medians(base)
+    y, vy, kept_y = _process_medians(head)
     k, n = len(x), len(y)
     if k < MIN_PROCESSES or n < MIN_PROCESSES:
         raise ValueError(f"need at least {MIN_PROCESSES} processes on each side")
+    adjustment = None
+    if reference_s is not None:
+        base_speed, head_speed = (np.log(np.asarray(r, dtype=float)) for r in reference_s)
+        if len(base_speed) != len(base) or len(head_speed) != len(head):
+            raise ValueError("one reference time per process on each side")
+        adjustment = Adjustment.fit(base_speed[kept_x], x, head_speed[kept_y], y)
+        x = x - adjustment.slope * base_speed[kept_x]
+        y = y - adjustment.slope * head_speed[kept_y]
     mean_x, d_x, h_x = _trimmed(x, float(np.mean(vx)))
     mean_y, d_y, h_y = _trimmed(y, float(np.mean(vy)))
-    se = math.sqrt(d_x + d_y) or 1e-12  # every sample of every process identical
+    d_s = adjustment.variance if adjustment else 0.0
+    se = math.sqrt(d_x + d_y + d_s) or 1e-12  # every sample of every process identical
     delta = mean_y - mean_x
-    df = (d_x + d_y) ** 2 / (
-        (d_x**2 / (h_x - 1) if d_x else 0.0) + (d_y**2 / (h_y - 1) if d_y else 0.0) or 1e-300
+    df = (d_x + d_y + d_s) ** 2 / (
+        (d_x**2 / (h_x - 1) if d_x else 0.0)
+        + (d_y**2 / (h_y - 1) if d_y else 0.0)
+        + (d_s**2 / adjustment.df if adjustment and d_s else 0.0)
+        or 1e-300
     )
     df = max(1.0, min(df, float(h_x + h_y - 2)))
     half = float(scipy_stats.t.ppf(0.5 + confidence / 2, df)) * se

@@ -413,9 +413,13 @@ def judge(
                                verdict=verdict, notes=tuple(notes))  # fmt: skip
     if by_process:
         head_groups = [tuple(v / machine for v in g) for g in h.groups]
-        comparison = processes.compare(
-            b.groups, head_groups, margin=threshold / 2, confidence=config.confidence
+        covariate = len(b.group_reference_s) == len(b.groups) and len(h.group_reference_s) == len(
+            h.groups
         )
+        comparison = processes.compare(
+            b.groups, head_groups, margin=threshold / 2, confidence=config.confidence,
+            reference_s=(b.group_reference_s, h.group_reference_s) if covariate else None,
+        )  # fmt: skip
         notes.append(f"{len(b.groups)}+{len(h.groups)} processes: the spread between them counts")
     else:
         comparison = stats.compare(

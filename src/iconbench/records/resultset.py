@@ -80,6 +80,10 @@ class Entry:
     #: The samples per measuring process, where an interleaved check measured the side in
     #: several (their concatenation is ``samples``); empty when one process measured it all.
     groups: tuple[tuple[float, ...], ...] = ()
+    #: Each process's median reference-work time (s), aligned with ``groups``, where the
+    #: samples were scaled by it (host overhead): the gate's covariate
+    #: (:mod:`iconbench.gate.processes`); empty otherwise.
+    group_reference_s: tuple[float, ...] = ()
     #: Why there are no numbers although nothing failed: not selected by the run, or a
     #: metric the backend does not have (``None``: measured, or failed with ``error``).
     not_run: str | None = None
@@ -390,6 +394,8 @@ class _Measured:
     result: session.CaseResult
     #: per metric, the samples of each process (empty: one process measured it all)
     groups: dict[str, list[tuple[float, ...]]] = dataclasses.field(default_factory=dict)
+    #: each host-overhead process's median reference-work time, aligned with its group
+    overhead_reference_s: tuple[float, ...] = ()
 
 
 def _session_rows(root: pathlib.Path, until: float) -> dict[tuple[str, str], _Measured]:
@@ -425,17 +431,19 @@ def _joined(rounds: list[session.CaseResult]) -> _Measured:
     device = [tuple(m.device_s) for m in measured]
     host = [tuple(m.host_s) for m in measured]
     references = [m.reference_s for m in measured]
-    speed = [1.0] * len(measured)
-    if all(references):
-        speed = [REFERENCE_S / statistics.median(ref) for ref in references]
+    medians = [statistics.median(ref) for ref in references] if all(references) else []
+    speed = [REFERENCE_S / m for m in medians] or [1.0] * len(measured)
+    kept = [
+        i for i, (hs, ds) in enumerate(zip(host, device, strict=True)) if len(hs) == len(ds) and ds
+    ]
     overhead = [
-        tuple((h - d) * scale for h, d in zip(hs, ds, strict=True))
-        for hs, ds, scale in zip(host, device, speed, strict=True)
-        if len(hs) == len(ds) and ds
+        tuple((h - d) * speed[i] for h, d in zip(host[i], device[i], strict=True)) for i in kept
     ]
     groups = {"device_time": [g for g in device if g], "host_overhead": overhead,
               "host_time": [g for g in host if g]}  # fmt: skip
-    return _Measured(session.pooled(rounds), groups)
+    return _Measured(
+        session.pooled(rounds), groups, tuple(medians[i] for i in kept) if medians else ()
+    )
 
 
 def _runner_set(root: pathlib.Path, summary_path: pathlib.Path, *, label: str) -> ResultSet:
@@ -508,7 +516,8 @@ def _measured_entries(
         if device and len(host) == len(device):
             overhead = tuple(h - d for h, d in zip(host, device, strict=True))
             e = Entry(*key, "host_overhead", overhead, "s", fp, None, source,
-                      tuple(groups.get("host_overhead", ())))  # fmt: skip
+                      tuple(groups.get("host_overhead", ())),
+                      row.overhead_reference_s if row else ())  # fmt: skip
             entries[e.key] = e
         if case.get("cold_compile_s") is not None:
             e = Entry(*key, "compile_time", (float(case["cold_compile_s"]),), "s", fp)
