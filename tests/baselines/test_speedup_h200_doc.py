@@ -3,19 +3,27 @@
 The section compares the generated R19B08 domain with the lattice, per ICON timer and for the
 ``integrate_nh`` estimate; each figure must be the one ``iconbench speedup`` printed for the
 record (``speedup.txt`` of ``results/h200-mch_r19b08_lam`` and of
-``results/h200-mch_icon-ch1_medium``).
+``results/h200-mch_icon-ch1_medium``, archived with the records' raw files).
 """
 
 import pathlib
 import re
 
 import pytest
+from tests.archived_results import restored
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "speedup-mch_icon-ch1_medium.md"
 SECTION = "## On the domain made as ICON makes it (H200, 2026-11-28)"
-REPORTS = {"generated": ROOT / "results" / "h200-mch_r19b08_lam" / "speedup.txt",
-           "lattice": ROOT / "results" / "h200-mch_icon-ch1_medium" / "speedup.txt"}  # fmt: skip
+REPORTS = {
+    "generated": "results/h200-mch_r19b08_lam",
+    "lattice": "results/h200-mch_icon-ch1_medium",
+}
+
+
+def _speedup(record: str) -> pathlib.Path:
+    """The ``iconbench speedup`` report of a record (archived with its raw files)."""
+    return restored(record) / "speedup.txt"
 
 
 def _report(path: pathlib.Path) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
@@ -48,7 +56,7 @@ def _timer_rows() -> list[list[str]]:
 
 
 def test_every_timer_of_the_reports_has_its_row():
-    generated, _ = _report(REPORTS["generated"])
+    generated, _ = _report(_speedup(REPORTS["generated"]))
     timers = {timer for _, timer in generated}
     assert len(timers) >= 30
     assert {row[0] for row in _timer_rows()} == timers
@@ -56,8 +64,8 @@ def test_every_timer_of_the_reports_has_its_row():
 
 @pytest.mark.parametrize("row", _timer_rows(), ids=lambda row: row[0])
 def test_a_timers_times_are_the_reports(row):
-    generated, _ = _report(REPORTS["generated"])
-    lattice, _ = _report(REPORTS["lattice"])
+    generated, _ = _report(_speedup(REPORTS["generated"]))
+    lattice, _ = _report(_speedup(REPORTS["lattice"]))
     timer = row[0]
     for backend, cell in (("dace_gpu", row[3]), ("gtfn_gpu", row[5])):
         ours, theirs = (float(x) for x in cell.split(" / "))
@@ -67,8 +75,8 @@ def test_a_timers_times_are_the_reports(row):
 
 def test_the_integrate_nh_estimates_are_the_reports():
     table = _section()
-    for name, path in REPORTS.items():
-        _, estimates = _report(path)
+    for name, record in REPORTS.items():
+        _, estimates = _report(_speedup(record))
         assert set(estimates) == {"dace_gpu", "gtfn_gpu"}
         for backend, value in estimates.items():
             row = next(line for line in table.splitlines() if line.startswith(f"| {backend} |"))
@@ -76,7 +84,7 @@ def test_the_integrate_nh_estimates_are_the_reports():
             assert row.split("|")[column + 1].strip().lstrip("*").startswith(value), (name, row)
 
 
-MOUNTAINS = ROOT / "results" / "h200-mch_r19b08_lam-orography" / "speedup.txt"
+MOUNTAINS = "results/h200-mch_r19b08_lam-orography"
 
 
 def _calls_and_times(path: pathlib.Path) -> dict[tuple[str, str], tuple[float, float, float]]:
@@ -97,8 +105,9 @@ def test_the_mountains_rows_and_the_estimate_with_them_are_the_reports():
     timers' rows replaced (the report's own rule: sum calls x OpenACC / sum calls x GT4Py)."""
     text = DOC.read_text()
     section = text[text.index("### The generated domain with its mountains") :]
-    flat, mountains = _calls_and_times(REPORTS["generated"]), _calls_and_times(MOUNTAINS)
-    lattice = _calls_and_times(REPORTS["lattice"])
+    flat, mountains = (_calls_and_times(_speedup(REPORTS["generated"])),
+                       _calls_and_times(_speedup(MOUNTAINS)))  # fmt: skip
+    lattice = _calls_and_times(_speedup(REPORTS["lattice"]))
     assert {timer for _, timer in mountains} == {
         "compute_rho_theta_pgrad_and_update_vn",
         "apply_diffusion_to_theta_and_exner",
