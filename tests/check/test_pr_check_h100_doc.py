@@ -73,7 +73,7 @@ def test_the_tables_have_the_checks_rows():
     assert len(TABLES) == len(RESULTS)
     assert len(TABLES[0]) >= 19
     assert len(TABLES[1]) >= 5
-    assert len(TABLES[2]) == 27
+    assert len(TABLES[2]) == 31
     missing = [row[0] for directory, row in ROWS if not directory.is_dir()]
     assert not missing, missing
     two_h100 = [d for d, _ in ROWS if d.parent.name == "pr-check-2xh100"]
@@ -316,7 +316,7 @@ def test_the_checks_measured_while_compiling_are_a_as_of_earlier_checks():
     from iconbench.records.summary import Summary
 
     rows = CROSS_A_A_ROW.findall(DOC.read_text())
-    assert len(rows) == 15
+    assert len(rows) == 19
     found = restored("results/pr-check-h200/aa-2026-11-29")
     for first, second, *shown in rows:
         counts = []
