@@ -85,6 +85,9 @@ class _Pending:
     mix_only: bool
     #: its result so far (verdict ``inconclusive`` until :func:`decide`)
     result: BenchmarkResult
+    #: too few processes a side to flag a change of its metric
+    #: (:data:`iconbench.gate.processes.FLAG_PROCESSES`): never a regression or improvement
+    held: bool = False
 
 
 def _numbers(entry: Entry | None, confidence: float) -> SideNumbers | None:
@@ -445,7 +448,8 @@ def judge(
         verdict="inconclusive",
         notes=tuple(notes),
     )
-    return _Pending(-1, comparison, threshold, mix_only, result)
+    held = by_process and not processes.can_flag(b.metric, len(b.groups), len(h.groups))
+    return _Pending(-1, comparison, threshold, mix_only, result, held=held)
 
 
 def estimated(common: dict, comparison: stats.Comparison, machine: float) -> dict:
@@ -485,7 +489,9 @@ def decide(results: list[BenchmarkResult], pending: Sequence[_Pending], config: 
     discovery at the FDR beyond the margin is a regression or improvement (noted where it is
     smaller than the threshold); an interval within ``±threshold`` that reaches into the
     margin is unchanged; anything else inconclusive. A side that sits at one of the other's
-    modes moved only the mix of modes: inconclusive, never a change.
+    modes moved only the mix of modes, and a change of a metric measured in fewer processes a
+    side than it is flagged on (:data:`iconbench.gate.processes.FLAG_PROCESSES`) is not
+    decided yet: inconclusive, never a change.
     """
     q_values = stats.benjamini_hochberg([p.comparison.p_value for p in pending])
     for item, q in zip(pending, q_values, strict=True):
@@ -494,13 +500,20 @@ def decide(results: list[BenchmarkResult], pending: Sequence[_Pending], config: 
                                   p_improvement=c.p_improvement, threshold=item.threshold,
                                   fdr=config.fdr)  # fmt: skip
         verdict = decided.verdict
-        if item.mix_only and verdict in ("regression", "improvement"):
+        held = ()
+        if item.held and verdict in ("regression", "improvement"):
+            metric = item.result.metric
+            least = processes.FLAG_PROCESSES[metric]
+            held = (f"not flagged yet: a change of {metric} is flagged on {least} processes a "
+                    "side or more (they fall into clusters that fewer cannot tell from a "
+                    "shift); more processes decide it",)  # fmt: skip
+        if (item.mix_only or held) and verdict in ("regression", "improvement"):
             verdict = "inconclusive"
             decided = decision.Decision(verdict)
         result = results[item.index]
         results[item.index] = dataclasses.replace(
             result, q_value=q, verdict=verdict,
-            notes=(*result.notes, *decided.notes(item.threshold)),
+            notes=(*result.notes, *decided.notes(item.threshold), *held),
         )  # fmt: skip
 
 
