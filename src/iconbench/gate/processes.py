@@ -41,14 +41,14 @@ process's CPU ran Python (:mod:`iconbench.records.resultset`: the overhead
 times :math:`R / r_{pi}`, :math:`r_{pi}` the process's median reference-work time), which
 takes most of the spread between processes away (on four H200 checks the log process medians
 of one benchmark scattered by 0.21-0.30 raw, 0.05-0.08 scaled). The scaling assumes the
-overhead moves exactly as the reference work does; it moves less: a process on a core that
-shares its physical core with a busy neighbour ran the reference work in 60-74 µs instead of
-30 µs, its host overhead only 0.64-0.85 times as far on the log scale (the slope of the
-scaled shift on the sides' difference of :math:`\log r` across the 21 benchmarks of a
-backend). Where by chance one side's processes ran mostly on slow cores and the other's on
-fast ones, the scaled :math:`\Delta` kept a bias of up to 18 % for the same code (a gtfn_gpu
-host overhead of one both-builds check flagged at 1.183, its four base processes at
-59-74 µs, its four head processes at 30-33 µs). So :math:`x_{pi} = \log r_{pi}` enters as a
+overhead moves exactly as the reference work does; it does not. On a shared H200 host the
+reference work took about 30 µs on some cores and 60-74 µs on others, and across the 21
+benchmarks of a backend the host overhead moved 0.64-0.93 times as far on the log scale on
+gtfn_gpu, 0.80-1.12 times on dace_gpu (one plus the slope of the scaled shift on the sides'
+difference of :math:`\log r`, four checks). Where by chance one side's processes ran mostly
+on slow cores and the other's on fast ones, the scaled :math:`\Delta` kept a bias of up to
+18 % for the same code (a gtfn_gpu host overhead of one both-builds check flagged at 1.183,
+its four base processes at 59-74 µs, its four head processes at 30-33 µs). So :math:`x_{pi} = \log r_{pi}` enters as a
 covariate (analysis of covariance): the pooled slope within the sides
 
 .. math:: \hat\lambda = \frac{\sum_{p,i} (x_{pi} - \bar x_p)(m_{pi} - \bar m_p)}

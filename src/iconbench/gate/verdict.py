@@ -416,9 +416,8 @@ def judge(
                                verdict=verdict, notes=tuple(notes))  # fmt: skip
     if by_process:
         head_groups = [tuple(v / machine for v in g) for g in h.groups]
-        covariate = len(b.group_reference_s) == len(b.groups) and len(h.group_reference_s) == len(
-            h.groups
-        )
+        covariate = (len(b.group_reference_s), len(h.group_reference_s)) == (
+            len(b.groups), len(h.groups))  # fmt: skip
         comparison = processes.compare(
             b.groups, head_groups, margin=threshold / 2, confidence=config.confidence,
             reference_s=(b.group_reference_s, h.group_reference_s) if covariate else None,
@@ -500,20 +499,20 @@ def decide(results: list[BenchmarkResult], pending: Sequence[_Pending], config: 
                                   p_improvement=c.p_improvement, threshold=item.threshold,
                                   fdr=config.fdr)  # fmt: skip
         verdict = decided.verdict
-        held = ()
+        not_yet = ()
         if item.held and verdict in ("regression", "improvement"):
             metric = item.result.metric
             least = processes.FLAG_PROCESSES[metric]
-            held = (f"not flagged yet: a change of {metric} is flagged on {least} processes a "
+            not_yet = (f"not flagged yet: a change of {metric} is flagged on {least} processes a "
                     "side or more (they fall into clusters that fewer cannot tell from a "
                     "shift); more processes decide it",)  # fmt: skip
-        if (item.mix_only or held) and verdict in ("regression", "improvement"):
+        if (item.mix_only or not_yet) and verdict in ("regression", "improvement"):
             verdict = "inconclusive"
             decided = decision.Decision(verdict)
         result = results[item.index]
         results[item.index] = dataclasses.replace(
             result, q_value=q, verdict=verdict,
-            notes=(*result.notes, *decided.notes(item.threshold), *held),
+            notes=(*result.notes, *decided.notes(item.threshold), *not_yet),
         )  # fmt: skip
 
 

@@ -423,7 +423,9 @@ def _joined(rounds: list[session.CaseResult]) -> _Measured:
     :data:`REFERENCE_S` (the median of the process's own reference times against that). Base
     and head are scaled alike, so a shared host's CPU that ran some processes 1.7x slower is
     not a change of the code's host overhead, while a change of gt4py's call path, which the
-    reference work does not run, still is.
+    reference work does not run, still is. The overhead follows the CPU's speed less than
+    fully, so each process's median reference time is kept beside its group: the gate's
+    covariate (:mod:`iconbench.gate.processes`).
     """
     if len(rounds) == 1:
         return _Measured(rounds[0])
