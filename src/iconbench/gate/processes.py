@@ -48,8 +48,9 @@ gtfn_gpu, 0.80-1.12 times on dace_gpu (one plus the slope of the scaled shift on
 difference of :math:`\log r`, four checks). Where by chance one side's processes ran mostly
 on slow cores and the other's on fast ones, the scaled :math:`\Delta` kept a bias of up to
 18 % for the same code (a gtfn_gpu host overhead of one both-builds check flagged at 1.183,
-its four base processes at 59-74 µs, its four head processes at 30-33 µs). So :math:`x_{pi} = \log r_{pi}` enters as a
-covariate (analysis of covariance): the pooled slope within the sides
+its four base processes at 59-74 µs, its four head processes at 30-33 µs). So
+:math:`x_{pi} = \log r_{pi}` enters as a covariate (analysis of covariance): the pooled slope
+within the sides
 
 .. math:: \hat\lambda = \frac{\sum_{p,i} (x_{pi} - \bar x_p)(m_{pi} - \bar m_p)}
           {S_{xx}}, \quad S_{xx} = \sum_{p,i} (x_{pi} - \bar x_p)^2,
