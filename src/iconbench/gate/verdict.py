@@ -416,8 +416,10 @@ def judge(
                                verdict=verdict, notes=tuple(notes))  # fmt: skip
     if by_process:
         head_groups = [tuple(v / machine for v in g) for g in h.groups]
-        covariate = (len(b.group_reference_s), len(h.group_reference_s)) == (
+        references = (*b.group_reference_s, *h.group_reference_s)
+        aligned = (len(b.group_reference_s), len(h.group_reference_s)) == (
             len(b.groups), len(h.groups))  # fmt: skip
+        covariate = aligned and all(math.isfinite(r) and r > 0 for r in references)
         comparison = processes.compare(
             b.groups, head_groups, margin=threshold / 2, confidence=config.confidence,
             reference_s=(b.group_reference_s, h.group_reference_s) if covariate else None,
