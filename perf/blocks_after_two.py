@@ -17,12 +17,11 @@ the decision after block 2 to the end of the later blocks.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import pathlib
-import re
-import shutil
 import sys
-import tempfile
+from collections.abc import Callable
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -30,8 +29,6 @@ sys.path.insert(0, str(ROOT / "src"))
 #: The directories whose checks are replayed by default.
 RESULTS = ("results/pr-check-h100", "results/pr-check-2xh100", "results/pr-check-2xh200",
            "results/pr-check-h200")  # fmt: skip
-#: A worker's round: ``r03-head-p2``, on a host with several devices ``d1-r03-head-p2``.
-ROUND = re.compile(r"(?:^|-)r(\d+)-")
 
 
 def recorded() -> list[str]:
@@ -44,20 +41,15 @@ def recorded() -> list[str]:
     return checks
 
 
-def _clock(log: str, pattern: str) -> int | None:
-    """Seconds of the day of the first line of ``log`` that matches ``pattern``."""
-    found = re.search(r"^\[(\d\d):(\d\d):(\d\d)\] " + pattern, log, re.MULTILINE)
-    if found is None:
-        return None
-    hours, minutes, seconds = (int(x) for x in found.groups())
-    return 3600 * hours + 60 * minutes + seconds
-
-
 def replay(check: str, work: pathlib.Path) -> str:
     """One row: blocks measured, the gate's decision after block 2 now, the later blocks' time."""
+    from early_blocks import later_blocks_seconds, round_number  # beside this script
+
     from iconbench import grids, results_archive
     from iconbench.check import stopping
     from iconbench.errors import IconbenchError
+    from iconbench.gate import verdict
+    from iconbench.records import resultset
     from iconbench.records.check import CheckRecord
 
     record = CheckRecord.read(ROOT / check)
@@ -65,14 +57,12 @@ def replay(check: str, work: pathlib.Path) -> str:
     for side in ("base", "head"):
         ledger = results_archive.cached(ROOT, f"{check}/{side}/work/session.jsonl")
         kept = [line for line in ledger.read_text().splitlines()
-                if (found := ROUND.search(json.loads(line).get("worker") or ""))
-                and int(found.group(1)) <= 8]  # fmt: skip
+                if round_number(json.loads(line)["worker"]) <= 8]  # fmt: skip
         out = work / check / side / "work"
         out.mkdir(parents=True, exist_ok=True)
         (out / "session.jsonl").write_text("".join(line + "\n" for line in kept))
-    base, head = (_side(work / check / side, side, grid) for side in ("base", "head"))
-    from iconbench.gate import verdict
-
+    base, head = (resultset.ledger_set(work / check / side, label=side, commit=side, grid=grid)
+                  for side in ("base", "head"))  # fmt: skip
     results = verdict.compare(base, head).benchmarks
     reason = stopping.reason_to_stop(results, 4, 8)
     if reason is None:
@@ -84,15 +74,8 @@ def replay(check: str, work: pathlib.Path) -> str:
         log = results_archive.cached(ROOT, f"{check}/benchmark.log").read_text(errors="replace")
     except IconbenchError:  # checks recorded before the benchmark kept its log
         log = ""
-    decided, ended = _clock(log, r"check: block 2 measured"), _clock(log, r"check: \d+ rounds in")
-    seconds = "–" if decided is None or ended is None else f"{ended - decided} s"
+    seconds = later_blocks_seconds(log)
     return f"| {check.split('/', 1)[1]} | {record.facts['blocks']} | {reason} | {seconds} |"
-
-
-def _side(path: pathlib.Path, label: str, grid):
-    from iconbench.records import resultset
-
-    return resultset.ledger_set(path, label=label, commit=label, grid=grid)
 
 
 def main() -> int:
@@ -101,26 +84,27 @@ def main() -> int:
     parser.add_argument("checks", nargs="*", help="results/DIR/CHECK (default: every check "
                         "committed that measured more than two blocks)")  # fmt: skip
     args = parser.parse_args()
+    from early_blocks import print_rows  # beside this script
+
     from iconbench.errors import IconbenchError
+
+    def skipped(check: str) -> Callable[[pathlib.Path], str]:
+        """A default check's row; one recorded without rounds' ledgers says so and is skipped."""
+
+        def row(work: pathlib.Path) -> str:
+            try:
+                return replay(check, work)
+            except IconbenchError:  # a check of the cache alone
+                return f"| {check.split('/', 1)[1]} | | no session ledger archived | – |"
+
+        return row
 
     print("| check | blocks measured | after block 2, today's gate | block 2's decision to the "
           "end of the later blocks |")  # fmt: skip
     print("| --- | ---: | --- | ---: |")
-    work = pathlib.Path(tempfile.mkdtemp(prefix="blocks-after-two-"))
-    try:
-        for check in args.checks:
-            print(replay(check, work), flush=True)
-        for check in [] if args.checks else recorded():
-            try:
-                print(replay(check, work), flush=True)
-            except IconbenchError:  # recorded without rounds' ledgers (a check of the cache)
-                print(f"| {check.split('/', 1)[1]} | | no session ledger archived | – |")
-    except IconbenchError as error:  # a check not recorded, or its raw files not archived
-        print(f"blocks_after_two: {error}", file=sys.stderr)
-        return 2
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return 0
+    rows = ([functools.partial(replay, check) for check in args.checks]
+            or [skipped(check) for check in recorded()])  # fmt: skip
+    return print_rows("blocks_after_two", rows)
 
 
 if __name__ == "__main__":

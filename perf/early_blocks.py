@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
 import pathlib
 import re
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Iterable
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -47,6 +49,22 @@ def _lines(path: pathlib.Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+#: A worker's round: ``r03-head-p2``, on a host with several devices ``d1-r03-head-p2``.
+ROUND = re.compile(r"(?:^|-)r(\d+)-")
+
+
+def round_number(worker: str) -> int:
+    """A record's round (``d1-r03-head-p2`` -> 3).
+
+    >>> round_number("r03-head-p2"), round_number("d1-r11-base")
+    (3, 11)
+    """
+    found = ROUND.search(worker)
+    if found is None:
+        raise ValueError(f"not a round's worker: {worker!r}")
+    return int(found.group(1))
+
+
 def _round(worker: str) -> str:
     """A record's round: its worker's name without the part (``r03-head-p2`` -> ``r03-head``)."""
     return re.sub(r"-p[0-9]+$", "", worker)
@@ -59,6 +77,39 @@ def _clock(log: str, pattern: str) -> float | None:
         return None
     hours, minutes, seconds = (int(x) for x in found.groups())
     return 3600 * hours + 60 * minutes + seconds
+
+
+def later_blocks_seconds(log: str) -> str:
+    r"""From the decision after block 2 to the end of the later blocks, in a check's log.
+
+    >>> later_blocks_seconds("[10:00:05] check: block 2 measured in 60s; not decided yet\n"
+    ...                      "[10:00:20] check: 12 rounds in 75s (decided)")
+    '15 s'
+    >>> later_blocks_seconds("")
+    '–'
+    """
+    decided, ended = _clock(log, r"check: block 2 measured"), _clock(log, r"check: \d+ rounds in")
+    return "–" if decided is None or ended is None else f"{ended - decided} s"
+
+
+def print_rows(script: str, rows: Iterable[Callable[[pathlib.Path], str]]) -> int:
+    """Print each row, made in a scratch directory of the script's; a bad check in one line.
+
+    A check not recorded, or whose raw files are not archived, ends the script with
+    ``SCRIPT: what is wrong`` on stderr and exit status 2.
+    """
+    from iconbench.errors import IconbenchError
+
+    work = pathlib.Path(tempfile.mkdtemp(prefix=f"{script}-"))
+    try:
+        for row in rows:
+            print(row(work), flush=True)
+    except IconbenchError as error:
+        print(f"{script}: {error}", file=sys.stderr)
+        return 2
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
 
 
 def replay(check: str, work: pathlib.Path) -> str:
@@ -87,7 +138,7 @@ def replay(check: str, work: pathlib.Path) -> str:
         (out / "work" / "session.jsonl").write_text("".join(json.dumps(r) + "\n" for r in cut))
         sides[side] = Side(side, side, record.facts[side], (), out, "stack")
         for r in cut:
-            if int(_round(r["worker"])[1:3]) <= 8:
+            if round_number(r["worker"]) <= 8:
                 seen.setdefault((r["case"], r["backend"]), set()).add(_round(r["worker"]))
     measured = frozenset(job for job, rounds in seen.items() if len(rounds) == 8)
     named = _open_so_far(sides["base"], sides["head"], grid, 4, most=8, measured=measured)
@@ -97,10 +148,7 @@ def replay(check: str, work: pathlib.Path) -> str:
             later |= {tuple(job) for job in json.loads(raw(path).read_text())}
         except (IconbenchError, OSError):  # a part that did not run
             continue
-    log = raw("benchmark.log").read_text(errors="replace")
-    decided = _clock(log, r"check: block 2 measured")
-    ended = _clock(log, r"check: \d+ rounds in")
-    seconds = "–" if decided is None or ended is None else f"{ended - decided} s"
+    seconds = later_blocks_seconds(raw("benchmark.log").read_text(errors="replace"))
     at = datetime.datetime.fromtimestamp(last_build, datetime.UTC).strftime("%H:%M:%S")
 
     def cases(jobs) -> str:
@@ -120,18 +168,8 @@ def main() -> int:
           "blocks 3-4 measured | named before the last build | named | decision after "
           "block 2 to the end of the later blocks |")  # fmt: skip
     print("| --- | --- | ---: | --- | --- | --- | ---: |")
-    from iconbench.errors import IconbenchError
-
-    work = pathlib.Path(tempfile.mkdtemp(prefix="early-blocks-"))
-    try:
-        for check in args.checks:
-            print(replay(check, work), flush=True)
-    except IconbenchError as error:  # a check not recorded, or its raw files not archived
-        print(f"early_blocks: {error}", file=sys.stderr)
-        return 2
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return 0
+    rows = [functools.partial(replay, check) for check in args.checks]
+    return print_rows("early_blocks", rows)
 
 
 if __name__ == "__main__":
