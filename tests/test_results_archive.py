@@ -205,3 +205,19 @@ def test_an_older_manifest_is_still_read_and_written_as_version_3(tmp_path, vers
     assert written["commits"]["c0ffee"]["results/h100/work"] == {"session.jsonl": [1, short]}
     assert {f.sha256 for f in results_archive.Archive.read(tmp_path).files} == {sha}
     assert results_archive.Archive.read(tmp_path).files == old.files
+
+
+def test_a_damaged_digest_is_one_line_that_names_the_manifest(tmp_path):
+    """A character outside base64 in a version-3 digest is refused when the manifest is read,
+    not read as another digest that a later fetch would blame on the file."""
+    (tmp_path / "results").mkdir()
+    manifest = tmp_path / results_archive.MANIFEST
+    files = (results_archive.ArchivedFile("results/h100/a.json", 1,
+                                          hashlib.sha256(b"x").hexdigest(), "c0ffee"),)  # fmt: skip
+    results_archive.Archive(tmp_path, ()).write(files)
+    assert results_archive.Archive.read(tmp_path).files == files
+    text = manifest.read_text()
+    digest = json.loads(text)["commits"]["c0ffee"]["results/h100"]["a.json"][1]
+    manifest.write_text(text.replace(digest, digest[:20] + "!!!!" + digest[20:]))
+    with pytest.raises(IconbenchError, match=r"not a results archive manifest.*git checkout"):
+        results_archive.Archive.read(tmp_path)

@@ -187,9 +187,17 @@ def _base64(sha256: str) -> str:
 
 
 def _hex(written: str) -> str:
-    """A digest :func:`_base64` wrote, as hex again (the form files are checked against)."""
+    """A digest :func:`_base64` wrote, as hex again (the form files are checked against).
+
+    A character outside URL-safe base64 is an error, not skipped (a damaged manifest):
+
+    >>> _hex("qw!")
+    Traceback (most recent call last):
+    ...
+    binascii.Error: Only base64 data is allowed
+    """
     padded = written + "=" * (-len(written) % 4)
-    return base64.urlsafe_b64decode(padded.encode()).hex()
+    return base64.b64decode(padded.encode(), altchars=b"-_", validate=True).hex()
 
 
 def _entries(commits: dict, version: int) -> Iterator[ArchivedFile]:
