@@ -232,7 +232,7 @@ def test_experiment_selects_its_variants_and_results_record_the_grid(tmp_path):
 
 @pytest.mark.slow  # imports gt4py and runs 'iconbench speedup': ~50 s on 2 shared cores
 def test_the_committed_h100_report_is_what_the_result_directories_give():
-    """docs/results-h100.md is generated, not typed: one command gives it from results/ (with
+    """results/h100/README.md is generated, not typed: one command gives it from results/ (with
     the raw files fetched from git history, as 'iconbench results fetch' does)."""
     dirs = [
         "results/h100",
@@ -244,9 +244,9 @@ def test_the_committed_h100_report_is_what_the_result_directories_give():
     assert report.returncode == 0, report.stderr[-2000:]
     # the same text but for the command line, which names the file it was written to, and the
     # directories, named from the scratch checkout instead of this one
-    committed = (REPO / "docs" / "results-h100.md").read_text()
+    committed = (REPO / "results" / "h100" / "README.md").read_text()
     shown = report.stdout.replace(f"{where}/results/", "results/")
-    assert shown == committed.replace(" --out docs/results-h100.md`", "`", 1)
+    assert shown == committed.replace(" --out results/h100/README.md`", "`", 1)
     # the two parts, their runs named by commit, and the stack-caused failures explained
     assert "| gtfn_gpu | 192 / 192 (100.0 %) | 0 | 0 |" in report.stdout
     assert str(where) not in shown

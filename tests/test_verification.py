@@ -3,7 +3,7 @@
 Compiled backends are slow to build here, so the default run compiles one program for
 gtfn_cpu (``compute_tangential_wind``, reused from the persistent cache); the all-programs
 runs on gtfn_cpu/dace_cpu and gtfn_gpu/dace_gpu are ``slow`` / ``gpu`` and write the tables
-under ``docs/verification/``.
+under ``results/verification/``.
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def test_all_programs_on_gtfn_cpu_and_dace_cpu_write_the_committed_table():
     report = verification.verify(
         ["gtfn_cpu", "dace_cpu"], "tiny_lam", progress=verification.print_progress
     )
-    report.write(REPO / "docs" / "verification" / "cpu_tiny_lam.md")
+    report.write(REPO / "results" / "verification" / "cpu_tiny_lam.md")
     _no_mismatch_and_every_error_named(report)
 
 
@@ -211,7 +211,7 @@ def test_all_programs_on_gtfn_gpu_and_dace_gpu_write_the_committed_table():
     report = verification.verify(
         ["gtfn_gpu", "dace_gpu"], "tiny_lam", progress=verification.print_progress
     )
-    report.write(REPO / "docs" / "verification" / "gpu_tiny_lam.md")
+    report.write(REPO / "results" / "verification" / "gpu_tiny_lam.md")
     _no_mismatch_and_every_error_named(report)
 
 

@@ -1,4 +1,4 @@
-"""docs/speedup-mch_icon-ch1_medium.md's H200 section says what its two records' reports say.
+"""results/h200-mch_r19b08_lam/README.md's H200 section says what its two records' reports say.
 
 The section compares the generated R19B08 domain with the lattice, per ICON timer and for the
 ``integrate_nh`` estimate; each figure must be the one ``iconbench speedup`` printed for the
@@ -13,7 +13,7 @@ import pytest
 from tests.archived_results import restored
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "speedup-mch_icon-ch1_medium.md"
+DOC = ROOT / "results" / "h200-mch_r19b08_lam" / "README.md"
 SECTION = "## On the domain made as ICON makes it (H200, 2026-11-28)"
 REPORTS = {
     "generated": "results/h200-mch_r19b08_lam",

@@ -1,4 +1,4 @@
-"""Every row of docs/pr-check-h100.md's results table is what its committed check.json says.
+"""Every row of results/pr-check-h100/README.md's results table is its committed check.json.
 
 The document's figures are the product's claim about its PR check on a GPU host; they must
 be traceable to the result files, so a row copied wrong (or a result file replaced) fails.
@@ -14,7 +14,7 @@ import pytest
 from iconbench.records.check import CheckRecord
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "pr-check-h100.md"
+DOC = ROOT / "results" / "pr-check-h100" / "README.md"
 #: The results tables in the document's order, each with the directory of its checks: one H100
 #: host, then the two-GPU host ("The heavy check on a two-GPU host"), then one H200 host ("The
 #: heavy check at a81e12e"). A row that names ``DIR/check`` has its check in ``results/DIR``

@@ -1,4 +1,4 @@
-"""docs/nightly-gpu.md's figures are the committed four-GPU runs' (results/nightly-4xh200*).
+"""results/nightly-4xh200/README.md's figures are the four-GPU runs' (results/nightly-4xh200*).
 
 Each row of the wall-time table is its run's ``phases.json`` and the whole command's time in
 ``nightly-gpus.log``; the cold precompiles' sums are their compile ledgers; the confirmations'
@@ -17,7 +17,7 @@ import statistics
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "nightly-gpu.md"
+DOC = ROOT / "results" / "nightly-4xh200" / "README.md"
 RESULTS = ROOT / "results"
 RUN = RESULTS / "nightly-4xh200"
 SECOND = RESULTS / "nightly-4xh200-2"

@@ -2,7 +2,7 @@
 
 On a CPU host the shards run the CPU backend, so this checks the part's order, its own build
 cache, the until-merge runs, the compare of the 1-GPU run with the 4-GPU run and the table of
-ratios; the GPU figures come from running it on a GPU host (docs/nightly-gpu.md).
+ratios; the GPU figures come from running it on a GPU host (results/nightly-4xh200/README.md).
 """
 
 from __future__ import annotations

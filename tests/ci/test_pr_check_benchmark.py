@@ -5,7 +5,7 @@ builds and translations alone, what a runner that keeps its cache between checks
 not made from the empty-cache check's cache: on a two-GPU host (2026-11-27) the head's
 translations kept there made its dace_gpu builds of compute_rho_theta_pgrad_and_update_vn take
 39-44 s instead of 161-202 s. The GPU figures come from running the benchmark on a GPU host
-(docs/pr-check-h100.md).
+(results/pr-check-h100/README.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""docs/pr-check-h100.md's heavy check at a81e12e: the H200 records' (results/pr-check-h200).
+"""results/pr-check-h100/README.md's heavy check at a81e12e: the H200 records' (pr-check-h200).
 
 Its results table and A/As are held to the records by tests/check/test_pr_check_h100_doc.py
 with the other hosts' tables; here: the tables of the longest builds are the ledgers'
@@ -20,7 +20,7 @@ from iconbench.records import build_stages
 from iconbench.records.compilation import CompileLedger
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC = (ROOT / "docs" / "pr-check-h100.md").read_text()
+DOC = (ROOT / "results" / "pr-check-h100" / "README.md").read_text()
 RECORDS = ROOT / "results" / "pr-check-h200"
 SECTION = DOC[DOC.index("## The heavy check at a81e12e") : DOC.index("## The A/A of the check")]
 

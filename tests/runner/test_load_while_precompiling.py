@@ -159,7 +159,7 @@ def test_a_load_waiting_for_the_device_gives_way_to_its_own_turn(tmp_path):
 
 def test_a_worker_loading_a_new_build_does_not_say_it_has_settled(tmp_path, monkeypatch):
     """While it loads a program just built, the driver reads ``settled=False``: a turn taken
-    then would hold the load back until the turn is over (docs/pr-check-h100.md, "After
+    then would hold the load back until the turn is over (results/pr-check-h100/README.md, "After
     head's last build")."""
     cache_dir, sources, index = _indexed_cache(tmp_path, monkeypatch)
     options = RunOptions(
