@@ -1,0 +1,241 @@
+"""The docs pages: short, their links into the repository real, their figures their records'.
+
+A page of docs/ quotes the one or two figures its reader needs and links to the record under
+results/ that holds them; each such figure is read here from the record itself (a check's
+``check.json``, a run's log or ledger, the report generated beside the record), so that a
+page cannot drift from what was measured.
+"""
+
+import json
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+RESULTS = ROOT / "results"
+BLOB = "https://github.com/C2SM/iconbench/blob/main/"
+MAX_LINES = 300
+# Pages being rewritten alongside this layout; they are split after they land (each over
+# MAX_LINES today). Remove a name once its page is split.
+NOT_YET_SPLIT = {"ci.md", "testing.md"}
+
+
+def _pages() -> list[pathlib.Path]:
+    """Every markdown page the docs build reads (docs/examples is not published)."""
+    return sorted(p for p in DOCS.rglob("*.md") if "examples" not in p.relative_to(DOCS).parts)
+
+
+def _page(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+def _check(record: str) -> dict:
+    return json.loads((RESULTS / record / "check.json").read_text())
+
+
+def _text_blocks(page: str) -> list[list[str]]:
+    """The lines of each ```text block of a page."""
+    return [b.splitlines() for b in re.findall(r"```text\n(.*?)```", _page(page), re.S)]
+
+
+def test_no_page_is_over_300_lines():
+    long = {
+        p.relative_to(DOCS).as_posix(): n
+        for p in _pages()
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert set(long) <= NOT_YET_SPLIT, f"pages over {MAX_LINES} lines: {long}"
+
+
+def test_every_link_into_the_repository_names_a_file_that_exists():
+    links = [
+        (page.relative_to(DOCS).as_posix(), path)
+        for page in _pages()
+        for path in re.findall(re.escape(BLOB) + r"([^)#\s]+)", page.read_text(encoding="utf-8"))
+    ]
+    assert len(links) >= 20  # the how-tos, explanations and record pages link their records
+    missing = [(page, path) for page, path in links if not (ROOT / path).exists()]
+    assert not missing, missing
+
+
+def test_no_measurement_diary_is_left_in_docs():
+    """Each record's narrative lives beside it; docs/ holds no record files."""
+    assert not (DOCS / "verification").exists()
+    assert not list(DOCS.glob("*.jsonl"))
+    for name in ("pr-check-h100.md", "results-h100.md", "nightly-gpu.md", "granules-h100.md"):
+        assert len(_page(name).splitlines()) < 60, name
+
+
+# --- the tutorial: its two runs, as their logs have them -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("block", "record"), [(0, "demo-cpu-2026-12-02"), (1, "demo-h200-2026-12-02")]
+)
+def test_the_tutorials_tables_are_what_the_demo_printed(block, record):
+    log = (RESULTS / record / "demo.log").read_text().splitlines()
+    table = _text_blocks("tutorial/first-run.md")[block]
+    assert len(table) == 6
+    assert all(line in log for line in table), record
+
+
+@pytest.mark.parametrize(
+    ("record", "whole", "compiles"),
+    [("demo-cpu-2026-12-02", "3 min 14 s", "118 s"), ("demo-h200-2026-12-02", "1 min 1 s", "36 s")],
+)
+def test_the_tutorials_times_are_the_demos(record, whole, compiles):
+    log = (RESULTS / record / "demo.log").read_text()
+    minutes, seconds = re.search(r"^real\t(\d+)m(\d+)\.\d+s$", log, re.M).groups()
+    compiled = re.search(r"precompile: \d+ compiled in (\d+)s", log).group(1)
+    assert (whole, compiles) == (f"{minutes} min {seconds} s", f"{compiled} s")
+    page = _page("tutorial/first-run.md")
+    assert whole in page
+    assert compiles in page
+
+
+# --- the check: its phases and verdicts, as its check.json has them -------------------------
+
+CHECK_TIME_ROWS = {
+    "pr-check-h200/icon4py-1405-empty-a6be4e0-1653": "empty",
+    "pr-check-h200/icon4py-1405-main-a6be4e0-1648": "main's builds",
+    "pr-check-h100/icon4py-1405-rerun-2026-11-27": "both sides' builds",
+    "pr-check-h100/icon4py-comment-2026-11-26j": "both sides' builds",
+}
+
+
+def _seconds(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f} s"
+
+
+@pytest.mark.parametrize("record", CHECK_TIME_ROWS)
+def test_each_check_time_row_is_its_check_json(record):
+    check = _check(record)
+    phases = check["phases"]
+    row = next(
+        line for line in _page("explanation/check-time.md").splitlines() if f"/{record}/" in line
+    )
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:] == [
+        CHECK_TIME_ROWS[record],
+        _seconds(check["total_s"]),
+        _seconds(phases["precompile"]),
+        _seconds(phases["measure"]),
+        _seconds(phases.get("why")),
+    ]
+    named = re.search(r"(\d+) cases", cells[0])  # the rows after the first say "the same"
+    assert named is None or int(named.group(1)) == check["cases"]
+
+
+@pytest.mark.parametrize(
+    ("record", "cache"),
+    [
+        ("pr-check-h200/icon4py-1405-empty-a6be4e0-1653", "empty"),
+        ("pr-check-h200/icon4py-1405-main-a6be4e0-1648", "main's builds"),
+    ],
+)
+def test_the_pr_check_pages_rows_are_their_check_json(record, cache):
+    check = _check(record)
+    row = f"| {cache} | {check['total_s']:.1f} s | {check['phases']['precompile']:.1f} s |"
+    page = _page("pr-check-h100.md")
+    assert row in page
+    assert f"{check['counts']['regression']} regressions" in page
+    assert f"({check['cases']} cases" in page
+
+
+def test_the_inconclusive_example_is_the_checks_own_record():
+    check = _check("pr-check-h100/icon4py-1405-2026-11-27")
+    page = " ".join(_page("explanation/statistics.md").split())
+    assert f"ended with {check['counts']['inconclusive']} inconclusive" in page
+    assert f'"{check["stopped"]}"' in page
+
+
+def test_the_comment_the_reviewer_reads_is_the_checks_comment():
+    comment = (DOCS / "examples" / "comment-h100-icon4py-1405.md").read_text()
+    check = _check("pr-check-h100/icon4py-1405-2026-11-27")
+    verdict, row = _text_blocks("how-to/read-the-comment.md")[:2]
+    assert verdict[0] in comment.splitlines()
+    counts = check["counts"]
+    assert (
+        f"**{counts['regression']} regressions**, {counts['improvement']} improvements, "
+        f"{counts['unchanged']} unchanged, {counts['inconclusive']} inconclusive" in verdict[0]
+    )
+    tail = row[0].removeprefix("| ... ")
+    assert any(line.endswith(tail) for line in comment.splitlines())
+    page = _page("how-to/read-the-comment.md")
+    estimate = re.search(
+        r"^\| gtfn_gpu \| ([0-9.]+ %) \| ([0-9.]+x) \| \*\*([0-9.]+x)\*\*", comment, re.M
+    )
+    share, base, head = estimate.groups()
+    assert f"gtfn_gpu went from {base} to {head} over {share} of the step" in " ".join(page.split())
+    q = re.search(r"\*\*(\+22\.8 %)\*\* \| 95 % CI [^|]*, q = (\S+) \|", comment)
+    assert f"`q = {q.group(2)}` beside `{q.group(1)}`" in _page("explanation/statistics.md")
+
+
+# --- the record pages ---------------------------------------------------------------------
+
+
+def test_the_h100_results_page_quotes_the_generated_report():
+    report = (RESULTS / "h100" / "README.md").read_text()
+    page = " ".join(_page("results-h100.md").split())
+    for backend, measured in (("gtfn_gpu", "192 / 192"), ("dace_gpu", "119 / 192")):
+        assert re.search(rf"^\| {backend} \| {measured} \(", report, re.M)
+        assert f"**{backend} {measured}**" in page
+    failed = re.search(r"\*\*(\d+) of \1 succeeded\*\* \| dace_gpu", report.replace("\n", " "))
+    assert failed is None or failed.group(1) == "73"
+    assert "**73 of 73 succeeded**" in report
+    assert "whose 73 failures all compile with the pinned dace 2.0.0a6" in page
+
+
+def test_the_granules_page_quotes_the_integrate_nh_rows():
+    report = (RESULTS / "h100" / "granules" / "README.md").read_text()
+    rows = re.findall(
+        r"^\| `integrate_nh` \| ([0-9,.]+) \| .* \| 5 x nh_solve \+ nh_hdiff "
+        r"\| ([0-9,.]+) \| ([0-9.]+) \|",
+        report,
+        re.M,
+    )
+    (dace_wall, openacc, dace_speedup), (gtfn_wall, openacc_again, gtfn_speedup) = rows
+    assert openacc == openacc_again
+    page = " ".join(_page("granules-h100.md").split())
+    assert f"**{dace_wall} µs** a call on dace_gpu and **{gtfn_wall} µs** on gtfn_gpu" in page
+    assert f"against {openacc} µs" in page
+    assert f"speed-ups of {dace_speedup} and {gtfn_speedup}" in page
+
+
+def test_the_cpu_aa_page_is_its_ten_checks():
+    checks = [
+        json.loads(line)
+        for line in (RESULTS / "pr-check-cpu-aa" / "aa.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    regressions = sum(c["counts"]["regression"] for c in checks)
+    improvements = sum(c["counts"]["improvement"] for c in checks)
+    low, high = min(c["total_s"] for c in checks), max(c["total_s"] for c in checks)
+    page = " ".join(_page("pr-check-cpu-aa.md").split())
+    assert (
+        f"**{regressions} regressions and {improvements} improvements in "
+        f"{len(checks)} of {len(checks)} checks**, each {int(low)}-{round(high)} s" in page
+    )
+
+
+def test_the_nightly_page_quotes_the_nights_whole_times():
+    log = (RESULTS / "nightly-4xh200" / "nightly-gpus.log").read_text()
+    whole = dict(re.findall(r"\] (night-\d): exit 0 after (\d+) s", log))
+    assert "night-3: ci/gpu/nightly-host --gpus 4 --road devices" in log
+    page = " ".join(_page("nightly-gpu.md").split())
+    assert f"**{whole['night-1']} s** from an empty build cache" in page
+    assert f"**{whole['night-3']} s** with an earlier night's builds on the devices road" in page
+
+
+def test_the_speedup_page_quotes_both_records():
+    h100 = (RESULTS / "h100-mch_icon-ch1_medium" / "README.md").read_text()
+    estimates = dict(
+        re.findall(r"^backend (\w+)\n.*?^  integrate_nh estimate: ([0-9.]+x)", h100, re.M | re.S)
+    )
+    h200 = (RESULTS / "h200-mch_r19b08_lam" / "README.md").read_text()
+    generated = dict(re.findall(r"^\| (\w+_gpu) \| \*\*([0-9.]+x)\*\* \[", h200, re.M))
+    page = _page("speedup-mch_icon-ch1_medium.md")
+    for backend in ("dace_gpu", "gtfn_gpu"):
+        assert f"| {backend} | {estimates[backend]} | {generated[backend]} |" in page
