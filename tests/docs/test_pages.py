@@ -239,3 +239,16 @@ def test_the_speedup_page_quotes_both_records():
     page = _page("speedup-mch_icon-ch1_medium.md")
     for backend in ("dace_gpu", "gtfn_gpu"):
         assert f"| {backend} | {estimates[backend]} | {generated[backend]} |" in page
+
+
+def test_the_separate_runs_page_quotes_the_nightly_trust_record():
+    """The record's tables are held to the runs' summaries by tests/gate/test_nightly_trust_doc."""
+    record = (RESULTS / "nightly-trust-h100" / "README.md").read_text()
+    nights = r"^\| (H[12]00[^|]*) \| (pass, 24 unchanged) \| \2 \| \2 \|"  # 1-2, 2-3, 1-3
+    same_code = re.findall(nights, record, re.M)
+    assert len(same_code) == 3
+    confirmed = re.search(r"`slow-two`.*\| confirmed: ([0-9.]+x) \[", record).group(1)
+    page = " ".join(_page("gate-separate-runs.md").split())
+    assert "three GPU hosts (two H100, one H200)" in page
+    assert "**0 regressions and 0 improvements in every pair**" in page
+    assert f"confirmed by its interleaved A/B at **{confirmed}**" in page

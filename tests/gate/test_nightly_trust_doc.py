@@ -1,4 +1,4 @@
-"""docs/gate.md's "Two separate runs" tables are the summaries of the runs they name.
+"""results/nightly-trust-h100/README.md's tables are the summaries of the runs they name.
 
 Each row of the same-code table and of the planted-steps table is read back from the compare
 and confirmation summaries of ``results/nightly-trust-h100/2026-11-27c`` (restored from git
@@ -15,7 +15,7 @@ from tests.archived_results import REPO, restored
 from iconbench.records.summary import BenchmarkResult, Summary
 
 RUN = "results/nightly-trust-h100/2026-11-27c"
-DOC = (REPO / "docs" / "gate.md").read_text()
+DOC = (REPO / "results" / "nightly-trust-h100" / "README.md").read_text()
 
 
 def _summary(name: str) -> Summary:
