@@ -1,5 +1,5 @@
 """Each committed example comment is what ``iconbench comment --dry-run`` renders from its
-committed gate summary (docs/bot.md, "Examples", has the commands).
+committed gate summary (docs/bot-examples.md has the commands).
 
 The two H100 checks on the experiment's grid show the OpenACC section a reviewer reads:
 icon4py #1405 (``cafee706`` -> ``9cbcaa0775``, the check of 2026-11-27,
@@ -25,7 +25,7 @@ from iconbench.records.summary import Summary
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "docs" / "examples"
 SITE = "https://c2sm.github.io/iconbench"
-#: comment, its summary, the pull request, the site (as docs/bot.md's commands give them)
+#: comment, its summary, the pull request, the site (as docs/bot-examples.md gives them)
 RENDERED = [
     ("comment-h100-icon4py-1405.md",
      restored("results/pr-check-h100/icon4py-1405-2026-11-27") / "gate-summary.json",

@@ -1,7 +1,7 @@
 """The comment's content from real summaries (H100 result sets of two commits).
 
 ``docs/examples/summary-h100-7212540-fd920c0.json`` is ``iconbench compare results/h100@7212540
-results/h100@fd920c0 --experiment mch_icon-ch1_medium`` (docs/bot.md, Examples).
+results/h100@fd920c0 --experiment mch_icon-ch1_medium`` (docs/bot-examples.md).
 """
 
 from __future__ import annotations
