@@ -23,7 +23,7 @@ class Granules(Command):
         "--out results/h100/granules",
         "iconbench granules measure --backends gtfn_gpu --experiment mch_icon-ch1_medium --out g/",
         "iconbench granules report results/h100/granules/*.json --baseline NAME "
-        "--suite results/h100 --out docs/granules-h100.md",
+        "--suite results/h100 --out results/h100/granules/README.md",
     )
 
     @classmethod

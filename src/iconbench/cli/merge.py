@@ -21,7 +21,7 @@ class Merge(Command):
     examples = (
         "iconbench merge shard-1 shard-2 shard-3 shard-4 --out results/nightly",
         "iconbench merge results/shard-* --out results/merged --json",
-        "iconbench merge part-1.json part-2.json --out docs/verification/dace_cpu_tiny_lam",
+        "iconbench merge part-1.json part-2.json --out results/verification/dace_cpu_tiny_lam",
     )
 
     @classmethod

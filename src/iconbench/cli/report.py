@@ -15,7 +15,7 @@ class Report(Command):
     summary = "the markdown report of result directories (coverage, cost, repeatability, speed-up)"
     examples = (
         "iconbench report results/h100 results/h100-mch_icon-ch1_medium "
-        "results/h100-ch1_medium-dace-2.0.0a6 --out docs/results-h100.md",
+        "results/h100-ch1_medium-dace-2.0.0a6 --out results/h100/README.md",
         "iconbench report /tmp/run --one-variant   # coverage against each program's first variant",
     )
 

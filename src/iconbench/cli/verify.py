@@ -17,9 +17,9 @@ class Verify(Command):
     examples = (
         "iconbench verify --backends gtfn_cpu --grid tiny --programs compute_tangential_wind",
         "iconbench verify --backends gtfn_cpu,dace_cpu --grid tiny_lam "
-        "--out docs/verification/cpu.md",
+        "--out results/verification/cpu.md",
         "iconbench verify --backends gtfn_gpu,dace_gpu --grid tiny_lam --jobs 8 "
-        "--out docs/verification/gpu.md",
+        "--out results/verification/gpu.md",
         "iconbench verify --backends gtfn_gpu --grid tiny_lam --one-variant --jobs 14",
         "iconbench verify --backends dace_cpu --grid tiny_lam --shard 1/2 --out part-1 "
         "(then: iconbench merge part-1.json part-2.json --out dace_cpu)",

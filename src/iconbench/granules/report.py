@@ -1,4 +1,4 @@
-"""Markdown report of granule results (``reporting/granules.md.j2``), e.g. docs/granules-h100.md."""
+"""Markdown report of granule results (``reporting/granules.md.j2``): results/h100/granules/."""
 
 from __future__ import annotations
 
