@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT / "docs"))  # cli_reference: the parser of the comma
 
 project = "iconbench"
 author = "C2SM"
-copyright = "2026, C2SM"  # noqa: A001  (Sphinx's name)
+copyright = "2026, C2SM"
 
 extensions = ["myst_parser", "sphinxarg.ext"]
 source_suffix = {".md": "markdown"}
@@ -30,7 +30,6 @@ exclude_patterns = ["_build", "examples"]
 myst_heading_anchors = 3
 myst_enable_extensions = ["colon_fence", "deflist"]
 nitpicky = True
-suppress_warnings: list[str] = []
 
 html_theme = "sphinx_rtd_theme"
 html_title = "iconbench"
