@@ -34,3 +34,4 @@ nitpicky = True
 html_theme = "sphinx_rtd_theme"
 html_title = "iconbench"
 html_show_sourcelink = False
+html_copy_source = False  # the published site carries the pages, not their sources
