@@ -30,6 +30,8 @@ exclude_patterns = ["_build", "examples"]
 myst_heading_anchors = 3
 myst_enable_extensions = ["colon_fence", "deflist"]
 nitpicky = True
+# option names such as --out stay as typed (smart quotes would make "--" a dash)
+smartquotes = False
 
 html_theme = "sphinx_rtd_theme"
 html_title = "iconbench"
