@@ -15,6 +15,8 @@ everything) is a request too: the comment workflow reads it, never the code, and
 check by ``workflow_dispatch`` only when it is trusted; the PR's refs are looked up then
 (``gh pr view``). Whether a request is trusted is :mod:`iconbench.selection.trust`'s to say.
 
+``python -m iconbench.selection.request workflow_run EVENT_FILE REPOSITORY REQUEST_FILE``
+is the publishing job's: what a finished run measured, and its trust (:func:`from_workflow_run`).
 ``python -m iconbench.selection.request EVENT_NAME EVENT_FILE REPOSITORY`` prints
 ``key=value`` lines for ``$GITHUB_OUTPUT``; with ``GH_TOKEN`` (or ``GITHUB_TOKEN``) in its
 environment it asks the collaborators API about a comment's author whose association does
@@ -26,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import pathlib
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -189,6 +192,94 @@ def _request(  # noqa: PLR0917
     )  # fmt: skip
 
 
+_COMPONENTS = frozenset({"iconbench", *REPOSITORIES.values()})
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    """The ``key=value`` lines of :meth:`Request.outputs` (the request artifact), checked."""
+    fields = {f.name for f in dataclasses.fields(Request)}
+    values = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if not sep or key not in fields or key in values:
+            raise IconbenchError(f"request artifact: line {line[:60]!r} is not one of its fields")
+        values[key] = value
+    return values
+
+
+def from_workflow_run(
+    event: Mapping[str, Any],
+    recorded: str,
+    repository: str,
+    pull_head: Callable[[int], str] | None = None,
+) -> Request:
+    """What the publishing job posts for a finished measuring run, and whether it is trusted.
+
+    ``event``: the ``workflow_run`` event (GitHub's own account of the run: which event
+    started it, its head commit, the head's repository); ``recorded``: the request the run's
+    ``request`` job recorded. A run started by ``pull_request`` ran the head's own workflow
+    file, so its record is data: its trust comes from the event alone (a fork's head: not
+    trusted), its head must be the event's, and ``pull_head(pr)`` (the pull request's head as
+    GitHub has it) must be that head too. A dispatched run ran the default branch's workflow,
+    whose ``request`` job read the dispatch before any code under test ran: its record holds.
+    """
+    run = event.get("workflow_run") or {}
+    values = parse_outputs(recorded)
+    if values.get("run") != "true":
+        return Request(False)
+    component = values.get("component", "")
+    origin = values.get("repository", "")
+    if component not in _COMPONENTS or origin not in {repository, *REPOSITORIES}:
+        raise IconbenchError(f"request artifact: {component!r} of {origin!r} is not checked here")
+    pr = _number(values.get("pr"), "request artifact: pr")
+    head = _ref(values.get("head"), "head")
+    base = _ref(values.get("base"), "base")
+    started_by = str(run.get("event", ""))
+    if started_by == "pull_request":
+        head_sha = str(run.get("head_sha", ""))
+        own = (run.get("repository") or {}).get("full_name") or repository
+        fork_of = (run.get("head_repository") or {}).get("full_name") or ""
+        if origin != repository or head != head_sha:
+            raise IconbenchError(
+                f"request artifact: {origin}@{head[:12]} is not the run's head "
+                f"{repository}@{head_sha[:12]}"
+            )
+        if pull_head is None or pull_head(pr) != head_sha:
+            raise IconbenchError(f"pull request #{pr}'s head is not {head_sha[:12]}: not posted")
+        return Request(
+            True, component, origin, pr, base, head, values.get("full") == "true",
+            trusted=fork_of == own, sender=values.get("sender", ""), fork=fork_of != own,
+        )  # fmt: skip
+    if started_by in {"workflow_dispatch", "repository_dispatch"}:
+        return Request(
+            True, component, origin, pr, base, head, values.get("full") == "true",
+            trusted=values.get("trusted") == "true", sender=values.get("sender", ""),
+            fork=values.get("fork") == "true",
+        )  # fmt: skip
+    raise IconbenchError(f"a run started by {started_by!r} is not a benchmark check")
+
+
+def _pull_head(repository: str) -> Callable[[int], str] | None:
+    """A pull request's head commit as GitHub has it, with the workflow's token."""
+    token = os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")
+    if not token:
+        return None
+    server = os.environ.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+
+    def head(pr: int) -> str:
+        import github3
+
+        github = (
+            github3.login(token=token)
+            if server == "https://github.com"
+            else github3.enterprise_login(token=token, url=server)
+        )
+        owner, _, name = repository.partition("/")
+        return str(github.pull_request(owner, name, pr).head.sha)
+
+    return head
+
+
 def _may_write(repository: str) -> Callable[[str], bool] | None:
     """The collaborators API with the workflow's token, when it has one."""
     token = os.environ.get("GH_TOKEN") or os.environ.get("GITHUB_TOKEN")
@@ -203,7 +294,12 @@ if __name__ == "__main__":
     try:
         with open(sys.argv[2], encoding="utf-8") as handle:
             event = json.load(handle)
-        print(from_event(sys.argv[1], event, sys.argv[3], _may_write(sys.argv[3])).outputs())
+        if sys.argv[1] == "workflow_run":  # ... EVENT_FILE REPOSITORY REQUEST_FILE
+            recorded = pathlib.Path(sys.argv[4]).read_text(encoding="utf-8")[:10_000]
+            found = from_workflow_run(event, recorded, sys.argv[3], _pull_head(sys.argv[3]))
+        else:
+            found = from_event(sys.argv[1], event, sys.argv[3], _may_write(sys.argv[3]))
+        print(found.outputs())
     except (IconbenchError, OSError, ValueError, KeyError, IndexError, TypeError) as error:
         print(f"request: {error}", file=sys.stderr)
         sys.exit(2)
