@@ -141,7 +141,8 @@ def evil_check(tmp_path_factory, git):
     done = subprocess.run(
         ["bash", str(checkout / "ci" / "pr-check"), "--component", "icon4py", "--repo",
          str(repo), "--base", "main", "--head", "evil", "--out", str(out), "--until", "gate",
-         "--dry-run", "--untrusted", "--backends", "embedded", "--max-blocks", "1",
+         "--dry-run", "--untrusted", "--backends", "embedded",
+         "--min-blocks", "1", "--max-blocks", "1",
          "--programs", r"^compute_tangential_wind\["],
         env=env, check=False, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
