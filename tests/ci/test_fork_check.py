@@ -11,25 +11,20 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 import zipfile
 
+import pytest
+from tests.ci.installed_repos import main_of
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # 160 s on 2 loaded cores; its roads are tested on their own by default
 def test_a_forks_dispatched_gt4py_change_is_measured_untrusted_and_posted(tmp_path, git):
-    import gt4py
-
     repos = tmp_path / "repos"
-    gt4py_repo = repos / "gt4py"
-    shutil.copytree(pathlib.Path(gt4py.__file__).parent, gt4py_repo / "src" / "gt4py",
-                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
-    (gt4py_repo / "pyproject.toml").write_text('[project]\nname = "gt4py"\nversion = "1.2.1"\n')
-    git(gt4py_repo, "init", "-q", "-b", "main")
-    git(gt4py_repo, "add", "-A")
-    git(gt4py_repo, "commit", "-qm", "gt4py 1.2.1")
+    gt4py_repo = main_of("gt4py", repos / "gt4py", git, "gt4py 1.2.1")
     git(gt4py_repo, "checkout", "-qb", "comment")
     codegen = gt4py_repo / "src/gt4py/next/program_processors/codegens/gtfn/codegen.py"
     codegen.write_text(codegen.read_text() + "\n# reviewed\n")
@@ -42,7 +37,7 @@ def test_a_forks_dispatched_gt4py_change_is_measured_untrusted_and_posted(tmp_pa
         "ICONBENCH_PYTHON": sys.executable,
         "ICONBENCH_GRID": "tiny",
         "ICONBENCH_BACKENDS": "embedded",
-        "ICONBENCH_CHECK_ARGS": "--dry-run --min-blocks 1 --max-blocks 1",
+        "ICONBENCH_CHECK_ARGS": "--min-blocks 1 --max-blocks 1",
     }
     done = subprocess.run(
         ["bash", str(REPO / "ci" / "gpu" / "fork-check"), str(repos), str(out), "comment"],
@@ -55,7 +50,12 @@ def test_a_forks_dispatched_gt4py_change_is_measured_untrusted_and_posted(tmp_pa
     unprivileged = record["unprivileged"]
     assert unprivileged["exit"] in (0, 1)
     assert unprivileged["verdict"] in ("pass", "regression")
-    assert list(unprivileged["phases"]) == ["select", "environments", "measure", "gate"]
+    assert list(unprivileged["phases"]) == [
+        "select",
+        "environments",
+        "measure",
+        "gate",
+    ]  # nothing to compile on embedded
     assert unprivileged["planted_secret_in_results"] == []
     # the artifact as upload-artifact lays it out: the files relative to results/pr
     with zipfile.ZipFile(out / "artifact" / "results.zip") as handle:

@@ -19,6 +19,7 @@ import subprocess
 import sys
 
 import pytest
+from tests.ci.installed_repos import main_of
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 STENCIL = "model/atmosphere/dycore/src/icon4py/model/atmosphere/dycore/stencils"
@@ -75,8 +76,6 @@ def _tree(root: pathlib.Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def evil_check(tmp_path_factory, git):
     """A runner with a shared cache, a history, a home with tokens; the evil head checked."""
-    from icon4py.model.atmosphere import dycore
-
     top = tmp_path_factory.mktemp("untrusted")
     shared = top / "shared-cache"
     other_stack = shared / "gt4py" / "other-stack" / ".gt4py_cache"
@@ -99,15 +98,7 @@ def evil_check(tmp_path_factory, git):
     git(checkout, "config", "http.https://github.com/.extraheader",
         f"AUTHORIZATION: basic {SECRETS['extraheader']}")  # fmt: skip
 
-    repo = top / "icon4py"
-    target = repo / "model/atmosphere/dycore/src/icon4py/model/atmosphere/dycore"
-    shutil.copytree(
-        pathlib.Path(dycore.__file__).parent, target, ignore=shutil.ignore_patterns("__pycache__")
-    )
-    (repo / "pyproject.toml").write_text('[project]\nname = "icon4py"\nversion = "0.4.1"\n')
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
+    repo = main_of("icon4py", top / "icon4py", git)
     git(repo, "checkout", "-qb", "evil")
     loot = top / "loot.jsonl"
     targets = [
@@ -141,7 +132,7 @@ def evil_check(tmp_path_factory, git):
     done = subprocess.run(
         ["bash", str(checkout / "ci" / "pr-check"), "--component", "icon4py", "--repo",
          str(repo), "--base", "main", "--head", "evil", "--out", str(out), "--until", "gate",
-         "--dry-run", "--untrusted", "--backends", "embedded",
+         "--untrusted", "--backends", "embedded", "--grid", "tiny",
          "--min-blocks", "1", "--max-blocks", "1",
          "--programs", r"^compute_tangential_wind\["],
         env=env, check=False, capture_output=True, text=True, timeout=900,
