@@ -37,7 +37,8 @@ from iconbench.errors import IconbenchError
 #: Environment names the check needs (exactly, or as a prefix ending in ``_``).
 KEEP = (
     "PATH", "LANG", "LC_ALL", "TZ", "TERM", "USER", "LOGNAME", "SHELL", "TMPDIR",
-    "PYTHONPATH", "PYTHONUNBUFFERED", "PYTHONHASHSEED", "VIRTUAL_ENV", "LD_LIBRARY_PATH",
+    "PYTHONPATH", "PYTHONUNBUFFERED", "PYTHONHASHSEED", "PYTHONOPTIMIZE", "PYTHONPYCACHEPREFIX",
+    "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV", "LD_LIBRARY_PATH", "NUMBA_",
     "ICONBENCH_", "GT4PY_", "DACE_", "CUDA_", "NVIDIA_", "CUPY_", "HIP_", "ROCM_", "OMP_",
     "CC", "CXX", "CPATH", "LIBRARY_PATH", "UV_", "SLURM_", "CSCS_",
 )  # fmt: skip
