@@ -1,8 +1,9 @@
 """A small GitHub REST server on 127.0.0.1: the endpoints github3.py calls for the bot.
 
 Endpoints (GitHub Enterprise layout, under ``/api/v3``): the token's user (``/user``), the
-repository, an issue, a pull request, the issue's comments (list with ``Link`` pagination,
-at most 30 per page; create), one comment (get, edit, delete) and commit statuses (create).
+repository, its collaborators (one page, with their permissions), an issue, a pull request,
+the issue's comments (list with ``Link`` pagination, at most 30 per page; create), one
+comment (get, edit, delete) and commit statuses (create).
 Every answer carries the rate-limit headers. Like GitHub it
 
 * knows whose token it is (:attr:`State.accounts`): a comment is written by the token's
@@ -71,6 +72,8 @@ class State:
     requests: list[tuple[str, str, str]] = dataclasses.field(default_factory=list)
     failures: list[Failure] = dataclasses.field(default_factory=list)
     next_id: int = 1000
+    #: login -> the repository permissions GitHub lists for a collaborator (``/collaborators``)
+    collaborators: dict[str, dict[str, bool]] = dataclasses.field(default_factory=dict)
     #: seconds a create takes (lets two runs interleave in the race test)
     create_delay_s: float = 0.0
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
@@ -323,6 +326,11 @@ class Handler(BaseHTTPRequestHandler):
         rest = path[len(prefix) :]
         if method == "GET" and rest == "":
             self._send(200, self._repository())
+        elif method == "GET" and rest == "/collaborators":
+            self._send(200, [
+                {**_user(self.base, login), "permissions": permissions}
+                for login, permissions in sorted(s.collaborators.items())
+            ])  # fmt: skip
         elif method == "GET" and rest == f"/issues/{s.number}":
             self._send(200, self._issue())
         elif method == "GET" and rest == f"/pulls/{s.number}":

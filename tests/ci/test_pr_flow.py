@@ -10,7 +10,6 @@ fake GitHub on 127.0.0.1 and renders the site.
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
@@ -24,17 +23,9 @@ TOKEN = "ghp_iconbenchPRFLOW0123456789secret"
 @pytest.fixture(scope="module")
 def fake_icon4py(tmp_path_factory, git):
     """main: a copy of the installed dycore; pr: one comment added to a stencil module."""
-    from icon4py.model.atmosphere import dycore
+    from tests.ci.installed_repos import main_of
 
-    repo = tmp_path_factory.mktemp("pr-flow") / "icon4py"
-    target = repo / "model/atmosphere/dycore/src/icon4py/model/atmosphere/dycore"
-    shutil.copytree(
-        pathlib.Path(dycore.__file__).parent, target, ignore=shutil.ignore_patterns("__pycache__")
-    )
-    (repo / "pyproject.toml").write_text('[project]\nname = "icon4py"\nversion = "0.4.1"\n')
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
+    repo = main_of("icon4py", tmp_path_factory.mktemp("pr-flow") / "icon4py", git)
     git(repo, "checkout", "-qb", "pr")
     stencil = repo / STENCIL / "compute_tangential_wind.py"
     stencil.write_text(stencil.read_text() + "\n# reviewed\n")
@@ -226,16 +217,10 @@ def test_a_regression_with_a_failing_bot_exits_1_and_builds_the_site(tmp_path, g
     A gt4py pull request adds 200 µs of host work to every program call (about 7x the host
     overhead of compute_tangential_wind on gtfn_cpu); the bot's token is refused (401).
     """
-    import gt4py
     from tests.bot.fake_github import FakeGitHub, State
+    from tests.ci.installed_repos import main_of
 
-    repo = tmp_path / "gt4py"
-    shutil.copytree(pathlib.Path(gt4py.__file__).parent, repo / "src" / "gt4py",
-                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
-    (repo / "pyproject.toml").write_text('[project]\nname = "gt4py"\nversion = "1.2.1"\n')
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
+    repo = main_of("gt4py", tmp_path / "gt4py", git)
     git(repo, "checkout", "-qb", "slow")
     decorator = repo / "src/gt4py/next/ffront/decorator.py"
     text = decorator.read_text()

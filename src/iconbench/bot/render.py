@@ -25,6 +25,7 @@ import pathlib
 from collections.abc import Sequence
 from typing import Any
 
+from iconbench.bot import escape
 from iconbench.bot.links import Site
 from iconbench.bot.target import PullRequest
 from iconbench.records.kernels import KernelDiff
@@ -122,11 +123,12 @@ def _side_value(sample: Sample | None, unit: str) -> str:
 
 
 def _link(text: str, url: str | None) -> str:
-    return f"[{text}]({url})" if url else text
+    """``text`` (already markdown) linked to ``url`` (encoded: it cannot end the link early)."""
+    return f"[{text}]({escape.url(url)})" if url else text
 
 
 def _commit(side: Side, pr: PullRequest) -> str:
-    return _link(f"`{side.short}`", pr.commit_url(side.commit, side.component or None))
+    return _link(escape.code(side.short), pr.commit_url(side.commit, side.component or None))
 
 
 def _stack_entry(name: str, value: str, pr: PullRequest) -> str:
@@ -135,25 +137,25 @@ def _stack_entry(name: str, value: str, pr: PullRequest) -> str:
         return "–"
     text = str(value)
     if len(text) >= 7 and all(c in "0123456789abcdef" for c in text.lower()):
-        return _link(f"`{text[:7]}`", pr.commit_url(text, name))
+        return _link(escape.code(text[:7]), pr.commit_url(text, name))
     package = {"icon4py": "icon4py-common"}.get(name, name)
-    return _link(text, f"https://pypi.org/project/{package}/{text}/")
+    return _link(escape.text(text), f"https://pypi.org/project/{package}/{text}/")
 
 
 def _escape(text: str) -> str:
-    """Make free text safe in a table cell on one line."""
-    return " ".join(str(text).replace("|", "\\|").replace("<", "&lt;").split())
+    """Free text, safe in a table cell on one line (:func:`iconbench.bot.escape.text`)."""
+    return escape.text(text)
 
 
 def _row(bench: Benchmark, level: float, site: Site | None) -> dict[str, str]:
-    program = f"`{bench.program}`"
+    program = escape.code(bench.program)
     if site is not None:
-        program = f"[{program}]({site.program(bench.program)})"
+        program = _link(program, site.program(bench.program))
     return {
         "program": program,
-        "variant": "" if bench.variant == "default" else f"`{_escape(bench.variant)}`",
-        "backend": bench.backend,
-        "metric": bench.metric.replace("_", " "),
+        "variant": "" if bench.variant == "default" else escape.code(bench.variant),
+        "backend": escape.text(bench.backend),
+        "metric": escape.text(bench.metric.replace("_", " ")),
         "base": _side_value(bench.base, bench.unit),
         "head": _side_value(bench.head, bench.unit),
         "change": format_change(bench.ratio)
@@ -169,8 +171,9 @@ def _named(benches: Sequence[Benchmark], limit: int, why: bool = False) -> tuple
     names = []
     for bench in benches[:limit]:
         variant = "" if bench.variant == "default" else f"[{bench.variant}]"
-        text = f"`{bench.program}{variant}` ({bench.backend}"
-        text += f", {bench.metric.replace('_', ' ')})" if bench.metric != "device_time" else ")"
+        text = f"{escape.code(bench.program + variant)} ({escape.text(bench.backend)}"
+        metric = escape.text(bench.metric.replace("_", " "))
+        text += f", {metric})" if bench.metric != "device_time" else ")"
         reason = bench.error or (bench.head.error if bench.head else None) or "; ".join(bench.notes)
         held = bench.confirmation
         if held is not None and not held.confirmed:  # the flag, and what the A/B found instead
@@ -228,7 +231,7 @@ def verdict_line(summary: Summary) -> str:
 
 def _fenced(text: str) -> str:
     """Generated code made safe inside a markdown code fence."""
-    return text.replace("```", "`\u200b``")
+    return escape.in_fence(text)
 
 
 def _kernel_row(change: Any) -> dict[str, str]:
@@ -242,7 +245,7 @@ def _kernel_row(change: Any) -> dict[str, str]:
         moved = format_change(change.ratio)
     written = counters(change)
     return {
-        "kernel": f"`{_escape(change.kernel)}`",
+        "kernel": escape.code(change.kernel),
         "launches": written["count"],
         "block": written["block"],
         "base": format_time(base.device_s if base else None),
@@ -273,19 +276,19 @@ def _why(summary: Summary, site: Site | None, detail: Detail) -> dict[str, Any] 
         bench = benches.get(why.id)
         case, _, metric = why.id.split("|")
         variant = case.partition("[")[2].rstrip("]")
-        program = f"`{why.program}`"
+        program = escape.code(why.program)
         if site is not None:
-            program = f"[{program}]({site.program(why.program)})"
+            program = _link(program, site.program(why.program))
         entry: dict[str, Any] = {
             "program": program,
             "variant": _variant(variant),
             "same": [_also(other, benches) for other in why.same_kernels],
             "alike": [_also(other.id, benches, other.kernels) for other in table.alike],
-            "backend": why.backend,
-            "metric": metric.replace("_", " "),
+            "backend": escape.text(why.backend),
+            "metric": escape.text(metric.replace("_", " ")),
             "change": format_change(bench.ratio) if bench else "–",
             "verdict": bench.verdict if bench else "",
-            "profiler": why.profiler,
+            "profiler": escape.text(why.profiler),
             "notes": [_escape(n)[:300] for n in why.notes],
             "kernels": None,
             "code": None,
@@ -308,13 +311,13 @@ def _why(summary: Summary, site: Site | None, detail: Detail) -> dict[str, Any] 
             files = len(code.files)
             entry["code"] = {
                 "identical": code.identical,
-                "fingerprint": code.base or "",
+                "fingerprint": escape.one_line(code.base or "").replace("`", ""),
                 "files": files,
                 "plural": "" if files == 1 else "s",
                 "added": sum(f.added for f in code.files),
                 "removed": sum(f.removed for f in code.files),
-                "names": ", ".join(f"`{_escape(f.path)}`" for f in code.files[:6]),
-                "source": code.source,
+                "names": ", ".join(escape.code(f.path) for f in code.files[:6]),
+                "source": escape.text(code.source),
                 "excerpt": "\n".join(_fenced(code.excerpt).splitlines()[: detail.why_diff_lines]),
                 "cut": code.shown_lines < code.changed_lines
                 or len(code.excerpt.splitlines()) > detail.why_diff_lines,
@@ -327,7 +330,7 @@ def _why(summary: Summary, site: Site | None, detail: Detail) -> dict[str, Any] 
 
 def _variant(variant: str) -> str:
     """A case's variant as the comment names it (nothing for ``default``)."""
-    return "" if variant in ("", "default") else f"`{_escape(variant)}`"
+    return "" if variant in ("", "default") else escape.code(variant)
 
 
 def _also(bench_id: str, benches: dict[str, Benchmark], profiled: KernelDiff | None = None) -> str:
@@ -373,15 +376,15 @@ def _openacc(summary: Summary, detail: Detail) -> dict[str, Any] | None:
     rows = []
     for p in compared[: detail.openacc_rows]:
         old = before.get((p.program, p.backend, p.timer))
-        names = [f"`{n}`" for n in p.program.split("+")]
+        names = [escape.code(n) for n in p.program.split("+")]
         scaled = ""
         if old is not None and (old.speedup_scaled or p.speedup_scaled):
             scaled = f"{_speedup(old.speedup_scaled)} → {_speedup(p.speedup_scaled)}"
         rows.append(
             {
                 "program": " + ".join(names),
-                "timer": f"`{p.timer}`" if p.timer != p.program else "",
-                "backend": p.backend,
+                "timer": escape.code(p.timer) if p.timer != p.program else "",
+                "backend": escape.text(p.backend),
                 "share": f"{100 * p.share:.1f} %",
                 "openacc": format_time(p.openacc_s),
                 "base": format_time(old.gt4py_s if old else None),
@@ -396,10 +399,10 @@ def _openacc(summary: Summary, detail: Detail) -> dict[str, Any] | None:
     for p in chosen:
         if p.speedup is None and p.status == "not measured":
             if any(_programs_of(m) & measured for m in p.missing):
-                why, name = "measured in other variants than ICON runs", f"`{p.timer}`"
+                why, name = "measured in other variants than ICON runs", escape.code(p.timer)
             else:
-                needs = ", ".join(f"`{m}`" for m in p.missing)
-                why, name = "not measured here", f"`{p.timer}` (needs {needs})"
+                needs = ", ".join(escape.code(m) for m in p.missing)
+                why, name = "not measured here", f"{escape.code(p.timer)} (needs {needs})"
             missing.setdefault(why, {})[name] = None
     estimates = []
     for backend in sorted(acc.head.integrate_nh):
@@ -409,7 +412,7 @@ def _openacc(summary: Summary, detail: Detail) -> dict[str, Any] | None:
         new_scaled = acc.head.integrate_nh_scaled.get(backend)
         estimates.append(
             {
-                "backend": backend,
+                "backend": escape.text(backend),
                 "coverage": f"{100 * acc.head.coverage[backend]:.1f} %"
                 if backend in acc.head.coverage
                 else "–",
@@ -465,14 +468,18 @@ def _stacks(summary: Summary, pr: PullRequest) -> str:
         {k for s in (summary.base, summary.head) for k in s.stack if k not in NOT_PACKAGES}
     )
     differ = [
-        f"{name} {_stack_entry(name, summary.base.stack.get(name, ''), pr)} → "
+        f"{escape.text(name)} {_stack_entry(name, summary.base.stack.get(name, ''), pr)} → "
         f"{_stack_entry(name, summary.head.stack.get(name, ''), pr)}"
         for name in names
         if summary.base.stack.get(name) != summary.head.stack.get(name)
     ]
     if differ:
         return "; ".join(differ)
-    shown = [f"{n} {summary.head.stack[n]}" for n in ("gt4py", "dace") if n in summary.head.stack]
+    shown = [
+        f"{n} {escape.text(summary.head.stack[n])}"
+        for n in ("gt4py", "dace")
+        if n in summary.head.stack
+    ]
     return "the same on both sides" + (f" ({', '.join(shown)}, …)" if shown else "")
 
 
@@ -544,24 +551,24 @@ def context(
     thresholds = summary.settings.thresholds
     return {
         "marker": marker,
-        "grid": summary.grid_name,
+        "grid": escape.one_line(summary.grid_name).replace("`", ""),
         "verdict_line": verdict_line(summary),
         "machine_shift": [_escape(m.line()) for m in summary.machine_shift],
         "pr": pr,
         "sides": [
             {
                 "name": name,
-                "label": _escape(side.label) or side.short,
+                "label": _escape(side.label or side.short),
                 "commit": _commit(side, pr),
-                "component": side.component,
+                "component": escape.text(side.component),
                 "stack": {
-                    k: _stack_entry(k, v, pr)
+                    escape.text(k): _stack_entry(k, v, pr)
                     for k, v in side.stack.items()
                     if k not in NOT_PACKAGES
                 },
-                "key": side.stack.get("key", ""),
+                "key": escape.text(side.stack.get("key", "")),
                 "machine": _escape(side.device or "–"),
-                "date": (side.date or "")[:16].replace("T", " "),
+                "date": escape.text((side.date or "")[:16].replace("T", " ")),
             }
             for name, side in (("base", summary.base), ("head", summary.head))
         ],
@@ -576,7 +583,7 @@ def context(
         and not head_now.startswith(summary.head.commit)
         else None,
         "head_now_url": pr.commit_url(head_now) if head_now else None,
-        "head_short": summary.head.short,
+        "head_short": escape.one_line(summary.head.short).replace("`", ""),
         "show_metric": len(metrics) > 1 or metrics - {"device_time"},
         "regressions": [_row(b, level, site) for b in regressions[: detail.top_rows]],
         "regressions_more": max(0, len(regressions) - detail.top_rows),
@@ -588,9 +595,9 @@ def context(
         "bisect": [
             {
                 "benchmark": _escape(b.id.replace("|", " ")),
-                "commit": _link(f"`{b.first_bad[:7]}`", b.url or None),
+                "commit": _link(escape.code(b.first_bad[:7]), b.url or None),
                 "subject": _escape(b.subject),
-                "repository": b.repository or b.component,
+                "repository": escape.text(b.repository or b.component),
                 "change": format_change(b.ratio),
                 "commits": b.commits,
             }

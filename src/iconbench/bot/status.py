@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from iconbench.bot import escape
 from iconbench.bot.render import format_change
 from iconbench.records.summary import Summary
 
@@ -36,7 +37,7 @@ class CommitStatus:
 
 def _fit(text: str) -> str:
     """One line of at most :data:`MAX_DESCRIPTION` characters (cut at a word, with …)."""
-    line = " ".join(text.split())
+    line = escape.one_line(text)  # the head's names: no control or bidirectional character
     if len(line) <= MAX_DESCRIPTION:
         return line
     return line[: MAX_DESCRIPTION - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"

@@ -13,7 +13,8 @@ import dataclasses
 import math
 import re
 from collections.abc import Sequence
-from html import escape
+
+from iconbench.bot.escape import html as escape
 
 #: Colour per backend, stable across pages (colour-blind safe palette, Okabe-Ito).
 COLOURS = {

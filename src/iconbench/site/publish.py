@@ -31,6 +31,7 @@ from typing import Any
 from iconbench.baselines import mapping as timer_mapping
 from iconbench.baselines import store
 from iconbench.baselines.format import Baseline
+from iconbench.bot import escape
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
 from iconbench.history import confirmation
@@ -597,7 +598,7 @@ def _render_gates(env, out, summaries, inputs, common) -> list[str]:
         out,
         "gates.html",
         rows=pagedata.gate_rows(summaries),
-        commit_link=lambda side: f"<code>{side.commit[:8]}</code>",
+        commit_link=lambda side: f"<code>{escape.html(side.commit[:8])}</code>",
         **common,
     )
     return ["gates.html"]

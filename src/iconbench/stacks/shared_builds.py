@@ -62,6 +62,8 @@ CACHE_FOLDER = ".gt4py_cache"
 
 #: The switch of a runner that keeps its cache between jobs (``ci/runner-env.sh``).
 SWITCH = "ICONBENCH_SHARED_BUILD_CACHE"
+#: The trusted runs' cache an untrusted check links builds from (docs/security.md)
+READ_FROM = "ICONBENCH_SHARED_BUILDS_FROM"
 
 
 def enabled(environ: Mapping[str, str] = os.environ) -> bool:
@@ -158,10 +160,14 @@ def runner_caches(root: pathlib.Path, besides: pathlib.Path) -> list[pathlib.Pat
 def link_runner_builds(cache: pathlib.Path, version: str, root: pathlib.Path | None = None) -> int:
     """Give gt4py's cache ``cache`` the builds of gt4py ``version`` of the runner's stacks.
 
-    ``root``: the runner's iconbench cache (default: :func:`iconbench.buildcache.cache_root`).
+    ``root``: the runner's iconbench cache (default: ``ICONBENCH_SHARED_BUILDS_FROM``, which an
+    untrusted check sets to the trusted runs' cache, mounted read-only, while its own
+    ``ICONBENCH_CACHE_DIR`` is private; else :func:`iconbench.buildcache.cache_root`).
     Returns how many build folders were linked.
     """
-    others = runner_caches(cache_root() if root is None else root, cache)
+    if root is None:  # an untrusted check: its own cache, the trusted runs' read from there
+        root = pathlib.Path(os.environ.get(READ_FROM) or cache_root())
+    others = runner_caches(root, cache)
     return sum(link(other, cache, version=version) for other in others)
 
 
