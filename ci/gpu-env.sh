@@ -44,7 +44,19 @@ export PYTHONPATH="/tmp/site:$root/src${PYTHONPATH:+:$PYTHONPATH}"
 # and DaCe's -lcudart read LD_LIBRARY_PATH); the CUDA 12 nvcc it carries
 # (ci/cuda12-toolkit, /tmp/site/cuda-12) is the one gt4py's CMake build (CUDACXX, PATH) and
 # DaCe (CUDA_HOME) compile with. ICONBENCH_CUDA keys the build cache apart from CUDA 13 builds.
-if [ -d /tmp/site/nvidia/cuda_runtime/lib ]; then
+# ICONBENCH_CUDA_STACK=runner keeps the runner's own CUDA with such a wheelhouse (the other
+# half of a comparison on one host, ci/gpu/cuda-compare): the runner's cupy is linked into
+# /tmp/site-runner-cuda, first on the path; its toolkit builds; the cache keys stay its own.
+unset ICONBENCH_CUDA
+if [ -d /tmp/site/nvidia/cuda_runtime/lib ] && [ "${ICONBENCH_CUDA_STACK:-}" = runner ]; then
+    runner_site="$(env -u PYTHONPATH python3 -c 'import cupy, os; print(os.path.dirname(os.path.dirname(cupy.__file__)))')" || {
+        echo "gpu-env: ICONBENCH_CUDA_STACK=runner, but the runner's python3 has no cupy" >&2; return 1; }
+    rm -rf /tmp/site-runner-cuda && mkdir -p /tmp/site-runner-cuda
+    for p in "$runner_site"/cupy* "$runner_site"/cuda_pathfinder* "$runner_site"/fastrlock*; do
+        [ -e "$p" ] && ln -s "$p" /tmp/site-runner-cuda/
+    done
+    export PYTHONPATH="/tmp/site-runner-cuda:$PYTHONPATH"
+elif [ -d /tmp/site/nvidia/cuda_runtime/lib ]; then
     export ICONBENCH_CUDA=12
     export LD_LIBRARY_PATH="/tmp/site/nvidia/cuda_runtime/lib:/tmp/site/nvidia/cuda_nvrtc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     if [ -x /tmp/site/cuda-12/bin/nvcc ]; then
