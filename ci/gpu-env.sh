@@ -41,7 +41,7 @@ export PYTHONPATH="/tmp/site:$root/src${PYTHONPATH:+:$PYTHONPATH}"
 # A CUDA 12 wheelhouse on a runner whose toolkit is 13 (ci/gpu-wheelhouse --cuda 12): its
 # cupy-cuda12x shadows the runner's cupy (/tmp/site is first on the path) and links CUDA 12's
 # runtime; NVRTC 12 and the runtime's shared library are found first (cupy's cuda-pathfinder
-# and DaCe's -lcudart read LD_LIBRARY_PATH); the CUDA 12 nvcc it carries
+# and DaCe's -lcudart read LD_LIBRARY_PATH); the CUDA 12 nvcc it carries (CMake's CUDAToolkit_ROOT)
 # (ci/cuda12-toolkit, /tmp/site/cuda-12) is the one gt4py's CMake build (CUDACXX, PATH) and
 # DaCe (CUDA_HOME) compile with. ICONBENCH_CUDA keys the build cache apart from CUDA 13 builds.
 # ICONBENCH_CUDA_STACK=runner keeps the runner's own CUDA with such a wheelhouse (the other
@@ -60,7 +60,7 @@ elif [ -d /tmp/site/nvidia/cuda_runtime/lib ]; then
     export ICONBENCH_CUDA=12
     export LD_LIBRARY_PATH="/tmp/site/nvidia/cuda_runtime/lib:/tmp/site/nvidia/cuda_nvrtc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     if [ -x /tmp/site/cuda-12/bin/nvcc ]; then
-        export CUDA_HOME=/tmp/site/cuda-12 CUDA_PATH=/tmp/site/cuda-12
+        export CUDA_HOME=/tmp/site/cuda-12 CUDA_PATH=/tmp/site/cuda-12 CUDAToolkit_ROOT=/tmp/site/cuda-12
         export CUDACXX=/tmp/site/cuda-12/bin/nvcc PATH="/tmp/site/cuda-12/bin:$PATH"
         export LD_LIBRARY_PATH="/tmp/site/cuda-12/lib64:/tmp/site/cuda-12/nvvm/lib64:$LD_LIBRARY_PATH"
     else
