@@ -23,7 +23,9 @@ elif [ -f "$root/.whl/site.tar.xz" ]; then
 fi
 wheelhouse_stamp="$( (cd "$root/.whl" && stat -c "%n %s %Y" ./*.whl 2>/dev/null; \
     [ -n "$site_archive" ] && stat -c "%n %s %Y" "$site_archive") | md5sum | cut -c1-16)"
-if [ "$(cat /tmp/site/.iconbench-stamp 2>/dev/null)" != "$wheelhouse_stamp" ]; then
+if [ -z "$site_archive" ] && ! compgen -G "$root/.whl/*.whl" >/dev/null && [ -f /tmp/site/.iconbench-stamp ]; then
+    :  # no wheelhouse carried this time: the one installed before stays
+elif [ "$(cat /tmp/site/.iconbench-stamp 2>/dev/null)" != "$wheelhouse_stamp" ]; then
     (
         flock 9
         [ "$(cat /tmp/site/.iconbench-stamp 2>/dev/null)" = "$wheelhouse_stamp" ] && exit 0
