@@ -20,6 +20,8 @@ import pathlib
 import shutil
 import sys
 
+from iconbench.files.digest import sha256_of
+
 MANIFEST = "MANIFEST.json"
 
 
@@ -39,14 +41,6 @@ class Piece:
         return f"{self.archive}.{self.index:02d}"
 
 
-def _sha256(path: pathlib.Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def split(archive: pathlib.Path, part_bytes: int) -> list[pathlib.Path]:
     """Cut ``archive`` into ``parts-N/`` beside it, each piece at most ``part_bytes``.
 
@@ -60,7 +54,7 @@ def split(archive: pathlib.Path, part_bytes: int) -> list[pathlib.Path]:
     """
     total = archive.stat().st_size
     count = max(1, -(-total // part_bytes))
-    archive_sha = _sha256(archive)
+    archive_sha = sha256_of(archive)
     made = []
     with archive.open("rb") as f:
         for index in range(1, count + 1):
@@ -122,7 +116,7 @@ def stage(wheelhouse: pathlib.Path, staging: pathlib.Path) -> Staged:
         staged = target / piece.file_name
         if staged.exists() and staged.stat().st_size == piece.size:
             continue
-        if not source.is_file() or _sha256(source) != piece.sha256:
+        if not source.is_file() or sha256_of(source) != piece.sha256:
             raise PartError(f"{source} does not match its {MANIFEST}; carry that part again")
         shutil.copyfile(source, staged.with_suffix(".partial"))
         staged.with_suffix(".partial").replace(staged)
@@ -140,14 +134,14 @@ def assemble(wheelhouse: pathlib.Path, staging: pathlib.Path) -> pathlib.Path | 
     target = staging / staged.archive_sha256
     archive_name = _read_piece(next(iter(sorted(wheelhouse.glob("parts-*"))))).archive
     whole = target / archive_name
-    if whole.is_file() and _sha256(whole) == staged.archive_sha256:
+    if whole.is_file() and sha256_of(whole) == staged.archive_sha256:
         return whole
     partial = target / f"{archive_name}.partial"
     with partial.open("wb") as out:
         for index in range(1, staged.count + 1):
             with (target / f"{archive_name}.{index:02d}").open("rb") as piece:
                 shutil.copyfileobj(piece, out)
-    if _sha256(partial) != staged.archive_sha256:
+    if sha256_of(partial) != staged.archive_sha256:
         partial.unlink()
         raise PartError(
             f"the parts staged in {target} do not make the archive their manifests name"
