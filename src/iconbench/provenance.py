@@ -12,6 +12,8 @@ import importlib.metadata
 import json
 import os
 import platform
+import re
+import shutil
 import subprocess
 import sys
 from typing import Any
@@ -129,6 +131,35 @@ def gpu_info() -> GpuInfo | None:
         )
     except Exception:  # no driver, no device: a CPU machine with cupy installed
         return None
+
+
+def nvcc_version() -> str | None:
+    r"""The release of the nvcc that gt4py's and DaCe's builds run (``CUDACXX``, else ``PATH``).
+
+    cupy's runtime may be another release than the compiler (a CUDA 12 wheelhouse on a CUDA 13
+    runner without its nvcc, ``ci/gpu-env.sh``): both are named.
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp(); nvcc = os.path.join(d, "nvcc")
+    >>> with open(nvcc, "w") as f:
+    ...     _ = f.write("#!/bin/sh\necho 'Cuda compilation tools, release 12.4, V12.4.131'\n")
+    >>> os.chmod(nvcc, 0o755)
+    >>> old = os.environ.get("CUDACXX"); os.environ["CUDACXX"] = nvcc
+    >>> nvcc_version()
+    '12.4.131'
+    >>> _ = os.environ.pop("CUDACXX") if old is None else os.environ.update(CUDACXX=old)
+    """
+    nvcc = os.environ.get("CUDACXX") or shutil.which("nvcc")
+    if not nvcc:
+        return None
+    try:
+        out = subprocess.run(
+            [nvcc, "--version"], capture_output=True, text=True, timeout=20, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r"release [\d.]+, V([\d.]+)", out.stdout)
+    return found.group(1) if found else None
 
 
 def nvidia_driver_version() -> str | None:

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
+from iconbench.files.digest import sha256_of
 
 #: Where the manifest lives, relative to the checkout.
 MANIFEST = "results/archive.json"
@@ -255,7 +256,7 @@ def fetch(
                 "move it away to fetch the archived one"
             )
     for name in copies:
-        if (target / name).exists() and not _same(target / name, _sha256_of(archive.root / name)):
+        if (target / name).exists() and not _same(target / name, sha256_of(archive.root / name)):
             raise IconbenchError(f"{target / name}: differs from {name} of the tree; move it away")
     if not dry_run:
         if out is None:
@@ -281,7 +282,7 @@ def cached(root: pathlib.Path, path: str) -> pathlib.Path:
     archive = Archive.read(root)
     named = [(f.path, f.sha256) for f in archive.select([path])]
     beside = _tree_files(archive, [path], exclude={n for n, _ in named})
-    named += [(n, _sha256_of(root / n)) for n in beside]
+    named += [(n, sha256_of(root / n)) for n in beside]
     key = hashlib.sha256("".join(f"{n} {sha}\n" for n, sha in sorted(named)).encode()).hexdigest()
     out = cache_root() / "archived" / key[:16]
     fetch(archive, [path], out=out)
@@ -327,7 +328,7 @@ def archive_files(
     added = []
     for name in tracked:
         path = archive.root / name
-        added.append(ArchivedFile(name, path.stat().st_size, _sha256_of(path), commits[name]))
+        added.append(ArchivedFile(name, path.stat().st_size, sha256_of(path), commits[name]))
     for _ in _blobs(archive.root, added):  # each commit holds exactly this file, or one line
         pass
     if dry_run:
@@ -348,16 +349,8 @@ def _under(path: str, prefix: str) -> bool:
     return not prefix or path == prefix or path.startswith(prefix.rstrip("/") + "/")
 
 
-def _sha256_of(path: pathlib.Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as data:
-        for chunk in iter(lambda: data.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _same(path: pathlib.Path, sha256: str) -> bool:
-    return path.is_file() and _sha256_of(path) == sha256
+    return path.is_file() and sha256_of(path) == sha256
 
 
 def _tree_files(archive: Archive, paths: Sequence[str], exclude: set[str]) -> list[str]:

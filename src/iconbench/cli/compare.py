@@ -56,6 +56,12 @@ class Compare(Command):
             "default: $ICONBENCH_GATE_CONFIG, which every road reads)",
         )
         parser.add_argument(
+            "--across-cuda",
+            action="store_true",
+            help="compare sides of two CUDA major releases (refused without it): device time "
+            "and host overhead only, compile times left out (docs/gate.md)",
+        )
+        parser.add_argument(
             "--history",
             action="append",
             default=[],
@@ -146,7 +152,14 @@ class Compare(Command):
         )
         base = resultset.resolve(args.base, commit=args.commit, grid=args.grid, label=args.base)
         head = resultset.resolve(args.head, commit=args.commit, grid=args.grid, label=args.head)
-        resultset.check_comparable(base, head)
+        resultset.check_comparable(base, head, across_cuda=args.across_cuda)
+        if args.across_cuda:  # another nvcc built each side: their compile times never compare
+            base, head = (
+                dataclasses.replace(
+                    s, entries={k: e for k, e in s.entries.items() if e.metric != "compile_time"}
+                )
+                for s in (base, head)
+            )
         if args.component:
             base, head = (dataclasses.replace(s, component=args.component) for s in (base, head))
         present = {e.backend for s in (base, head) for e in s.entries.values()}
@@ -210,8 +223,9 @@ class Compare(Command):
 
         def run_gate(b, h):
             return verdict.compare(
-                b, h, config, history=history, select=select, asv_decision=decide, openacc=openacc
-            )
+                b, h, config, history=history, select=select, asv_decision=decide,
+                openacc=openacc, across_cuda=args.across_cuda,
+            )  # fmt: skip
 
         summary = run_gate(base, head)
         if args.rerun_inconclusive and summary.counts["inconclusive"]:

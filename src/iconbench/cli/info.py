@@ -42,4 +42,6 @@ class Info(Command):
             )
             print(f"{'cuda runtime / driver':<30} {info.gpu.cuda_runtime} / {info.gpu.cuda_driver}")
             print(f"{'nvidia driver':<30} {provenance.nvidia_driver_version() or 'unknown'}")
+        # the compiler of gtfn_gpu's and dace_gpu's builds, which may be another CUDA release
+        print(f"{'nvcc':<30} {provenance.nvcc_version() or 'none'}")
         return 0

@@ -169,6 +169,7 @@ def compare(
     select: Callable[[str], bool] = lambda _key: True,
     asv_decision: AsvDecision | None = None,
     openacc: OpenACC | None = None,
+    across_cuda: bool = False,
 ) -> Summary:
     """The summary of head against base (grids must match: see ``check_comparable``).
 
@@ -182,7 +183,7 @@ def compare(
     rate over everything judged (:func:`decide`).
     """
     config = config or GateConfig.default()
-    check_comparable(base, head)
+    check_comparable(base, head, across_cuda=across_cuda)
     keys = sorted(k for k in set(base.entries) | set(head.entries) if select(k))
     shifts = common_shifts(base, head, keys, config)
     factor = {s.metric: s.ratio for s in shifts if s.corrected}

@@ -472,12 +472,13 @@ def _runner_set(root: pathlib.Path, summary_path: pathlib.Path, *, label: str) -
     provenance = summary.get("provenance", {})
     packages = provenance.get("packages", {})
     gpu = provenance.get("gpu") or {}
+    cuda = {"cuda runtime": str(gpu["cuda_runtime"])} if gpu.get("cuda_runtime") else {}
     return ResultSet(
         label=label,
         kind="runner",
         commit=commit,
         date=_iso(until),
-        stack={"key": stack_key, **{k: str(v) for k, v in packages.items()}},
+        stack={"key": stack_key, **{k: str(v) for k, v in packages.items()}, **cuda},
         machine={"name": root.name, "gpu": gpu.get("name", ""), "cpu": ""},
         grid=_grid_of(
             summary.get("grid", ""), summary.get("grid_counts"), summary.get("grid_maker")
@@ -545,8 +546,42 @@ def ledger_set(root: pathlib.Path, *, label: str, commit: str, grid: grids.Grid)
     )  # fmt: skip
 
 
-def check_comparable(base: ResultSet, head: ResultSet) -> None:
+def cuda_major(side: ResultSet) -> str | None:
+    """The major CUDA release of the runtime a side ran with (``None``: not recorded, or CPU)."""
+    runtime = side.stack.get("cuda runtime")
+    return runtime.split(".")[0] if runtime else None
+
+
+def check_cuda(base: ResultSet, head: ResultSet, *, across_cuda: bool = False) -> None:
+    """Refuse sides of two CUDA major releases, unless ``across_cuda`` (docs/gate.md).
+
+    Another runtime and nvcc build other code and time it on another runtime: a difference is
+    not the change under test. ``across_cuda`` compares device time and host overhead of such
+    sides (its caller leaves compile times out: another nvcc, never comparable); a
+    pull-request check never passes it.
+
+    >>> side = lambda cuda: ResultSet("s", "runner", "c", None, {"cuda runtime": cuda}, {},
+    ...                               Grid("tiny"), "", {})
+    >>> check_cuda(side("12.9"), side("12.4")), check_cuda(side("13.0"), side(None))
+    (None, None)
+    >>> check_cuda(side("12.9"), side("13.0"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    iconbench.errors.IconbenchError: CUDA runtimes differ: base ran on CUDA 12.9, head on ...
+    >>> check_cuda(side("12.9"), side("13.0"), across_cuda=True)
+    """
+    a, b = cuda_major(base), cuda_major(head)
+    if a and b and a != b and not across_cuda:
+        raise IconbenchError(
+            f"CUDA runtimes differ: base ran on CUDA {base.stack['cuda runtime']}, head on CUDA "
+            f"{head.stack['cuda runtime']}; compare results of one CUDA release, or pass "
+            "--across-cuda to compare device time and host overhead only (never compile time)"
+        )
+
+
+def check_comparable(base: ResultSet, head: ResultSet, *, across_cuda: bool = False) -> None:
     """Refuse sides on different grids: a name differs, or a count both sides recorded.
+
+    Sides of two CUDA major releases are refused too (:func:`check_cuda`).
 
     >>> a = Grid("tiny", 1008, None, None, 10)
     >>> _check_grids(a, Grid("tiny", None, None, None, 10))
@@ -555,6 +590,7 @@ def check_comparable(base: ResultSet, head: ResultSet) -> None:
     iconbench.errors.IconbenchError: grids differ: base tiny has cells=1008, head tiny ...
     """
     _check_grids(base.grid, head.grid)
+    check_cuda(base, head, across_cuda=across_cuda)
 
 
 def _check_grids(base: Grid, head: Grid) -> None:

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import pathlib
+import sys
 from typing import Any
 
 from iconbench.buildcache import REPO_ROOT
@@ -55,7 +56,9 @@ def config(
         "branches": [branch],
         "environment_type": TOOL_NAME,
         "plugins": [".iconbench.stacks.environment"],
-        "pythons": ["3.12"],
+        # the running Python's version (3.12 or 3.13): asv's environments are built with it,
+        # never with one uv would have to download
+        "pythons": [f"{sys.version_info.major}.{sys.version_info.minor}"],
         "matrix": {},
         "build_command": [build],
         "install_command": [install],

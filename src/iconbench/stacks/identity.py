@@ -79,7 +79,7 @@ def _record() -> dict[str, dict[str, str]]:
 def stack_key(
     backend_options: dict[str, Any] | None = None, stack: dict[str, dict[str, str]] | None = None
 ) -> str:
-    """A short hash of (components, Python, backend options): the gt4py build-cache key.
+    """A short hash of (components, Python, backend options, CUDA): the gt4py build-cache key.
 
     >>> s = {"gt4py": {"version": "1.2.1", "source": "release"}}
     >>> stack_key(stack=s) == stack_key(stack=s)
@@ -95,5 +95,9 @@ def stack_key(
         "implementation": sys.implementation.name,
         "backend_options": backend_options or {},
     }
+    if os.environ.get("ICONBENCH_CUDA"):
+        # a CUDA release brought by the wheelhouse, not the runner's (ci/gpu-env.sh): its
+        # nvcc builds other code; the runner's own CUDA keeps the keys it always had
+        payload["cuda"] = os.environ["ICONBENCH_CUDA"]
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
     return f"stack-{digest[:16]}"

@@ -20,7 +20,8 @@ overlay stacks and the running one) in an environment like the CUDA image (its P
   packages, serialbox's tools and C/C++ headers, Faker's locales other than English (gt4py
   imports ``factory``, which imports ``faker``; no fake data is made), serialbox's second
   copies of its libraries (it loads ``libSerialboxC.so``, which needs
-  ``libSerialboxCore.so.2.6.3``), software bills of materials;
+  ``libSerialboxCore.so.2.6.3``), software bills of materials, NVRTC's second build
+  (``libnvrtc.alt.so``, 110 MB: cupy loads ``libnvrtc.so.12``);
 - the debug information of shared libraries (``strip --strip-debug``, where ``strip`` is
   installed): cytoolz's is 7 MB of its 8.5.
 
@@ -62,6 +63,7 @@ UNUSED_PATHS = (
     "serialbox/libSerialboxC.so.*", "serialbox/libSerialboxCore.so",
     "blackd", "black/*.pyi", "blib2to3/*.pyi",
     "*.dist-info/sboms",
+    "nvidia/cuda_nvrtc/lib/libnvrtc*.alt.so*",
 )  # fmt: skip
 
 #: Faker's locales kept (``providers/<provider>/<locale>``): what ``import faker`` loads.
