@@ -27,7 +27,7 @@ def commands() -> dict[str, type[Command]]:
     """All subcommands, by name, found by importing every module of this package."""
     found: dict[str, type[Command]] = {}
     for module in pkgutil.iter_modules(__path__):
-        if module.name in ("command", "options"):
+        if module.name in ("command", "options", "option_types"):
             continue
         mod = importlib.import_module(f"{__name__}.{module.name}")
         for value in vars(mod).values():

@@ -14,6 +14,7 @@ import tempfile
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
@@ -162,17 +163,23 @@ class History(Command):
             choices=("main", "pr", "manual"),
             help="append: run kind; list/cat/export: only it",
         )
-        parser.add_argument("--component", help="append: gt4py | dace | icon4py | iconbench")
+        parser.add_argument(
+            "--component", type=types.COMPONENT, help="append: gt4py | dace | icon4py | iconbench"
+        )
         parser.add_argument(
             "--commit",
+            type=types.GIT_REF,
             action="append",
             help="append: commit of the component under test; confirm: a commit of the "
             "backfill to confirm (repeatable; default: every change point)",
         )
-        parser.add_argument("--repository", default="", help="append: owner/name")
-        parser.add_argument("--ref", default="", help="append: branch or PR ref")
+        parser.add_argument(
+            "--repository", type=types.REPOSITORY, default="", help="append: owner/name"
+        )
+        parser.add_argument("--ref", type=types.TEXT, default="", help="append: branch or PR ref")
         parser.add_argument(
             "--machine",
+            type=types.TEXT,
             default="",
             help="append, backfill: machine name (append's default: of its --asv results, the "
             "GPU model, e.g. h100, else asv's machine name; else the host name); list/cat/"
@@ -180,6 +187,7 @@ class History(Command):
         )
         parser.add_argument(
             "--label",
+            type=types.TEXT,
             default="",
             help="append: free text, e.g. 'nightly'; list/cat/export: only it",
         )
@@ -195,19 +203,34 @@ class History(Command):
             help="list: print the paths of the entries' files of ROLE, one a line",
         )
         parser.add_argument(
-            "--path", help="cat: print this file of the newest entry that has it (e.g. gate/x)"
+            "--path",
+            type=types.TEXT,
+            help="cat: print this file of the newest entry that has it (e.g. gate/x)",
         )
-        parser.add_argument("--pr", type=int, help="append: pull request number (kind pr)")
+        parser.add_argument("--pr", type=types.COUNT, help="append: pull request number (kind pr)")
         parser.add_argument(
-            "--asv", action="append", help="append, machine: an asv results directory"
-        )
-        parser.add_argument("--summary", action="append", help="append: a runner summary.json")
-        parser.add_argument("--gate", action="append", help="append: a gate summary JSON")
-        parser.add_argument(
-            "--other", action="append", help="append: any other file (e.g. the stack's commits)"
+            "--asv",
+            type=types.DIRECTORY,
+            action="append",
+            help="append, machine: an asv results directory",
         )
         parser.add_argument(
-            "--pr-days", type=int, default=90, help="prune: days a PR's results are kept (90)"
+            "--summary", type=types.JSON_FILE, action="append", help="append: a runner summary.json"
+        )
+        parser.add_argument(
+            "--gate", type=types.JSON_FILE, action="append", help="append: a gate summary JSON"
+        )
+        parser.add_argument(
+            "--other",
+            type=types.FILE,
+            action="append",
+            help="append: any other file (e.g. the stack's commits)",
+        )
+        parser.add_argument(
+            "--pr-days",
+            type=types.COUNT,
+            default=90,
+            help="prune: days a PR's results are kept (90)",
         )
         options.add_out(
             parser,
@@ -225,17 +248,23 @@ class History(Command):
 
         parser.add_argument(
             "--repo",
-            type=pathlib.Path,
+            type=types.GIT_REPOSITORY,
             help="backfill, confirm: a clone of icon4py (bare is fine); export, publish: the "
             "repository of the history's commits (their order and full hashes)",
         )
         parser.add_argument(
-            "--from", dest="start", metavar="REF", help="backfill: the commit before the range"
+            "--from",
+            type=types.GIT_REF,
+            dest="start",
+            metavar="REF",
+            help="backfill: the commit before the range",
         )
-        parser.add_argument("--to", dest="end", metavar="REF", help="backfill: its last commit")
+        parser.add_argument(
+            "--to", type=types.GIT_REF, dest="end", metavar="REF", help="backfill: its last commit"
+        )
         parser.add_argument(
             "--paths",
-            type=lambda text: tuple(p for p in text.split(",") if p),
+            type=types.PATH_LIST,
             default=ICON4PY_PATHS,
             metavar="PATH[,PATH]",
             help="backfill: first-parent commits touching these are measured (default: "
@@ -247,7 +276,7 @@ class History(Command):
         options.add_programs(parser, help="backfill: regex of the cases (default: all)")
         parser.add_argument(
             "--stacks",
-            type=pathlib.Path,
+            type=types.DIRECTORY,
             metavar="DIR",
             help="backfill, confirm: where the stacks' overlays are (default: <iconbench "
             "cache>/stacks)",
