@@ -208,7 +208,8 @@ def plan(out: pathlib.Path, gt4py: Sequence[str], dace: Sequence[str], suite_arg
         if not releases.exists("dace", version, find_links=find_links):
             raise IconbenchError(
                 f"dace {version}: no such release in the package index"
-                + (f" ({find_links})" if find_links else "") + "; drop it from --dace"
+                + (f" ({find_links})" if find_links else "")
+                + "; drop it from --dace"
             )
     declared = {gt4py[0]: dace[0]}
     for version in gt4py[1:]:
@@ -284,8 +285,9 @@ def precompile(made: Plan, compile_jobs: int) -> None:
             made.run_dir(stack).parent.mkdir(parents=True, exist_ok=True)
             log_path = made.run_dir(stack).with_name(f"{stack.name}.precompile.log")
             with log_path.open("w", encoding="utf-8") as handle:
-                started.append(subprocess.Popen(commands[stack.name], stdout=handle,
-                                                stderr=subprocess.STDOUT, start_new_session=True))  # fmt: skip
+                child = subprocess.Popen(commands[stack.name], stdout=handle,
+                                         stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+                started.append(child)
         for process in started:
             process.wait()
 
