@@ -115,6 +115,7 @@ class Bisect(Command):
         repo = pathlib.Path(args.repo)
         if not (repo / ".git").exists() and not (repo / "HEAD").exists():
             raise IconbenchError(f"--repo {repo}: not a git checkout")
+        _check_ends(repo, args.good, args.bad)
         out = pathlib.Path(args.out) if args.out else None
         if out is not None and out.exists():
             raise IconbenchError(f"--out {out} exists; results are append-only: give a new path")
@@ -262,3 +263,31 @@ def _named_target(args: argparse.Namespace):
             "'^compute_tangential_wind\\[default\\]$'"
         )
     return interleaved.Target(f"{cases[0]}|{args.backends[0]}|device_time")
+
+
+def _check_ends(repo: pathlib.Path, good: str, bad: str) -> None:
+    """One line unless ``good`` is an ancestor of ``bad`` (swapped ends said to be swapped)."""
+    import subprocess
+
+    from iconbench.stacks import trees
+
+    old, new = trees.resolve_commit(repo, good), trees.resolve_commit(repo, bad)
+    if old == new:
+        raise IconbenchError(f"--good {good} and --bad {bad} are the same commit {old[:12]}")
+
+    def is_ancestor(a: str, b: str) -> bool:
+        command = ["git", "-C", str(repo), "merge-base", "--is-ancestor", a, b]
+        done = subprocess.run(command, capture_output=True, check=False, timeout=60)
+        return done.returncode == 0
+
+    if is_ancestor(old, new):
+        return
+    if is_ancestor(new, old):
+        raise IconbenchError(
+            f"--good {good} and --bad {bad} are swapped: {bad} ({new[:12]}) is older than "
+            f"{good}; give --good {bad} --bad {good}"
+        )
+    raise IconbenchError(
+        f"--good {good} is no ancestor of --bad {bad}: bisect needs one line of history "
+        "from the good commit to the bad one"
+    )

@@ -7,6 +7,7 @@ import datetime
 import json
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
@@ -57,6 +58,38 @@ def _files(args: argparse.Namespace) -> dict[str, tuple[str, pathlib.Path]]:
     return result_set_files(
         asv=args.asv or (), summary=args.summary or (), gate=args.gate or (), other=args.other or ()
     )
+
+
+#: What each role's JSON file must hold to be taken into the append-only store.
+_ROLE_KEYS = {"summary": ("cases", "a runner summary"), "gate": ("benchmarks", "a gate summary")}
+
+
+def _check_appended(args: argparse.Namespace) -> None:
+    """Take into the append-only store only what reads back; else one line, store unchanged.
+
+    Each summary parses (the option type) and is of its kind, the commit resolves (in
+    ``--repo``, else it must be a full hexadecimal commit), the store can be written.
+    """
+    from iconbench.files.decode import load_json
+
+    for role, (key, what) in _ROLE_KEYS.items():
+        for path in getattr(args, role) or ():
+            data = load_json(path)
+            if not isinstance(data, dict) or key not in data:
+                raise IconbenchError(
+                    f"--{role} {path}: not {what} (no {key!r}); give the file its command wrote"
+                )
+    commit = args.commit[0]
+    if args.repo is not None:
+        from iconbench.stacks import trees
+
+        trees.resolve_commit(args.repo, commit)
+    elif not re.fullmatch(r"[0-9a-fA-F]{40}", commit):
+        raise IconbenchError(
+            f"--commit {commit!r}: give the full 40-digit commit (git rev-parse), or --repo "
+            "to resolve it in"
+        )
+    options.writable_dir(args.store, "history store")
 
 
 def _machine(args: argparse.Namespace) -> str:
@@ -250,7 +283,8 @@ class History(Command):
             "--repo",
             type=types.GIT_REPOSITORY,
             help="backfill, confirm: a clone of icon4py (bare is fine); export, publish: the "
-            "repository of the history's commits (their order and full hashes)",
+            "repository of the history's commits (their order and full hashes); append: the "
+            "component's, where --commit resolves (else give the full commit)",
         )
         parser.add_argument(
             "--from",
@@ -403,6 +437,7 @@ class History(Command):
                 raise IconbenchError("history append: give " + ", ".join(f"--{m}" for m in missing))
             if len(args.commit) > 1:
                 raise IconbenchError("history append: give one --commit (a result set's commit)")
+            _check_appended(args)
             files = _files(args)
             machine = _machine(args)
             if args.dry_run:

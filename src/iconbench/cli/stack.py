@@ -209,11 +209,13 @@ class StackCommand(Command):
                 print(f"stack build: {note}", file=sys.stderr)
             path = overlay.build(stack, directory, find_links=args.find_links)
             print(f"{stack.describe()}: {path}")
-            print(f"run on it: iconbench --overlay {stack.name} COMMAND ...", file=sys.stderr)
+            name = stack.name if args.stacks is None else str(path)  # a name: of the default dir
+            print(f"run on it: iconbench --overlay {name} COMMAND ...", file=sys.stderr)
             return 0
         if args.repo is None or not args.refs:
             raise IconbenchError(
-                "stack build: give --repo PATH (an icon4py clone) and the commits whose uv.lock "
+                "stack build: give the releases, e.g. 'iconbench stack build gt4py==1.2.3 "
+                "dace==2.0.0a10', or --repo PATH (an icon4py clone) and the commits whose uv.lock "
                 "pins the stack, e.g. 'iconbench stack build 73e58caabd --repo ../icon4py'"
             )
         repo = options.existing_dir(args.repo, "--repo")

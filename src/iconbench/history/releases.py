@@ -285,8 +285,10 @@ def precompile(made: Plan, compile_jobs: int) -> None:
             made.run_dir(stack).parent.mkdir(parents=True, exist_ok=True)
             log_path = made.run_dir(stack).with_name(f"{stack.name}.precompile.log")
             with log_path.open("w", encoding="utf-8") as handle:
-                child = subprocess.Popen(commands[stack.name], stdout=handle,
-                                         stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+                child = subprocess.Popen(
+                    commands[stack.name], stdout=handle, stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )  # fmt: skip
                 started.append(child)
         for process in started:
             process.wait()
