@@ -390,7 +390,76 @@ def netcdf_file(text: str) -> pathlib.Path:
         return path
     if head[:4] not in _NETCDF_MAGIC:
         raise IconbenchError(f"{path}: not a NetCDF file (it starts with {head[:4]!r})")
+    try:
+        end = _classic_end(path)
+    except (IndexError, ValueError):
+        raise IconbenchError(f"{path}: truncated NetCDF file: its header ends early "
+                             f"({size} bytes); copy it again") from None  # fmt: skip
+    if end > size:
+        raise IconbenchError(
+            f"{path}: truncated NetCDF file: {size} of its {end} bytes; copy it again"
+        )
     return path
+
+
+#: Bytes of each classic NetCDF type (CDF-5 adds 7 to 11).
+_NC_SIZES = {1: 1, 2: 1, 3: 2, 4: 4, 5: 4, 6: 8, 7: 1, 8: 2, 9: 4, 10: 8, 11: 8}
+
+
+def _classic_end(path: pathlib.Path) -> int:
+    """The size a classic NetCDF file's header says it has (IndexError: the header is cut)."""
+    with path.open("rb") as handle:
+        data = handle.read(16 << 20)  # a header is far smaller; its end is checked below
+    version = data[3]
+    count_size = 8 if version == 5 else 4
+    at = 4
+
+    def number(width: int) -> int:
+        nonlocal at
+        chunk = data[at : at + width]
+        if len(chunk) < width:
+            raise IndexError("header cut")
+        at += width
+        return int.from_bytes(chunk, "big")
+
+    def skip_padded(length: int) -> None:
+        nonlocal at
+        at += (length + 3) // 4 * 4
+        if at > len(data):
+            raise IndexError("header cut")
+
+    def attributes() -> None:
+        number(4)
+        for _ in range(number(count_size)):
+            skip_padded(number(count_size))  # name
+            kind = number(4)
+            skip_padded(number(count_size) * _NC_SIZES[kind])
+
+    records = number(count_size)
+    number(4)
+    lengths = []
+    for _ in range(number(count_size)):
+        skip_padded(number(count_size))
+        lengths.append(number(count_size))
+    attributes()
+    number(4)
+    variables = []
+    for _ in range(number(count_size)):
+        skip_padded(number(count_size))
+        dims = [number(count_size) for _ in range(number(count_size))]
+        attributes()
+        kind = number(4)
+        if kind not in _NC_SIZES:
+            raise ValueError(f"type {kind}")
+        vsize = number(count_size)
+        begin = number(4 if version == 1 else 8)
+        is_record = bool(dims) and lengths[dims[0]] == 0
+        variables.append((begin, vsize, is_record))
+    record_size = sum(v for _, v, rec in variables if rec)
+    ends = [at] + [
+        b + (max(records, 1) - 1) * record_size + v if rec else b + v for b, v, rec in variables
+    ]
+    return max(ends) if records != 0xFFFFFFFF else at
 
 
 def releases(text: str) -> tuple[str, ...]:

@@ -31,6 +31,7 @@ import pathlib
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 
 from iconbench.check import rounds
@@ -250,9 +251,17 @@ def _children() -> Iterator[list[subprocess.Popen]]:
     killed, group and all (a suite's own workers with it).
     """
     started: list[subprocess.Popen] = []
+
+    def terminated(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)  # the runner's SIGTERM: through the finally below
+
+    main_thread = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGTERM, terminated) if main_thread else None
     try:
         yield started
     finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, before)
         for process in started:
             if process.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
