@@ -61,8 +61,9 @@ class Publish(Command):
                 "for asv result files ('iconbench history publish' passes the history's)",
             ),
         ):
+            kind = types.DIRECTORY if flag == "--summaries" else types.PATH
             parser.add_argument(
-                flag, action="append", default=[], type=types.PATH, help=f"{what} (repeatable)"
+                flag, action="append", default=[], type=kind, help=f"{what} (repeatable)"
             )
         options.add_store(
             parser, help="baselines directory (default: $ICONBENCH_BASELINES or baselines/)"

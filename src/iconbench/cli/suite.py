@@ -231,7 +231,6 @@ class Suite(Command):
         from iconbench.runner.devices import resolve as resolve_devices
         from iconbench.runner.options import RunOptions
         from iconbench.stacks import shared_builds
-        from iconbench.timing.sharding import parse_shard
 
         experiment = None
         if args.experiment:
@@ -250,7 +249,7 @@ class Suite(Command):
         select_cases(
             args.programs,
             one_variant=args.one_variant,
-            shard=parse_shard(args.shard) if args.shard else None,
+            shard=args.shard,
             experiment=experiment,
         )
         shard_ledgers = args.shard_ledgers or os.environ.get("ICONBENCH_SHARD_LEDGERS") or None
@@ -266,7 +265,7 @@ class Suite(Command):
             grid=grid,
             compile_grid=compile_grid,
             programs=args.programs,
-            shard=args.shard,
+            shard="/".join(map(str, args.shard)) if args.shard else "",  # as the workers take it
             stack=resolve_stack(args.stack),
             processes=args.jobs or max(1, (os.cpu_count() or 2) - 2),
             build_jobs=args.build_jobs,
