@@ -575,3 +575,12 @@ def test_a_matching_run_is_done(tmp_path):
     made = releases.Plan.read(tmp_path / "rel")
     runs = releases.check_stored(made)
     assert {name: run["grid"] for name, run in runs.items()} == {RUNS[0]: "tiny", RUNS[1]: "tiny"}
+
+
+def test_docs_list_every_option_type_once():
+    """docs/cli.md's table of option types names each type of the vocabulary, once."""
+    text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    table = text.split("## Option types", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1] for line in table.splitlines() if line.startswith("| `")]
+    named = [name.strip(" `") for row in rows for name in row.split(",")]
+    assert sorted(named) == sorted(t.name for t in types.VOCABULARY_TYPES)
