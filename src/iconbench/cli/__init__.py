@@ -124,7 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.overlay:
             overlay.enter(str(args.overlay), _without_overlay(given))
-        overlay.check_imported()  # run again on an overlay: its gt4py and dace, or nothing
+        if on := overlay.check_imported():  # run again on an overlay: its own, or nothing
+            print(f"iconbench: note: on {on.describe()}", file=sys.stderr)
     except IconbenchError as error:
         print(f"iconbench: error: {error}", file=sys.stderr)
         return 2

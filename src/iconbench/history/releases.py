@@ -185,7 +185,34 @@ def check_stored(made: Plan, *, force: bool = False) -> dict[str, dict | None]:
             for step in made.steps:
                 if stack in (step.base, step.head) and made.step_dir(step).exists():
                     _set_aside(made.step_dir(step))
+    for step in made.steps:
+        stored_step(made, step, force=force)
     return runs
+
+
+def stored_step(made: Plan, step: Step, *, force: bool = False) -> None:
+    """A step's ``compare.json`` and ``confirmed.json`` read back whole, or one line.
+
+    With ``force`` a step whose files do not read back is set aside, compared and confirmed
+    again.
+    """
+    from iconbench.records.summary import Summary
+
+    for name in ("compare.json", "confirmed.json"):
+        path = made.step_dir(step) / name
+        if not path.is_file():
+            continue
+        try:
+            Summary.read(path)
+        except IconbenchError as error:
+            if force:
+                log(f"releases: {made.step_dir(step)} set aside: {error}")
+                _set_aside(made.step_dir(step))
+                return
+            raise IconbenchError(
+                f"{error}; this step's {name} is not a result: give a new --out, or --force "
+                "to set the step aside and compare it again"
+            ) from None
 
 
 def plan(out: pathlib.Path, gt4py: Sequence[str], dace: Sequence[str], suite_args: Sequence[str],
@@ -455,6 +482,8 @@ def rows(made: Plan) -> list[Row]:
     from iconbench.records.summary import CONFIRMED, Summary
 
     runs = {stack: _summary_of(made, stack) for stack in made.stacks}
+    for step in made.steps:
+        stored_step(made, step)
     compared: dict[str, Summary] = {}
     confirmed: dict[str, list[Change]] = {}
     for step in made.steps:
