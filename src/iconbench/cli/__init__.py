@@ -11,6 +11,7 @@ is a bug and keeps its traceback. The command modules import their libraries ins
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import pkgutil
 import sys
@@ -24,8 +25,9 @@ from iconbench.cli.options import OneLineParser
 from iconbench.errors import IconbenchError
 
 
+@functools.cache
 def commands() -> dict[str, type[Command]]:
-    """All subcommands, by name, found by importing every module of this package."""
+    """All subcommands, by name, found by importing every module of this package (once)."""
     found: dict[str, type[Command]] = {}
     for module in pkgutil.iter_modules(__path__):
         if module.name in ("command", "options", "option_types"):
