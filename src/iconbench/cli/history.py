@@ -60,24 +60,20 @@ def _files(args: argparse.Namespace) -> dict[str, tuple[str, pathlib.Path]]:
     )
 
 
-#: What each role's JSON file must hold to be taken into the append-only store.
-_ROLE_KEYS = {"summary": ("cases", "a runner summary"), "gate": ("benchmarks", "a gate summary")}
-
-
 def _check_appended(args: argparse.Namespace) -> None:
     """Take into the append-only store only what reads back; else one line, store unchanged.
 
-    Each summary parses (the option type) and is of its kind, the commit resolves (in
+    Each summary parses (the option type) into an object, the commit resolves (in
     ``--repo``, else it must be a full hexadecimal commit), the store can be written.
     """
     from iconbench.files.decode import load_json
 
-    for role, (key, what) in _ROLE_KEYS.items():
+    for role in ("summary", "gate"):
         for path in getattr(args, role) or ():
-            data = load_json(path)
-            if not isinstance(data, dict) or key not in data:
+            if not isinstance(data := load_json(path), dict):
                 raise IconbenchError(
-                    f"--{role} {path}: not {what} (no {key!r}); give the file its command wrote"
+                    f"--{role} {path}: a JSON {type(data).__name__}, not a summary; give the "
+                    "file its command wrote"
                 )
     commit = args.commit[0]
     if args.repo is not None:
