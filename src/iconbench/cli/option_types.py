@@ -154,12 +154,16 @@ def positive_int(text: str) -> int:
     ...
     iconbench.errors.IconbenchError: expected an integer >= 1, got '0'
     """
+    return _int_at_least(text, 1)
+
+
+def _int_at_least(text: str, bound: int) -> int:
     try:
         value = int(text)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise IconbenchError(f"expected an integer >= 1, got {text!r}")
+        value = bound - 1
+    if value < bound:
+        raise IconbenchError(f"expected an integer >= {bound}, got {text!r}")
     return value
 
 
@@ -294,13 +298,7 @@ def non_negative_int(text: str) -> int:
     ...
     iconbench.errors.IconbenchError: expected an integer >= 0, got '-1'
     """
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise IconbenchError(f"expected an integer >= 0, got {text!r}")
-    return value
+    return _int_at_least(text, 0)
 
 
 def float_at_least(bound: float) -> Callable[[str], float]:
