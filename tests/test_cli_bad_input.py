@@ -807,7 +807,7 @@ ROWS: list[Row] = [
     Row(
         "results-list-out",
         ("results", "list", "--repo", str(REPO), "--out", "{tmp}/x"),
-        ("results list: --out is for fetch only",),
+        ("results list does not use --out", "results fetch"),
     ),
     Row(
         "results-not-a-repository",

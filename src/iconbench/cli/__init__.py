@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from iconbench import __version__
 from iconbench.bytecode import configure as configure_bytecode
 from iconbench.cli import option_types as types
+from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.cli.options import OneLineParser
 from iconbench.errors import IconbenchError
@@ -69,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         command.add_arguments(p)
-        p.set_defaults(_command=command)
+        p.set_defaults(_command=command, _parser=p)
     return parser
 
 
@@ -135,6 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        options.refuse_unused(args._parser, args)  # an option its action would ignore
         return args._command.run(args)
     except IconbenchError as error:
         print(f"iconbench: error: {error}", file=sys.stderr)

@@ -203,16 +203,16 @@ class History(Command):
             "backfill to confirm (repeatable; default: every change point)",
         )
         parser.add_argument(
-            "--repository", type=types.REPOSITORY, default="", help="append: owner/name"
+            "--repository", type=types.REPOSITORY, default="", help="append, confirm: owner/name"
         )
         parser.add_argument("--ref", type=types.TEXT, default="", help="append: branch or PR ref")
         parser.add_argument(
             "--machine",
             type=types.TEXT,
             default="",
-            help="append, backfill: machine name (append's default: of its --asv results, the "
-            "GPU model, e.g. h100, else asv's machine name; else the host name); list/cat/"
-            "export: only its entries",
+            help="append, backfill, confirm: machine name (append's default: of its --asv "
+            "results, the GPU model, e.g. h100, else asv's machine name; else the host name); "
+            "list/cat/export: only its entries",
         )
         parser.add_argument(
             "--label",
@@ -267,8 +267,10 @@ class History(Command):
             "confirm: the backfill's --out (OUT/confirm/<commit> per commit)",
         )
         cls._add_backfill_arguments(parser)
-        options.add_json(parser, help="list/append: machine-readable output")
-        options.add_dry_run(parser, help="append/prune/publish: say what would be done")
+        options.add_json(parser, help="list/append/backfill/confirm: machine-readable output")
+        options.add_dry_run(
+            parser, help="append/prune/publish/backfill/confirm: say what would be done"
+        )
 
     @staticmethod
     def _add_backfill_arguments(parser: argparse.ArgumentParser) -> None:
@@ -303,10 +305,10 @@ class History(Command):
         options.add_backends(parser, help="backfill: backends (default: embedded,gtfn_cpu)")
         options.add_grid(parser, default=None, help="backfill: grid (default: the experiment's)")
         options.add_experiment(parser, help="backfill: the ICON experiment whose variants run")
-        options.add_programs(parser, help="backfill: regex of the cases (default: all)")
+        options.add_programs(parser, help="backfill, confirm: regex of the cases (default: all)")
         parser.add_argument(
             "--stacks",
-            type=types.DIRECTORY,
+            type=types.OUTPUT,
             metavar="DIR",
             help="backfill, confirm: where the stacks' overlays are (default: <iconbench "
             "cache>/stacks)",
@@ -321,7 +323,7 @@ class History(Command):
             "--jobs",
             metavar=options.METAVARS["jobs"],
             type=options.positive_int_type,
-            help="backfill: compile processes, N >= 1 (default: the suite's, cores - 2)",
+            help="backfill, confirm: compile processes, N >= 1 (default: the suite's, cores - 2)",
         )
         options.add_sampling(parser, samples=100, max_s=5.0, warmup_s=0.5)
 

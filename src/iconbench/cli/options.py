@@ -29,7 +29,7 @@ import os
 import pathlib
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
 from iconbench.cli import option_types as types
@@ -370,6 +370,46 @@ def add_dry_run(parser: argparse.ArgumentParser, *, help: str) -> None:
 
 
 # --- checks that need more than the one value -------------------------------------------
+
+
+def actions_of(action: argparse.Action, choices: Iterable[str]) -> set[str]:
+    """The actions an option's help names as its users (``append, backfill: ...``; none: all).
+
+    >>> opt = argparse.Action(["--x"], "x", help="append, backfill: a; list/cat: b")
+    >>> sorted(actions_of(opt, ("append", "backfill", "list", "cat", "prune")))
+    ['append', 'backfill', 'cat', 'list']
+    """
+    owners: set[str] = set()
+    for part in (action.help or "").split("; "):
+        found = re.match(r"([a-z][a-z-]*(?:(?:, |/| and )[a-z][a-z-]*)*)(?: \([^)]*\))?: ", part)
+        if found and (words := set(re.split(r", |/| and ", found[1]))) <= set(choices):
+            owners |= words
+    return owners
+
+
+def refuse_unused(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """One line for an option given to an action that does not use it (its help says whose).
+
+    A command of actions (``history append|list|...``) names in each option's help the
+    actions it serves; one given to another would be ignored, silently.
+    """
+    chosen = getattr(args, "action", None)
+    found = [a for a in parser._actions if a.dest == "action" and a.choices]
+    if chosen is None or not found:
+        return
+    for action in parser._actions:
+        owners = actions_of(action, found[0].choices) if action.option_strings else set()
+        if not owners or chosen in owners:
+            continue
+        default = parser.get_default(action.dest)
+        if isinstance(default, str) and callable(action.type):
+            default = action.type(default)
+        if getattr(args, action.dest, default) != default:
+            raise IconbenchError(
+                f"{parser.prog} {chosen} does not use {action.option_strings[0]}: an option of "
+                + " and ".join(f"'{parser.prog} {owner}'" for owner in sorted(owners))
+                + "; leave it out"
+            )
 
 
 def select_cases(
