@@ -110,7 +110,7 @@ def test_a_side_whose_stack_is_missing_is_one_line_and_nothing_is_measured(
     [
         (("--commit", "nosuch"), "'nosuch' is no commit of"),
         (("--commit", "docs"), "is not a commit of the backfill in"),
-        (("--commit", "K", "--programs", "^nosuch"), "no benchmark with device time to confirm"),
+        (("--commit", "K", "--programs", "^nosuch"), "'^nosuch' matches none of the"),
         (("--store", "EMPTY"), "no history store there"),
         (("--out", "EMPTY"), "no backfill results there (no <commit>/summary.json)"),
     ],

@@ -131,7 +131,9 @@ def test_provenance_and_build_cache_name_the_imported_code(newer, tmp_path):
 def test_unknown_overlay_is_one_line(tmp_path):
     done = _iconbench("--overlay", "gt4py-9_dace-9", "info", env=_env(tmp_path))
     assert done.returncode == 2
-    assert done.stderr.startswith("iconbench: error: --overlay gt4py-9_dace-9: no overlay there")
+    assert done.stderr.startswith(
+        "iconbench: error: argument --overlay: --overlay gt4py-9_dace-9: no overlay there"
+    )
     assert "iconbench stack build gt4py==VERSION dace==VERSION" in done.stderr
 
 

@@ -11,6 +11,7 @@ is a bug and keeps its traceback. The command modules import their libraries ins
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import pkgutil
 import sys
@@ -18,16 +19,19 @@ from collections.abc import Sequence
 
 from iconbench import __version__
 from iconbench.bytecode import configure as configure_bytecode
+from iconbench.cli import option_types as types
+from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.cli.options import OneLineParser
 from iconbench.errors import IconbenchError
 
 
+@functools.cache
 def commands() -> dict[str, type[Command]]:
-    """All subcommands, by name, found by importing every module of this package."""
+    """All subcommands, by name, found by importing every module of this package (once)."""
     found: dict[str, type[Command]] = {}
     for module in pkgutil.iter_modules(__path__):
-        if module.name in ("command", "options"):
+        if module.name in ("command", "options", "option_types"):
             continue
         mod = importlib.import_module(f"{__name__}.{module.name}")
         for value in vars(mod).values():
@@ -52,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--overlay",
         metavar="STACK",
+        type=types.OVERLAY,
         help="run the command on a stack built by 'iconbench stack build gt4py==V dace==V' "
         "(its name, or its directory): its gt4py and dace first on the path",
     )
@@ -65,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         command.add_arguments(p)
-        p.set_defaults(_command=command)
+        p.set_defaults(_command=command, _parser=p)
     return parser
 
 
@@ -83,25 +88,55 @@ def _without_overlay(argv: list[str]) -> list[str]:
     return argv
 
 
+def misplaced_global_option(argv: Sequence[str], names: Sequence[str]) -> str | None:
+    """The one line for a global option given after the command (``info --overlay X``).
+
+    >>> misplaced_global_option(["info", "--overlay", "X"], ["info"])
+    "--overlay is an option of iconbench itself, given before the command: \
+'iconbench --overlay X info'"
+    >>> misplaced_global_option(["--overlay", "X", "info"], ["info"]) is None
+    True
+    """
+    command = next((i for i, arg in enumerate(argv) if arg in names), None)
+    if command is None:
+        return None
+    for i, arg in enumerate(argv[command + 1 :], command + 1):
+        if arg == "--overlay" or arg.startswith("--overlay="):
+            value = argv[i + 1 : i + 2] if arg == "--overlay" else [arg.partition("=")[2]]
+            rest = [
+                a for j, a in enumerate(argv) if j != i and not (arg == "--overlay" and j == i + 1)
+            ]
+            right = " ".join(["iconbench", "--overlay", *value, *rest])
+            return (
+                f"--overlay is an option of iconbench itself, given before the command: '{right}'"
+            )
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``iconbench`` console script."""
     configure_bytecode()  # before gt4py is imported, here and in every process started
+    given = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
+    if line := misplaced_global_option(given, list(commands())):
+        print(f"iconbench: error: {line}", file=sys.stderr)
+        return 2
     args = parser.parse_args(argv)
-    if args.overlay:
-        from iconbench.stacks import overlay
+    from iconbench.stacks import overlay
 
-        try:
-            overlay.enter(
-                args.overlay, _without_overlay(list(sys.argv[1:] if argv is None else argv))
-            )
-        except IconbenchError as error:
-            print(f"iconbench: error: {error}", file=sys.stderr)
-            return 2
+    try:
+        if args.overlay:
+            overlay.enter(str(args.overlay), _without_overlay(given))
+        if on := overlay.check_imported():  # run again on an overlay: its own, or nothing
+            print(f"iconbench: note: on {on.describe()}", file=sys.stderr)
+    except IconbenchError as error:
+        print(f"iconbench: error: {error}", file=sys.stderr)
+        return 2
     if not getattr(args, "_command", None):
         parser.print_help()
         return 2
     try:
+        options.refuse_unused(args._parser, args)  # an option its action would ignore
         return args._command.run(args)
     except IconbenchError as error:
         print(f"iconbench: error: {error}", file=sys.stderr)

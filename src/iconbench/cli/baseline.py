@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from iconbench.baselines import store
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 
@@ -76,11 +77,19 @@ class Baseline(Command):
             metavar="N",
             help="which timer table of the file (1-based; default: the first)",
         )
-        imp.add_argument("--experiment", required=True, help="e.g. 'MCH-R04B09'")
-        imp.add_argument("--grid", required=True, help="grid of the ICON run, e.g. R04B09, R2B7")
-        imp.add_argument("--gpu", required=True, help="e.g. A100, GH200; 'unknown' if unknown")
-        imp.add_argument("--machine", required=True, help="e.g. balfrin; 'unknown' if unknown")
-        imp.add_argument("--date", required=True, help="YYYY-MM-DD (or YYYY-MM) of the run")
+        imp.add_argument("--experiment", type=types.TEXT, required=True, help="e.g. 'MCH-R04B09'")
+        imp.add_argument(
+            "--grid", type=types.NAME, required=True, help="grid of the ICON run, e.g. R04B09, R2B7"
+        )
+        imp.add_argument(
+            "--gpu", type=types.NAME, required=True, help="e.g. A100, GH200; 'unknown' if unknown"
+        )
+        imp.add_argument(
+            "--machine", type=types.NAME, required=True, help="e.g. balfrin; 'unknown' if unknown"
+        )
+        imp.add_argument(
+            "--date", type=types.DATE, required=True, help="YYYY-MM-DD (or YYYY-MM) of the run"
+        )
         imp.add_argument(
             "--timesteps",
             type=options.positive_int_type,
@@ -88,14 +97,27 @@ class Baseline(Command):
             metavar="N",
             help="timesteps of the run",
         )
-        imp.add_argument("--icon-commit", default=None, help="ICON commit (default: unknown)")
-        imp.add_argument("--icon-build", default="openacc", help="build flavour (default: openacc)")
-        imp.add_argument("--description", default="", help="free text about the experiment")
-        imp.add_argument("--note", default="", help="provenance note stored with the source")
+        imp.add_argument(
+            "--icon-commit", type=types.TEXT, default=None, help="ICON commit (default: unknown)"
+        )
+        imp.add_argument(
+            "--icon-build",
+            type=types.NAME,
+            default="openacc",
+            help="build flavour (default: openacc)",
+        )
+        imp.add_argument(
+            "--description", type=types.TEXT, default="", help="free text about the experiment"
+        )
+        imp.add_argument(
+            "--note", type=types.TEXT, default="", help="provenance note stored with the source"
+        )
         options.add_dry_run(imp, help="validate and print the baseline JSON, store nothing")
         action("list", "list stored baselines (a broken file is named on stderr, exit 2)")
         show = action("show", "print one baseline's provenance and timers")
-        show.add_argument("baseline", help="store name (see 'list') or path to a baseline file")
+        show.add_argument(
+            "baseline", type=types.TEXT, help="store name (see 'list') or path to a baseline file"
+        )
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ import sys
 import tempfile
 from typing import Any
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.check import add_rounds, rounds_plan
 from iconbench.cli.command import Command
@@ -36,11 +37,18 @@ class Bisect(Command):
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--repo", required=True, help="checkout of the repository")
-        parser.add_argument("--good", required=True, help="last good commit (e.g. last night's)")
-        parser.add_argument("--bad", required=True, help="first known bad commit (e.g. main)")
+        parser.add_argument(
+            "--repo", type=types.GIT_REPOSITORY, required=True, help="checkout of the repository"
+        )
+        parser.add_argument(
+            "--good", type=types.GIT_REF, required=True, help="last good commit (e.g. last night's)"
+        )
+        parser.add_argument(
+            "--bad", type=types.GIT_REF, required=True, help="first known bad commit (e.g. main)"
+        )
         parser.add_argument(
             "--summary",
+            type=types.JSON_FILE,
             help="gate summary (iconbench compare --out, iconbench confirm --out): bisect its "
             "worst regression",
         )
@@ -52,7 +60,9 @@ class Bisect(Command):
             "alternating fresh processes, bad when it shows the regression; asv: asv find, one "
             "sample per commit",
         )
-        parser.add_argument("--bench", help="asv: benchmark regex (default: from --summary)")
+        parser.add_argument(
+            "--bench", type=types.REGEX, help="asv: benchmark regex (default: from --summary)"
+        )
         options.add_programs(
             parser,
             help="without --summary: the one case whose device time to bisect (asv: regex "
@@ -67,10 +77,17 @@ class Bisect(Command):
             parser, default=None, help="grid preset (default: the summary's; asv: ICONBENCH_GRID)"
         )
         parser.add_argument(
-            "--component", default="", help="gt4py | dace | icon4py (default: from the checkout)"
+            "--component",
+            type=types.COMPONENT,
+            default="",
+            help="gt4py | dace | icon4py (default: from the checkout)",
         )
-        parser.add_argument("--repository", default="", help="owner/name, for the record")
-        parser.add_argument("--config", help="asv: config to use (default: one for --repo)")
+        parser.add_argument(
+            "--repository", type=types.REPOSITORY, default="", help="owner/name, for the record"
+        )
+        parser.add_argument(
+            "--config", type=types.FILE, help="asv: config to use (default: one for --repo)"
+        )
         parser.add_argument(
             "--environment",
             choices=("checkout", "build"),
@@ -80,7 +97,7 @@ class Bisect(Command):
         )
         parser.add_argument(
             "--work",
-            type=pathlib.Path,
+            type=types.OUTPUT,
             metavar="DIR",
             help="interleaved: the steps' A/Bs, one directory each (default: beside --out, "
             "<name>.steps)",
@@ -98,6 +115,7 @@ class Bisect(Command):
         repo = pathlib.Path(args.repo)
         if not (repo / ".git").exists() and not (repo / "HEAD").exists():
             raise IconbenchError(f"--repo {repo}: not a git checkout")
+        _check_ends(repo, args.good, args.bad)
         out = pathlib.Path(args.out) if args.out else None
         if out is not None and out.exists():
             raise IconbenchError(f"--out {out} exists; results are append-only: give a new path")
@@ -245,3 +263,31 @@ def _named_target(args: argparse.Namespace):
             "'^compute_tangential_wind\\[default\\]$'"
         )
     return interleaved.Target(f"{cases[0]}|{args.backends[0]}|device_time")
+
+
+def _check_ends(repo: pathlib.Path, good: str, bad: str) -> None:
+    """One line unless ``good`` is an ancestor of ``bad`` (swapped ends said to be swapped)."""
+    import subprocess
+
+    from iconbench.stacks import trees
+
+    old, new = trees.resolve_commit(repo, good), trees.resolve_commit(repo, bad)
+    if old == new:
+        raise IconbenchError(f"--good {good} and --bad {bad} are the same commit {old[:12]}")
+
+    def is_ancestor(a: str, b: str) -> bool:
+        command = ["git", "-C", str(repo), "merge-base", "--is-ancestor", a, b]
+        done = subprocess.run(command, capture_output=True, check=False, timeout=60)
+        return done.returncode == 0
+
+    if is_ancestor(old, new):
+        return
+    if is_ancestor(new, old):
+        raise IconbenchError(
+            f"--good {good} and --bad {bad} are swapped: {bad} ({new[:12]}) is older than "
+            f"{good}; give --good {bad} --bad {good}"
+        )
+    raise IconbenchError(
+        f"--good {good} is no ancestor of --bad {bad}: bisect needs one line of history "
+        "from the good commit to the bad one"
+    )

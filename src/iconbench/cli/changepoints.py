@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import pathlib
 import re
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 
@@ -27,7 +27,7 @@ class ChangePoints(Command):
         parser.add_argument(
             "results",
             nargs="+",
-            type=pathlib.Path,
+            type=types.PATH,
             help="asv results directories or GPU runner result sets holding the history",
         )
         parser.add_argument(
@@ -37,7 +37,7 @@ class ChangePoints(Command):
         )
         parser.add_argument(
             "--repo",
-            type=pathlib.Path,
+            type=types.GIT_REPOSITORY,
             default=None,
             help="repository of the runs' commits: runs in commit order (default: the order "
             "they were measured in)",

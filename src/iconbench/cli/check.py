@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import pathlib
 from typing import TYPE_CHECKING
 
 from iconbench.buildcache import REPO_ROOT
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.cli.select import DEFAULT_LEDGERS, ledgers_dir
@@ -41,20 +41,29 @@ class Check(Command):
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--component", required=True, help="gt4py | dace | icon4py")
-        parser.add_argument("--repo", required=True, type=pathlib.Path, help="its checkout")
-        parser.add_argument("--base", required=True, help="base ref of the change")
-        parser.add_argument("--head", default="HEAD", help="head ref of the change")
+        parser.add_argument(
+            "--component", type=types.COMPONENT, required=True, help="gt4py | dace | icon4py"
+        )
+        parser.add_argument("--repo", required=True, type=types.GIT_REPOSITORY, help="its checkout")
+        parser.add_argument(
+            "--base", type=types.GIT_REF, required=True, help="base ref of the change"
+        )
+        parser.add_argument(
+            "--head", type=types.GIT_REF, default="HEAD", help="head ref of the change"
+        )
         options.add_out(parser, help="the check's directory (sides, rounds, summary, phases)")
         add_interleaving(parser, backends=("gtfn_gpu", "dace_gpu"), grid=DEFAULT_GRID)
         options.add_programs(
             parser, help="regex of case ids to measure (default: what 'iconbench select' picks)"
         )
         parser.add_argument("--full", action="store_true", help="select everything")
-        parser.add_argument("--repository", default="", help="OWNER/NAME: comment on its PR")
-        parser.add_argument("--pr", type=int, default=0, help="pull request number")
+        parser.add_argument(
+            "--repository", type=types.REPOSITORY, default="", help="OWNER/NAME: comment on its PR"
+        )
+        parser.add_argument("--pr", type=types.NON_NEGATIVE, default=0, help="pull request number")
         parser.add_argument(
             "--comment-arg",
+            type=types.TEXT,
             action="append",
             default=[],
             help="passed to 'iconbench comment' (repeat), e.g. --comment-arg=--dry-run",
@@ -70,7 +79,7 @@ class Check(Command):
         )
         parser.add_argument(
             "--record",
-            type=pathlib.Path,
+            type=types.OUTPUT,
             help="append the check's facts and phase times as one JSON line to this file",
         )
 
@@ -123,7 +132,7 @@ def add_interleaving(
     options.add_devices(parser)
     parser.add_argument(
         "--ledgers",
-        type=pathlib.Path,
+        type=types.DIRECTORY,
         default=DEFAULT_LEDGERS,
         help="a runner's work/ (compile.jsonl, session.jsonl): the selection's time shares "
         "and the devices' shares of the cases balanced by their measuring time "
@@ -186,13 +195,13 @@ def add_rounds(parser: argparse.ArgumentParser, *, quick: bool = False) -> None:
     options.add_sampling(parser, samples=50, max_s=0.5, warmup_s=0.1, precision=0.005,
                          warmup_next_s=WARMUP_NEXT_S)  # fmt: skip
     parser.add_argument(
-        "--min-blocks", type=int, default=2, help="blocks of 4 rounds at least (ABBA BAAB)"
+        "--min-blocks", type=types.COUNT, default=2, help="blocks of 4 rounds at least (ABBA BAAB)"
     )
     parser.add_argument(
-        "--max-blocks", type=int, default=4, help="blocks at most, if still undecided"
+        "--max-blocks", type=types.COUNT, default=4, help="blocks at most, if still undecided"
     )
     parser.add_argument(
-        "--budget", type=float, help="seconds of measuring after which no block starts"
+        "--budget", type=types.SECONDS, help="seconds of measuring after which no block starts"
     )
     if quick:
         parser.add_argument(

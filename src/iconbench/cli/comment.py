@@ -15,9 +15,9 @@ import logging
 import os
 import re
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from iconbench.cli import option_types as types
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
 
@@ -47,23 +47,32 @@ class CommentCommand(Command):
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
-            "summary", type=Path, help="the gate's summary JSON (iconbench compare --out)"
+            "summary",
+            type=types.JSON_FILE,
+            help="the gate's summary JSON (iconbench compare --out)",
         )
         parser.add_argument(
-            "--repo", required=True, help="repository of the pull request, OWNER/NAME"
+            "--repo",
+            type=types.REPOSITORY,
+            required=True,
+            help="repository of the pull request, OWNER/NAME",
         )
-        parser.add_argument("--pr", required=True, type=int, help="pull request number")
+        parser.add_argument("--pr", required=True, type=types.COUNT, help="pull request number")
         parser.add_argument(
-            "--site-url", help="root URL of the published history site (links in the comment)"
+            "--site-url",
+            type=types.URL,
+            help="root URL of the published history site (links in the comment)",
         )
         parser.add_argument(
             "--github-url",
+            type=types.URL,
             default=os.environ.get("GITHUB_SERVER_URL"),
             help="GitHub Enterprise web address, e.g. https://github.example.org "
             "(default: $GITHUB_SERVER_URL, else github.com)",
         )
         parser.add_argument(
             "--context",
+            type=types.NAME,
             help="commit status context, also the comment's: each context has its own status "
             "and comment (default: iconbench/<grid of the summary>)",
         )
@@ -76,16 +85,17 @@ class CommentCommand(Command):
             help="print the comment's markdown and the status; send nothing, need no token",
         )
         parser.add_argument(
-            "--retries", type=int, default=5, help="tries per GitHub call (rate limit, 5xx)"
+            "--retries", type=types.COUNT, default=5, help="tries per GitHub call (rate limit, 5xx)"
         )
         parser.add_argument(
             "--backoff",
-            type=float,
+            type=types.SECONDS,
             default=1.0,
             help="first wait in seconds before a retry, doubled each time (at most 60 s)",
         )
         parser.add_argument(
             "--bot-login",
+            type=types.NAME,
             default=os.environ.get("ICONBENCH_BOT_LOGIN"),
             help="the bot's GitHub login, whose comments it edits (default: $ICONBENCH_BOT_LOGIN, "
             "else the token's login from GET /user; a GitHub App's token: '<app-slug>[bot]', "
@@ -93,14 +103,14 @@ class CommentCommand(Command):
         )
         parser.add_argument(
             "--settle",
-            type=float,
+            type=types.SECONDS,
             default=5.0,
             help="seconds to wait after writing the comment before checking it again, longer "
             "than GitHub takes to list a new comment (default 5)",
         )
         parser.add_argument(
             "--state",
-            type=Path,
+            type=types.OUTPUT,
             help="a JSON file in the job's output folder that keeps the comment's id for the "
             "next run (found even before GitHub lists it)",
         )

@@ -9,6 +9,7 @@ import pathlib
 import re
 import sys
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
@@ -35,15 +36,21 @@ class Compare(Command):
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "base",
+            type=types.TEXT,
             help="reference result set: asv result file or results dir, or a GPU runner set "
             "(dir like results/h100 or its summary.N.json); PATH@COMMIT picks one commit",
         )
-        parser.add_argument("head", help="result set under test (same forms as BASE)")
         parser.add_argument(
-            "--commit", help="commit (prefix) to take from a side that holds several"
+            "head", type=types.TEXT, help="result set under test (same forms as BASE)"
+        )
+        parser.add_argument(
+            "--commit",
+            type=types.GIT_REF,
+            help="commit (prefix) to take from a side that holds several",
         )
         parser.add_argument(
             "--grid",
+            type=types.NAME,
             metavar=options.METAVARS["grid"],
             help="grid preset to compare where a side has several",
         )
@@ -51,7 +58,7 @@ class Compare(Command):
         options.add_backends(parser, default=None)
         parser.add_argument(
             "--config",
-            type=pathlib.Path,
+            type=types.FILE,
             help="gate.toml: thresholds, overrides (docs/gate.md; "
             "default: $ICONBENCH_GATE_CONFIG, which every road reads)",
         )
@@ -63,6 +70,7 @@ class Compare(Command):
         )
         parser.add_argument(
             "--history",
+            type=types.PATH,
             action="append",
             default=[],
             metavar="PATH",
@@ -78,7 +86,7 @@ class Compare(Command):
             "(factor and Mann-Whitney p<0.002); both verdicts are shown",
         )
         parser.add_argument(
-            "--factor", type=float, default=1.1, help="asv's factor for --method asv (1.1)"
+            "--factor", type=types.RATIO, default=1.1, help="asv's factor for --method asv (1.1)"
         )
         parser.add_argument(
             "--rerun-inconclusive",
@@ -87,7 +95,7 @@ class Compare(Command):
         )
         parser.add_argument(
             "--max-rerun-s",
-            type=float,
+            type=types.SECONDS,
             default=300.0,
             help="seconds for --rerun-inconclusive in total (default 300)",
         )
@@ -99,6 +107,7 @@ class Compare(Command):
         )
         parser.add_argument(
             "--baseline",
+            type=types.TEXT,
             metavar="NAME",
             help="OpenACC baseline for the speed-up of each side (default: the experiment's)",
         )
@@ -121,6 +130,7 @@ class Compare(Command):
         parser.add_argument("--all", action="store_true", help="table: unchanged ones too")
         parser.add_argument(
             "--kernels",
+            type=types.TEXT,
             nargs=3,
             action="append",
             default=[],

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import pathlib
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.check import add_rounds, rounds_plan
 from iconbench.cli.command import Command
@@ -34,32 +34,32 @@ class Confirm(Command):
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
-            "summary", type=pathlib.Path, help="gate summary of the two runs (compare --out)"
+            "summary", type=types.JSON_FILE, help="gate summary of the two runs (compare --out)"
         )
         for side, run in (("base", "the earlier run (the last nightly)"), ("head", "tonight's")):
             parser.add_argument(
                 f"--{side}-stack",
-                type=pathlib.Path,
+                type=types.JSON_FILE,
                 metavar="FILE",
                 help=f"stack.json of {run}: the commits of gt4py, dace and icon4py",
             )
         parser.add_argument(
             "--checkouts",
-            type=pathlib.Path,
+            type=types.DIRECTORY,
             metavar="DIR",
             help="DIR/gt4py, DIR/dace, DIR/icon4py: git checkouts holding both runs' commits "
             "(ci/nightly stack makes them)",
         )
         parser.add_argument(
             "--work",
-            type=pathlib.Path,
+            type=types.OUTPUT,
             metavar="DIR",
             help="the A/B's directory, new or empty (default: beside --out, <name>.ab)",
         )
         parser.add_argument(
             "--on-their-gpus",
             nargs=2,
-            type=pathlib.Path,
+            type=types.PATH,
             metavar=("BASE_RUN", "HEAD_RUN"),
             help="measure each side on the GPU its run measured the case on (each run's "
             "work/session.jsonl): for two runs of one stack on different GPUs of a host, an "

@@ -15,6 +15,7 @@ import pathlib
 from typing import Any, NoReturn
 
 from iconbench.buildcache import REPO_ROOT
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.check import add_interleaving, interleaving
 from iconbench.cli.command import Command
@@ -77,11 +78,13 @@ class Continuous(Command):
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("base", help="the reference: branch, tag or commit (e.g. main)")
-        parser.add_argument("head", help="the commit under test (e.g. HEAD)")
+        parser.add_argument(
+            "base", type=types.GIT_REF, help="the reference: branch, tag or commit (e.g. main)"
+        )
+        parser.add_argument("head", type=types.GIT_REF, help="the commit under test (e.g. HEAD)")
         parser.add_argument(
             "--repo",
-            type=pathlib.Path,
+            type=types.GIT_REPOSITORY,
             default=pathlib.Path("."),
             metavar="DIR",
             help="git checkout of gt4py, dace or icon4py (default: .)",

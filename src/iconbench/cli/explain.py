@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
@@ -27,18 +28,18 @@ class Explain(Command):
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("summary", type=pathlib.Path, help="gate summary (compare --out)")
+        parser.add_argument("summary", type=types.JSON_FILE, help="gate summary (compare --out)")
         for side in ("base", "head"):
             parser.add_argument(
                 f"--{side}",
-                type=pathlib.Path,
+                type=types.DIRECTORY,
                 required=True,
                 metavar="DIR",
                 help=f"{side}'s runner directory (its ledgers name the builds it ran)",
             )
             parser.add_argument(
                 f"--{side}-tree",
-                type=pathlib.Path,
+                type=types.DIRECTORY,
                 metavar="PATH",
                 help=f"{side}'s source tree (checkout), first on the path of its processes "
                 "(default: this environment's packages)",
@@ -50,17 +51,21 @@ class Explain(Command):
         )
         parser.add_argument(
             "--max-benchmarks",
-            type=int,
+            type=types.COUNT,
             default=5,
             metavar="N",
             help="benchmarks explained, largest change first (default 5)",
         )
         parser.add_argument(
-            "--ncu-calls", type=int, default=3, metavar="N", help="calls profiled per side (3)"
+            "--ncu-calls",
+            type=types.COUNT,
+            default=3,
+            metavar="N",
+            help="calls profiled per side (3)",
         )
         parser.add_argument(
             "--work",
-            type=pathlib.Path,
+            type=types.OUTPUT,
             metavar="DIR",
             help="where ncu's output and written code are kept (default: beside --out)",
         )

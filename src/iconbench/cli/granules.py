@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
@@ -29,7 +29,7 @@ class Granules(Command):
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("action", choices=("measure", "report"), help="what to do")
-        parser.add_argument("results", nargs="*", type=Path, help="report: result files")
+        parser.add_argument("results", nargs="*", type=types.PATH, help="report: result files")
         options.add_backends(
             parser,
             default=("gtfn_cpu",),
@@ -41,20 +41,24 @@ class Granules(Command):
         options.add_experiment(
             parser, help="measure on this ICON experiment's grid (baselines/experiments/NAME.toml)"
         )
-        parser.add_argument("--cases", default="", help="regex on case names (default: all)")
-        parser.add_argument("--samples", type=int, default=10, help="timed calls per phase")
+        parser.add_argument(
+            "--cases", type=types.REGEX, default="", help="regex on case names (default: all)"
+        )
+        parser.add_argument("--samples", type=types.COUNT, default=10, help="timed calls per phase")
         options.add_out(parser, help="result directory (measure), report (report)")
-        parser.add_argument("--baseline", help="stored OpenACC baseline name or file (report)")
+        parser.add_argument(
+            "--baseline", type=types.TEXT, help="stored OpenACC baseline name or file (report)"
+        )
         options.add_store(parser, help="baselines directory (report)")
         parser.add_argument(
-            "--static", action="append", default=[], metavar="KEY=VALUE",
+            "--static", type=types.TEXT, action="append", default=[], metavar="KEY=VALUE",
             help="pin a static argument for the estimate (report)",
         )  # fmt: skip
         parser.add_argument(
             "--force", action="store_true", help="compare across grids/GPUs (report says so)"
         )
         parser.add_argument(
-            "--suite", type=Path, metavar="DIR",
+            "--suite", type=types.PATH, metavar="DIR",
             help="suite results of the same grid and GPU: kernel sums from their CUDA-event "
             "times (report)",
         )  # fmt: skip

@@ -7,6 +7,7 @@ import datetime
 import json
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import tempfile
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
@@ -56,6 +58,34 @@ def _files(args: argparse.Namespace) -> dict[str, tuple[str, pathlib.Path]]:
     return result_set_files(
         asv=args.asv or (), summary=args.summary or (), gate=args.gate or (), other=args.other or ()
     )
+
+
+def _check_appended(args: argparse.Namespace) -> None:
+    """Take into the append-only store only what reads back; else one line, store unchanged.
+
+    Each summary parses (the option type) into an object, the commit resolves (in
+    ``--repo``, else it must be a full hexadecimal commit), the store can be written.
+    """
+    from iconbench.files.decode import load_json
+
+    for role in ("summary", "gate"):
+        for path in getattr(args, role) or ():
+            if not isinstance(data := load_json(path), dict):
+                raise IconbenchError(
+                    f"--{role} {path}: a JSON {type(data).__name__}, not a summary; give the "
+                    "file its command wrote"
+                )
+    commit = args.commit[0]
+    if args.repo is not None:
+        from iconbench.stacks import trees
+
+        trees.resolve_commit(args.repo, commit)
+    elif not re.fullmatch(r"[0-9a-fA-F]{40}", commit):
+        raise IconbenchError(
+            f"--commit {commit!r}: give the full 40-digit commit (git rev-parse), or --repo "
+            "to resolve it in"
+        )
+    options.writable_dir(args.store, "history store")
 
 
 def _machine(args: argparse.Namespace) -> str:
@@ -162,24 +192,31 @@ class History(Command):
             choices=("main", "pr", "manual"),
             help="append: run kind; list/cat/export: only it",
         )
-        parser.add_argument("--component", help="append: gt4py | dace | icon4py | iconbench")
+        parser.add_argument(
+            "--component", type=types.COMPONENT, help="append: gt4py | dace | icon4py | iconbench"
+        )
         parser.add_argument(
             "--commit",
+            type=types.GIT_REF,
             action="append",
             help="append: commit of the component under test; confirm: a commit of the "
             "backfill to confirm (repeatable; default: every change point)",
         )
-        parser.add_argument("--repository", default="", help="append: owner/name")
-        parser.add_argument("--ref", default="", help="append: branch or PR ref")
+        parser.add_argument(
+            "--repository", type=types.REPOSITORY, default="", help="append, confirm: owner/name"
+        )
+        parser.add_argument("--ref", type=types.TEXT, default="", help="append: branch or PR ref")
         parser.add_argument(
             "--machine",
+            type=types.TEXT,
             default="",
-            help="append, backfill: machine name (append's default: of its --asv results, the "
-            "GPU model, e.g. h100, else asv's machine name; else the host name); list/cat/"
-            "export: only its entries",
+            help="append, backfill, confirm: machine name (append's default: of its --asv "
+            "results, the GPU model, e.g. h100, else asv's machine name; else the host name); "
+            "list/cat/export: only its entries",
         )
         parser.add_argument(
             "--label",
+            type=types.TEXT,
             default="",
             help="append: free text, e.g. 'nightly'; list/cat/export: only it",
         )
@@ -195,19 +232,34 @@ class History(Command):
             help="list: print the paths of the entries' files of ROLE, one a line",
         )
         parser.add_argument(
-            "--path", help="cat: print this file of the newest entry that has it (e.g. gate/x)"
+            "--path",
+            type=types.TEXT,
+            help="cat: print this file of the newest entry that has it (e.g. gate/x)",
         )
-        parser.add_argument("--pr", type=int, help="append: pull request number (kind pr)")
+        parser.add_argument("--pr", type=types.COUNT, help="append: pull request number (kind pr)")
         parser.add_argument(
-            "--asv", action="append", help="append, machine: an asv results directory"
-        )
-        parser.add_argument("--summary", action="append", help="append: a runner summary.json")
-        parser.add_argument("--gate", action="append", help="append: a gate summary JSON")
-        parser.add_argument(
-            "--other", action="append", help="append: any other file (e.g. the stack's commits)"
+            "--asv",
+            type=types.DIRECTORY,
+            action="append",
+            help="append, machine: an asv results directory",
         )
         parser.add_argument(
-            "--pr-days", type=int, default=90, help="prune: days a PR's results are kept (90)"
+            "--summary", type=types.JSON_FILE, action="append", help="append: a runner summary.json"
+        )
+        parser.add_argument(
+            "--gate", type=types.JSON_FILE, action="append", help="append: a gate summary JSON"
+        )
+        parser.add_argument(
+            "--other",
+            type=types.FILE,
+            action="append",
+            help="append: any other file (e.g. the stack's commits)",
+        )
+        parser.add_argument(
+            "--pr-days",
+            type=types.COUNT,
+            default=90,
+            help="prune: days a PR's results are kept (90)",
         )
         options.add_out(
             parser,
@@ -215,8 +267,10 @@ class History(Command):
             "confirm: the backfill's --out (OUT/confirm/<commit> per commit)",
         )
         cls._add_backfill_arguments(parser)
-        options.add_json(parser, help="list/append: machine-readable output")
-        options.add_dry_run(parser, help="append/prune/publish: say what would be done")
+        options.add_json(parser, help="list/append/backfill/confirm: machine-readable output")
+        options.add_dry_run(
+            parser, help="append/prune/publish/backfill/confirm: say what would be done"
+        )
 
     @staticmethod
     def _add_backfill_arguments(parser: argparse.ArgumentParser) -> None:
@@ -225,17 +279,24 @@ class History(Command):
 
         parser.add_argument(
             "--repo",
-            type=pathlib.Path,
+            type=types.GIT_REPOSITORY,
             help="backfill, confirm: a clone of icon4py (bare is fine); export, publish: the "
-            "repository of the history's commits (their order and full hashes)",
+            "repository of the history's commits (their order and full hashes); append: the "
+            "component's, where --commit resolves (else give the full commit)",
         )
         parser.add_argument(
-            "--from", dest="start", metavar="REF", help="backfill: the commit before the range"
+            "--from",
+            type=types.GIT_REF,
+            dest="start",
+            metavar="REF",
+            help="backfill: the commit before the range",
         )
-        parser.add_argument("--to", dest="end", metavar="REF", help="backfill: its last commit")
+        parser.add_argument(
+            "--to", type=types.GIT_REF, dest="end", metavar="REF", help="backfill: its last commit"
+        )
         parser.add_argument(
             "--paths",
-            type=lambda text: tuple(p for p in text.split(",") if p),
+            type=types.PATH_LIST,
             default=ICON4PY_PATHS,
             metavar="PATH[,PATH]",
             help="backfill: first-parent commits touching these are measured (default: "
@@ -244,10 +305,10 @@ class History(Command):
         options.add_backends(parser, help="backfill: backends (default: embedded,gtfn_cpu)")
         options.add_grid(parser, default=None, help="backfill: grid (default: the experiment's)")
         options.add_experiment(parser, help="backfill: the ICON experiment whose variants run")
-        options.add_programs(parser, help="backfill: regex of the cases (default: all)")
+        options.add_programs(parser, help="backfill, confirm: regex of the cases (default: all)")
         parser.add_argument(
             "--stacks",
-            type=pathlib.Path,
+            type=types.OUTPUT,
             metavar="DIR",
             help="backfill, confirm: where the stacks' overlays are (default: <iconbench "
             "cache>/stacks)",
@@ -262,7 +323,7 @@ class History(Command):
             "--jobs",
             metavar=options.METAVARS["jobs"],
             type=options.positive_int_type,
-            help="backfill: compile processes, N >= 1 (default: the suite's, cores - 2)",
+            help="backfill, confirm: compile processes, N >= 1 (default: the suite's, cores - 2)",
         )
         options.add_sampling(parser, samples=100, max_s=5.0, warmup_s=0.5)
 
@@ -374,6 +435,7 @@ class History(Command):
                 raise IconbenchError("history append: give " + ", ".join(f"--{m}" for m in missing))
             if len(args.commit) > 1:
                 raise IconbenchError("history append: give one --commit (a result set's commit)")
+            _check_appended(args)
             files = _files(args)
             machine = _machine(args)
             if args.dry_run:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
@@ -28,6 +29,7 @@ class Merge(Command):
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "shards",
+            type=types.PATH,
             nargs="+",
             help="the --out directories of the shards, or the .json tables of verify's shards",
         )

@@ -32,6 +32,23 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
+from iconbench.cli import option_types as types
+from iconbench.cli.option_types import (  # noqa: F401  (the checks, for the commands)
+    check_backends,
+    check_experiment,
+    check_grid,
+    check_grids,
+    check_known,
+    check_regex,
+    existing_dir,
+    existing_file,
+    existing_path,
+    float_above,
+    git_repository,
+    output_path,
+    positive_int,
+    writable_dir,
+)
 from iconbench.errors import IconbenchError
 
 #: The canonical option of each concept (the argparse ``dest``), for every command.
@@ -79,244 +96,6 @@ def note(text: str) -> None:
     print(f"iconbench: note: {text}", file=sys.stderr)
 
 
-# --- argparse types: each raises ArgumentTypeError with the one line to print ------------
-
-
-def _type(check: Callable[[str], Any]) -> Callable[[str], Any]:
-    """An argparse ``type=`` from a check that raises IconbenchError (same message)."""
-
-    def convert(text: str) -> Any:
-        try:
-            return check(text)
-        except IconbenchError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-
-    convert.__name__ = check.__name__
-    return convert
-
-
-def check_known(what: str, name: str, known: Iterable[str]) -> str:
-    """``name`` if it is one of ``known``; else one line naming it and what to choose from.
-
-    >>> check_known("grid preset", "tiyn", ("tiny", "tiny_lam"))
-    Traceback (most recent call last):
-    ...
-    iconbench.errors.IconbenchError: unknown grid preset 'tiyn'; choose one of: tiny, tiny_lam
-    """
-    known = list(known)
-    if name not in known:
-        raise IconbenchError(f"unknown {what} {name!r}; choose one of: {', '.join(known)}")
-    return name
-
-
-def check_regex(text: str) -> str:
-    """``text`` if it compiles as a Python regex; else one line with the regex error.
-
-    >>> check_regex("compute_.*wind")
-    'compute_.*wind'
-    >>> check_regex("[")
-    Traceback (most recent call last):
-    ...
-    iconbench.errors.IconbenchError: bad regex '[': unterminated character set at position 0; \
-e.g. 'compute_tangential_wind' or 'diffusion|vn'
-    """
-    try:
-        re.compile(text)
-    except re.error as error:
-        raise IconbenchError(
-            f"bad regex {text!r}: {error}; e.g. 'compute_tangential_wind' or 'diffusion|vn'"
-        ) from None
-    return text
-
-
-def check_backends(text: str) -> tuple[str, ...]:
-    """The backend names of a comma list, each one known; no gt4py import.
-
-    >>> check_backends("embedded, gtfn_cpu")
-    ('embedded', 'gtfn_cpu')
-    >>> check_backends("gtfn_tpu")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    iconbench.errors.IconbenchError: unknown backend 'gtfn_tpu'; choose one of: embedded, ...
-    """
-    from iconbench.programs.backends import known_names
-
-    names = tuple(n.strip() for n in text.split(","))
-    if not text.strip() or not all(names):
-        raise IconbenchError(f"empty backend name in {text!r}; give NAME[,NAME], e.g. gtfn_cpu")
-    known = known_names()
-    for name in names:
-        check_known("backend", name, known)
-    return names
-
-
-def check_grid(text: str) -> str:
-    """``text`` if it is a grid preset; else the presets to choose from.
-
-    >>> check_grid("tiny")
-    'tiny'
-    >>> check_grid("tiyn")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    iconbench.errors.IconbenchError: unknown grid preset 'tiyn'; choose one of: tiny, tiny_lam, ...
-    """
-    from iconbench.grids.presets import PRESETS
-
-    return check_known("grid preset", text, PRESETS)
-
-
-def check_experiment(text: str) -> str:
-    """``text`` if it names an experiment (a file in ``baselines/experiments/``, or a path).
-
-    >>> check_experiment("mch_icon-ch1_medium")
-    'mch_icon-ch1_medium'
-    >>> check_experiment("mch_icon-ch1_mediun")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    iconbench.errors.IconbenchError: unknown experiment 'mch_icon-ch1_mediun'; choose one of: ...
-    """
-    from iconbench.baselines import experiments
-
-    experiments.load(text)
-    return text
-
-
-def check_grids(text: str) -> tuple[str, ...]:
-    """Grid presets of a comma list (``tiny,small``), each one known.
-
-    >>> check_grids("tiny,tiny_lam")
-    ('tiny', 'tiny_lam')
-    """
-    return tuple(check_grid(name.strip()) for name in text.split(","))
-
-
-def positive_int(text: str) -> int:
-    """An integer >= 1 (processes, samples, counts).
-
-    >>> positive_int("4")
-    4
-    >>> positive_int("0")
-    Traceback (most recent call last):
-    ...
-    iconbench.errors.IconbenchError: expected an integer >= 1, got '0'
-    """
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise IconbenchError(f"expected an integer >= 1, got {text!r}")
-    return value
-
-
-def float_above(bound: float) -> Callable[[str], float]:
-    """A type for a finite number > ``bound`` (e.g. a ratio > 1).
-
-    >>> float_above(1.0)("1.05")
-    1.05
-    >>> float_above(1.0)("-1")
-    Traceback (most recent call last):
-    ...
-    iconbench.errors.IconbenchError: expected a number > 1, got '-1'
-    """
-
-    def check(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = float("nan")
-        if not value > bound or value == float("inf"):
-            raise IconbenchError(f"expected a number > {bound:g}, got {text!r}")
-        return value
-
-    check.__name__ = f"number_above_{bound:g}"
-    return check
-
-
-def existing_file(text: str) -> pathlib.Path:
-    """A path to a readable regular file.
-
-    >>> existing_file("/nonexistent/x.json")
-    Traceback (most recent call last):
-    ...
-    iconbench.errors.IconbenchError: /nonexistent/x.json: no such file
-    """
-    path = pathlib.Path(text)
-    if path.is_dir():
-        raise IconbenchError(f"{path}: is a directory, expected a file")
-    if not path.is_file():
-        raise IconbenchError(f"{path}: no such file")
-    if not os.access(path, os.R_OK):
-        raise IconbenchError(f"{path}: not readable (check its permissions)")
-    return path
-
-
-def existing_path(text: str) -> pathlib.Path:
-    """A path to an existing file or directory."""
-    path = pathlib.Path(text)
-    if not path.exists():
-        raise IconbenchError(f"{path}: no such file or directory")
-    return path
-
-
-def existing_dir(text: str | os.PathLike[str], what: str = "directory") -> pathlib.Path:
-    """A path to an existing directory (``what`` names it in the error).
-
-    >>> existing_dir("/nonexistent", "baseline store")
-    Traceback (most recent call last):
-    ...
-    iconbench.errors.IconbenchError: baseline store /nonexistent: no such directory
-    """
-    path = pathlib.Path(text)
-    if not path.exists():
-        raise IconbenchError(f"{what} {path}: no such directory")
-    if not path.is_dir():
-        raise IconbenchError(f"{what} {path}: not a directory")
-    return path
-
-
-def git_repository(text: str | os.PathLike[str]) -> pathlib.Path:
-    """``--repo``: an existing directory that is a git repository (bare is fine), or one line."""
-    from iconbench.stacks import trees
-
-    path = existing_dir(text, "--repo")
-    trees.resolve_commit(path, "HEAD")  # not a repository: one line
-    return path
-
-
-def writable_dir(text: str | os.PathLike[str], what: str = "directory") -> pathlib.Path:
-    """A directory that exists or can be created (its nearest existing ancestor is writable).
-
-    Checked before work starts; nothing is created here.
-
-    >>> writable_dir("/etc/passwd/x", "baseline store")
-    Traceback (most recent call last):
-    ...
-    iconbench.errors.IconbenchError: baseline store /etc/passwd/x: /etc/passwd is not a directory
-    """
-    path = pathlib.Path(text)
-    ancestor = path
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        if ancestor == path:
-            raise IconbenchError(f"{what} {path}: not a directory")
-        raise IconbenchError(f"{what} {path}: {ancestor} is not a directory")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise IconbenchError(f"{what} {path}: {ancestor} is not writable")
-    return path
-
-
-def output_path(text: str) -> pathlib.Path:
-    """A file or directory to write: where it would go must be (or become) a directory."""
-    path = pathlib.Path(text)
-    if path.is_file():
-        writable_dir(path.parent, "--out")
-    else:
-        writable_dir(path, "--out")
-    return path
-
-
 # --- actions --------------------------------------------------------------------------
 
 
@@ -353,7 +132,7 @@ def add_programs(
     parser.add_argument(
         "--programs",
         metavar=METAVARS["programs"],
-        type=_type(check_regex),
+        type=types.PROGRAMS,
         default=default,
         help=help,
     )
@@ -380,7 +159,7 @@ def add_backends(
             "embedded, gtfn_cpu, dace_cpu, gtfn_gpu, dace_gpu, dace_gpu_noauto, ..."
         )
     kwargs: dict[str, Any] = {
-        "type": _type(check_backends),
+        "type": types.BACKENDS,
         "action": _Extend,
         "default": None if default is None else tuple(default),
     }
@@ -408,7 +187,7 @@ def add_grid(
     parser.add_argument(
         "--grid",
         metavar=METAVARS["grid"],
-        type=_type(check_grids if several else check_grid),
+        type=types.GRIDS if several else types.GRID,
         default=(check_grids(default) if several and default else default),
         help=help,
     )
@@ -427,25 +206,25 @@ def add_grid_source(
     parser.add_argument(
         "--grid",
         metavar=METAVARS["grid"],
-        type=_type(check_grid),
+        type=types.GRID,
         default=None,
         help=preset_help or f"grid preset{shown}; 'iconbench grid' lists them",
     )
     parser.add_argument(
         "--cells",
-        type=_type(positive_int),
+        type=types.COUNT,
         metavar="N",
         help="instead of a preset: a generated grid of about N cells",
     )
     parser.add_argument(
         "--grid-file",
-        type=_type(existing_file),
+        type=types.NETCDF_FILE,
         metavar="FILE",
         help="instead of a preset: a real ICON grid file (NetCDF)",
     )
     parser.add_argument(
         "--levels",
-        type=_type(positive_int),
+        type=types.COUNT,
         metavar="K",
         help="full levels (default: the preset's; 65 for --cells and --grid-file)",
     )
@@ -484,13 +263,13 @@ def grid_of(args: argparse.Namespace, default: str | None = "tiny") -> Any:
 def add_experiment(parser: argparse.ArgumentParser, *, help: str) -> None:
     """``--experiment NAME``, checked to exist while the arguments are parsed."""
     parser.add_argument(
-        "--experiment", metavar=METAVARS["experiment"], type=_type(check_experiment), help=help
+        "--experiment", metavar=METAVARS["experiment"], type=types.EXPERIMENT, help=help
     )
 
 
 def add_store(parser: argparse.ArgumentParser, *, help: str) -> None:
     """``--store DIR`` (checked by the command: :func:`existing_dir` or :func:`writable_dir`)."""
-    parser.add_argument("--store", metavar=METAVARS["store"], type=pathlib.Path, help=help)
+    parser.add_argument("--store", metavar=METAVARS["store"], type=types.STORE, help=help)
 
 
 def add_jobs(parser: argparse.ArgumentParser, *, default_help: str) -> None:
@@ -502,7 +281,7 @@ def add_jobs(parser: argparse.ArgumentParser, *, default_help: str) -> None:
         "--jobs",
         metavar=METAVARS["jobs"],
         default=None,
-        type=_type(positive_int),
+        type=types.COUNT,
         help=f"compile processes, N >= 1 (default: {default_help})",
     )
     parser.add_argument(
@@ -514,12 +293,10 @@ def add_jobs(parser: argparse.ArgumentParser, *, default_help: str) -> None:
 
 def add_devices(parser: argparse.ArgumentParser) -> None:
     """``--devices ID[,ID]``: the GPUs measured on at once (:mod:`iconbench.runner.devices`)."""
-    from iconbench.runner import devices
-
     parser.add_argument(
         "--devices",
         metavar=METAVARS["devices"],
-        type=_type(devices.parse),
+        type=types.DEVICES,
         default=None,
         help="devices measured on at the same time, one worker on each, the cases split between "
         "them by their measuring time (CUDA_VISIBLE_DEVICES entries, e.g. 0,1; default: for GPU "
@@ -543,21 +320,26 @@ def add_sampling(
     of a GPU case measured right after another in the same process
     (:func:`iconbench.timing.session.run_cases`).
     """
-    parser.add_argument("--samples", type=int, default=samples, help="timed calls per case")
-    parser.add_argument("--max-s", type=float, default=max_s, help="max sampling s per case")
+    parser.add_argument("--samples", type=types.COUNT, default=samples, help="timed calls per case")
     parser.add_argument(
-        "--warmup-s", type=float, default=warmup_s, help="synchronised warm-up seconds per case"
+        "--max-s", type=types.SECONDS, default=max_s, help="max sampling s per case"
+    )
+    parser.add_argument(
+        "--warmup-s",
+        type=types.SECONDS,
+        default=warmup_s,
+        help="synchronised warm-up seconds per case",
     )
     parser.add_argument(
         "--warmup-next-s",
-        type=float,
+        type=types.SECONDS,
         default=warmup_next_s,
         help="warm-up seconds of a GPU case measured right after another in the same process "
         "(the device already working; default: --warmup-s; a CPU case warms up --warmup-s)",
     )
     parser.add_argument(
         "--precision",
-        type=float,
+        type=types.FRACTION,
         default=precision,
         help="stop sampling a case once its device-time median is known to this relative "
         "precision (95 %%), after 20 samples"
@@ -573,7 +355,7 @@ def add_out(
 ) -> None:
     """``--out PATH``: where files are written (its directory must be writable)."""
     parser.add_argument(
-        "--out", metavar=METAVARS["out"], type=_type(output_path), default=default, help=help
+        "--out", metavar=METAVARS["out"], type=types.OUTPUT, default=default, help=help
     )
 
 
@@ -588,6 +370,46 @@ def add_dry_run(parser: argparse.ArgumentParser, *, help: str) -> None:
 
 
 # --- checks that need more than the one value -------------------------------------------
+
+
+def actions_of(action: argparse.Action, choices: Iterable[str]) -> set[str]:
+    """The actions an option's help names as its users (``append, backfill: ...``; none: all).
+
+    >>> opt = argparse.Action(["--x"], "x", help="append, backfill: a; list/cat: b")
+    >>> sorted(actions_of(opt, ("append", "backfill", "list", "cat", "prune")))
+    ['append', 'backfill', 'cat', 'list']
+    """
+    owners: set[str] = set()
+    for part in (action.help or "").split("; "):
+        found = re.match(r"([a-z][a-z-]*(?:(?:, |/| and )[a-z][a-z-]*)*)(?: \([^)]*\))?: ", part)
+        if found and (words := set(re.split(r", |/| and ", found[1]))) <= set(choices):
+            owners |= words
+    return owners
+
+
+def refuse_unused(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """One line for an option given to an action that does not use it (its help says whose).
+
+    A command of actions (``history append|list|...``) names in each option's help the
+    actions it serves; one given to another would be ignored, silently.
+    """
+    chosen = getattr(args, "action", None)
+    found = [a for a in parser._actions if a.dest == "action" and a.choices]
+    if chosen is None or not found:
+        return
+    for action in parser._actions:
+        owners = actions_of(action, found[0].choices) if action.option_strings else set()
+        if not owners or chosen in owners:
+            continue
+        default = parser.get_default(action.dest)
+        if isinstance(default, str) and callable(action.type):
+            default = action.type(default)
+        if getattr(args, action.dest, default) != default:
+            raise IconbenchError(
+                f"{parser.prog} {chosen} does not use {action.option_strings[0]}: an option of "
+                + " and ".join(f"'{parser.prog} {owner}'" for owner in sorted(owners))
+                + "; leave it out"
+            )
 
 
 def select_cases(
@@ -720,13 +542,13 @@ def resolve_stack(given: str | None = None) -> str:
 
 
 #: argparse types of the checks above (their errors become one argparse line).
-shard = _type(check_shard)
-existing_file_type = _type(existing_file)
-existing_dir_type = _type(existing_dir)
-existing_path_type = _type(existing_path)
-positive_int_type = _type(positive_int)
-grid_type = _type(check_grid)
-output_path_type = _type(output_path)
-regex_type = _type(check_regex)
-stack_key_type = _type(check_stack_key)
-ratio_type = _type(float_above(1.0))
+shard = types.SHARD
+existing_file_type = types.FILE
+existing_dir_type = types.DIRECTORY
+existing_path_type = types.PATH
+positive_int_type = types.COUNT
+grid_type = types.GRID
+output_path_type = types.OUTPUT
+regex_type = types.REGEX
+stack_key_type = types.STACK_KEY
+ratio_type = types.RATIO

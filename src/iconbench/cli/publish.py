@@ -10,6 +10,7 @@ import sys
 import time
 
 from iconbench.baselines import mapping
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
@@ -36,13 +37,13 @@ class Publish(Command):
         parser.add_argument(
             "results",
             nargs="*",
-            type=pathlib.Path,
+            type=types.PATH,
             help="asv results directories or GPU runner result sets (e.g. results/h100)",
         )
         parser.add_argument(
             "--out",
             metavar=options.METAVARS["out"],
-            type=pathlib.Path,
+            type=types.OUTPUT,
             required=True,
             help="site directory (created or updated)",
         )
@@ -60,18 +61,21 @@ class Publish(Command):
                 "for asv result files ('iconbench history publish' passes the history's)",
             ),
         ):
+            kind = types.DIRECTORY if flag == "--summaries" else types.PATH
             parser.add_argument(
-                flag, action="append", default=[], type=pathlib.Path, help=f"{what} (repeatable)"
+                flag, action="append", default=[], type=kind, help=f"{what} (repeatable)"
             )
         options.add_store(
             parser, help="baselines directory (default: $ICONBENCH_BASELINES or baselines/)"
         )
         parser.add_argument(
-            "--baseline", help="compare every run with this baseline (default: matched by grid)"
+            "--baseline",
+            type=types.TEXT,
+            help="compare every run with this baseline (default: matched by grid)",
         )
         parser.add_argument(
             "--mapping",
-            type=pathlib.Path,
+            type=types.FILE,
             default=mapping.DEFAULT_FILE,
             help="timer->program mapping (default: baselines/mapping/icon_timers.toml)",
         )
@@ -82,6 +86,7 @@ class Publish(Command):
         )
         parser.add_argument(
             "--static",
+            type=types.TEXT,
             action="append",
             default=[],
             metavar="KEY=VALUE",
@@ -89,7 +94,10 @@ class Publish(Command):
         )
         parser.add_argument("--no-asv", action="store_true", help="do not run asv publish")
         parser.add_argument(
-            "--repo", type=pathlib.Path, default=None, help="git checkout asv orders commits by"
+            "--repo",
+            type=types.GIT_REPOSITORY,
+            default=None,
+            help="git checkout asv orders commits by",
         )
         parser.add_argument(
             "--rebuild", action="store_true", help="render every page again (history is kept)"
@@ -97,7 +105,7 @@ class Publish(Command):
         parser.add_argument(
             "--serve", action="store_true", help="then serve the site on 127.0.0.1 until Ctrl-C"
         )
-        parser.add_argument("--port", type=int, default=8000, help="port for --serve")
+        parser.add_argument("--port", type=types.PORT, default=8000, help="port for --serve")
         parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
 
     @classmethod

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
@@ -26,27 +27,33 @@ class RebuildCheck(Command):
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
-            "program", help="case id program[variant], or a program (first variant)"
+            "program",
+            type=types.NAME,
+            help="case id program[variant], or a program (first variant)",
         )
         parser.add_argument(
             "--backends",
+            type=types.BACKENDS,
             metavar=options.METAVARS["backends"],
             action="append",
             default=[],
             help="comma list (also repeatable)",
         )
         options.add_grid(parser, default="tiny")
-        parser.add_argument("--builds", type=int, default=3, help="clean builds (>= 2)")
-        parser.add_argument("--samples", type=int, default=30, help="timed calls per build")
+        parser.add_argument("--builds", type=types.COUNT, default=3, help="clean builds (>= 2)")
+        parser.add_argument("--samples", type=types.COUNT, default=30, help="timed calls per build")
         parser.add_argument(
-            "--threshold", type=float, default=0.05, help="timing change that counts (0.05)"
+            "--threshold",
+            type=types.FRACTION,
+            default=0.05,
+            help="timing change that counts (0.05)",
         )
         options.add_out(parser, help="write the report as JSON")
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
-        backends = [b.strip() for item in args.backends for b in item.split(",") if b.strip()]
+        backends = [b for item in args.backends for b in item]
         if not backends:
             raise IconbenchError("--backends: name at least one, e.g. --backends gtfn_cpu")
         if unknown := [b for b in backends if b not in KNOWN_BACKENDS]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import pathlib
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.check import add_rounds, rounds_plan
 from iconbench.cli.command import Command
@@ -15,11 +15,10 @@ GT4PY = "1.2.1,1.2.2,1.2.3"
 DACE = "2.0.0a6,2.0.0a7,2.0.0a8,2.0.0a9,2.0.0a10"
 
 
-def _versions(text: str) -> tuple[str, ...]:
-    found = tuple(v.strip() for v in text.split(",") if v.strip())
-    if len(found) < 2:
-        raise argparse.ArgumentTypeError(f"{text!r}: give two releases or more, oldest first")
-    return found
+#: The options only ``plan`` uses (the plan fixes them for ``run`` and ``table``).
+PLAN_ONLY = ("gt4py", "dace", "find_links", "backends", "programs", "experiment", "grid")
+#: The options every action uses.
+COMMON = ("action", "out", "_command", "_defaults")
 
 
 class Releases(Command):
@@ -51,32 +50,32 @@ class Releases(Command):
         parser.add_argument(
             "--out",
             metavar=options.METAVARS["out"],
-            type=pathlib.Path,
+            type=types.OUTPUT,
             required=True,
             help="the release history's directory (plan.json, stacks/, runs/, steps/, table.md)",
         )
         parser.add_argument(
             "--gt4py",
-            type=_versions,
-            default=_versions(GT4PY),
+            type=types.RELEASES,
+            default=GT4PY,
             help=f"plan: gt4py releases, the pinned one first (default {GT4PY})",
         )
         parser.add_argument(
             "--dace",
-            type=_versions,
-            default=_versions(DACE),
+            type=types.RELEASES,
+            default=DACE,
             help=f"plan: dace releases, the pinned one first (default {DACE})",
         )
         parser.add_argument(
             "--find-links",
-            type=pathlib.Path,
+            type=types.DIRECTORY,
             metavar="DIR",
             help="plan: install from the wheels in DIR, not from the registries",
         )
         parser.add_argument(
             "--site",
             metavar="DIR",
-            type=pathlib.Path,
+            type=types.OUTPUT,
             help="table: also publish it as the history site's 'upstream releases' page in DIR",
         )
         parser.add_argument(
@@ -88,26 +87,38 @@ class Releases(Command):
         parser.add_argument(
             "--jobs",
             metavar=options.METAVARS["jobs"],
-            type=options.positive_int,
+            type=types.COUNT,
             help="run: compile processes, N >= 1 (default: cores - 2)",
         )
         add_rounds(parser, quick=True)
         options.add_backends(parser)
         options.add_programs(parser)
         options.add_experiment(parser, help="plan: the experiment whose cases every stack runs")
-        parser.add_argument("--grid", type=options.check_grid, help="plan: the grid preset")
+        parser.add_argument("--grid", type=types.GRID, help="plan: the grid preset")
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="plan: replace a plan of other options; run: set aside the stored runs and "
+            "steps that differ from the plan (kept as NAME.stale-N) and measure them again",
+        )
+        parser.set_defaults(_defaults={  # as parsed: argparse converts a default string
+            a.dest: a.type(a.default) if a.type and isinstance(a.default, str) else a.default
+            for a in parser._actions
+        })  # fmt: skip
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
         from iconbench.history import releases
 
+        _refuse_unused(args)
         if args.action == "plan":
             suite = []
             for flag, value in (("--backends", ",".join(args.backends or ())),
                                 ("--programs", args.programs), ("--experiment", args.experiment),
                                 ("--grid", args.grid)):  # fmt: skip
                 suite += [flag, value] if value else []
-            made = releases.plan(args.out, args.gt4py, args.dace, suite, find_links=args.find_links)
+            made = releases.plan(args.out, args.gt4py, args.dace, suite,
+                                 find_links=args.find_links, force=args.force)  # fmt: skip
             where = args.out / releases.PLAN
             print(f"{len(made.steps)} steps over {len(made.stacks)} stacks: {where}")
             return 0
@@ -119,7 +130,7 @@ class Releases(Command):
         if args.action == "run":
             jobs = args.jobs or max(1, (os.cpu_count() or 2) - 2)
             states = releases.run(made, plan_rounds=rounds_plan(args), compile_jobs=jobs,
-                                  until=args.until)  # fmt: skip
+                                  until=args.until, force=args.force)  # fmt: skip
             for name, state in states.items():
                 print(f"{name}: {state}")
         if args.action == "table" or args.until == "confirm":
@@ -140,3 +151,24 @@ class Releases(Command):
             render.copy_static(args.site)
             print(f"published: {args.site / site_releases.PAGE}")
         return 0
+
+
+def _refuse_unused(args: argparse.Namespace) -> None:
+    """One line for an option the action does not use (it would be ignored, silently)."""
+    from iconbench.errors import IconbenchError
+
+    uses = {
+        "plan": {*PLAN_ONLY, "force"},
+        "run": set(args._defaults) - set(PLAN_ONLY),
+        "table": {"site"},
+    }[args.action]
+    for dest, default in args._defaults.items():
+        if dest in COMMON or dest in uses or getattr(args, dest, default) == default:
+            continue
+        flag = "--" + dest.replace("_", "-")
+        owner = "plan" if dest in PLAN_ONLY else "table" if dest == "site" else "run"
+        why = " (the plan fixes it for every run)" if dest in PLAN_ONLY else ""
+        raise IconbenchError(
+            f"releases {args.action} does not use {flag}: an option of 'releases {owner}'"
+            f"{why}; leave it out"
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
@@ -36,6 +37,7 @@ class Results(Command):
         parser.add_argument("action", choices=ACTIONS, help="what to do with the archived files")
         parser.add_argument(
             "paths",
+            type=types.TEXT,
             nargs="*",
             metavar="PATH",
             help="files or directories of the checkout (default: every archived file; "
@@ -43,7 +45,7 @@ class Results(Command):
         )
         parser.add_argument(
             "--repo",
-            type=pathlib.Path,
+            type=types.GIT_REPOSITORY,
             help="the iconbench checkout (default: the one of the current directory)",
         )
         options.add_out(

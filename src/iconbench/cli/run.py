@@ -12,6 +12,7 @@ import argparse
 import os
 
 from iconbench.buildcache import REPO_ROOT
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.files.directories import create_dir
@@ -64,7 +65,9 @@ class Run(Command):
             help="build-cache key (default: $ICONBENCH_STACK, else this environment's stack key "
             "as 'iconbench stack show' prints it)",
         )
-        parser.add_argument("--machine", default="", help="asv machine name (default: host name)")
+        parser.add_argument(
+            "--machine", type=types.NAME, default="", help="asv machine name (default: host name)"
+        )
         options.add_out(
             parser,
             default=REPO_ROOT / "results-local",

@@ -8,6 +8,7 @@ import os
 import pathlib
 
 from iconbench.buildcache import REPO_ROOT
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
@@ -48,18 +49,28 @@ class Select(Command):
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "--component",
+            type=types.COMPONENT,
             default="icon4py",
             help="repository of the pull request: gt4py | dace | icon4py | iconbench",
         )
-        parser.add_argument("--changed", nargs="*", default=[], help="changed file paths")
-        parser.add_argument("--repo", help="checkout of the component: take the changes from git")
-        parser.add_argument("--base", default="", help="with --repo: base ref of the PR")
-        parser.add_argument("--head", default="HEAD", help="with --repo: head ref of the PR")
+        parser.add_argument(
+            "--changed", type=types.TEXT, nargs="*", default=[], help="changed file paths"
+        )
+        parser.add_argument(
+            "--repo", type=types.TEXT, help="checkout of the component: take the changes from git"
+        )
+        parser.add_argument(
+            "--base", type=types.GIT_REF, default="", help="with --repo: base ref of the PR"
+        )
+        parser.add_argument(
+            "--head", type=types.GIT_REF, default="HEAD", help="with --repo: head ref of the PR"
+        )
         parser.add_argument(
             "--full", action="store_true", help="everything ('/benchmark full', nightly)"
         )
         parser.add_argument(
             "--baseline",
+            type=types.TEXT,
             default="",
             help="OpenACC baseline (iconbench baseline list) whose timer shares pick the "
             "representative subset; default: the newest stored baseline with an integrate_nh "
@@ -67,13 +78,17 @@ class Select(Command):
         )
         parser.add_argument(
             "--ledgers",
-            default=str(DEFAULT_LEDGERS),
+            type=types.DIRECTORY,
+            default=DEFAULT_LEDGERS,
             help="the runner's work/ directory (compile.jsonl, session.jsonl) for costs",
         )
         options.add_backends(parser, default=("gtfn_gpu", "dace_gpu"))
         options.add_jobs(parser, default_help="14, a 16-core runner's")
         parser.add_argument(
-            "--coverage", type=float, default=0.8, help="share of time the subset covers (0.8)"
+            "--coverage",
+            type=types.FRACTION,
+            default=0.8,
+            help="share of time the subset covers (0.8)",
         )
         parser.add_argument(
             "--costs", action="store_true", help="print the cost table per kind of change"

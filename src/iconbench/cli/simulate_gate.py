@@ -6,6 +6,7 @@ import argparse
 import pathlib
 import time
 
+from iconbench.cli import option_types as types
 from iconbench.cli.command import Command
 
 
@@ -24,12 +25,15 @@ class SimulateGate(Command):
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "source",
+            type=types.TEXT,
             help="measured result set to re-sample (asv results or GPU runner set, as in "
             "'iconbench compare'); with --synthetic: the runner's work/session.jsonl whose "
             "samples shape the noise model",
         )
-        parser.add_argument("--trials", type=int, default=100, help="runs per scenario (100)")
-        parser.add_argument("--seed", type=int, default=0, help="random seed (0)")
+        parser.add_argument(
+            "--trials", type=types.COUNT, default=100, help="runs per scenario (100)"
+        )
+        parser.add_argument("--seed", type=types.NON_NEGATIVE, default=0, help="random seed (0)")
         parser.add_argument(
             "--synthetic",
             action="store_true",
@@ -38,9 +42,14 @@ class SimulateGate(Command):
             "--power-runs per regression scenario)",
         )
         parser.add_argument(
-            "--power-runs", type=int, default=30, help="--synthetic: runs per regression scenario"
+            "--power-runs",
+            type=types.COUNT,
+            default=30,
+            help="--synthetic: runs per regression scenario",
         )
-        parser.add_argument("--processes", type=int, default=2, help="--synthetic: processes")
+        parser.add_argument(
+            "--processes", type=types.COUNT, default=2, help="--synthetic: processes"
+        )
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:

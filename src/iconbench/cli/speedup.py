@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
@@ -63,12 +64,14 @@ class Speedup(Command):
         )
         parser.add_argument(
             "--experiment",
+            type=types.EXPERIMENT,
             metavar="NAME",
             help="ICON experiment (baselines/experiments/NAME.toml): its baseline, grid and "
             "static arguments",
         )
         parser.add_argument(
             "--baseline",
+            type=types.TEXT,
             metavar="NAME",
             help="stored baseline name or file (default: the experiment's; one is required)",
         )
@@ -84,14 +87,18 @@ class Speedup(Command):
         )
         parser.add_argument(
             "--grid",
+            type=types.NAME,
             metavar="GRID",
             help="grid of a metrics dump (it does not record it); selects one grid of asv results",
         )
         parser.add_argument(
-            "--gpu", help="GPU of the GT4Py run (dumps do not record it; asv: machine name)"
+            "--gpu",
+            type=types.NAME,
+            help="GPU of the GT4Py run (dumps do not record it; asv: machine name)",
         )
         parser.add_argument(
             "--commit",
+            type=types.GIT_REF,
             metavar="SHA",
             help="asv results: the commit whose numbers to use (a prefix; needed when RESULTS "
             "holds several)",
@@ -109,6 +116,7 @@ class Speedup(Command):
         )
         parser.add_argument(
             "--static",
+            type=types.TEXT,
             action="append",
             default=[],
             metavar="KEY=VALUE",

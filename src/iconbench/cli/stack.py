@@ -9,6 +9,7 @@ import pathlib
 import sys
 from typing import TYPE_CHECKING
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
@@ -54,6 +55,7 @@ class StackCommand(Command):
         )
         parser.add_argument(
             "refs",
+            type=types.TEXT,
             nargs="*",
             metavar="COMPONENT",
             help="resolve: NAME, NAME==VERSION or NAME=REPO@REF (others: the lock's pins); "
@@ -63,24 +65,28 @@ class StackCommand(Command):
         )
         parser.add_argument(
             "--component",
+            type=types.COMPONENT,
             metavar="NAME",
             help="commits: print only this component's commit",
         )
         parser.add_argument(
-            "--save", metavar="NAME", help="resolve: store the resolved stack under NAME"
+            "--save",
+            type=types.NAME,
+            metavar="NAME",
+            help="resolve: store the resolved stack under NAME",
         )
         parser.add_argument(
-            "--repo", type=pathlib.Path, help="build: the icon4py clone the commits are of"
+            "--repo", type=types.GIT_REPOSITORY, help="build: the icon4py clone the commits are of"
         )
         parser.add_argument(
             "--stacks",
-            type=pathlib.Path,
+            type=types.OUTPUT,
             metavar="DIR",
             help="build: where overlays go (default: <iconbench cache>/stacks)",
         )
         parser.add_argument(
             "--find-links",
-            type=pathlib.Path,
+            type=types.DIRECTORY,
             metavar="DIR",
             help="build: install from the wheels in DIR, not from the registries (no network)",
         )
@@ -91,10 +97,14 @@ class StackCommand(Command):
             help="pins: read gt4py's uv.lock at --ref of --gt4py-repo and record its pins",
         )
         parser.add_argument(
-            "--gt4py-repo", metavar="PATH", help="pins --refresh: a gt4py git checkout or mirror"
+            "--gt4py-repo",
+            type=types.TEXT,
+            metavar="PATH",
+            help="pins --refresh: a gt4py git checkout or mirror",
         )
         parser.add_argument(
             "--ref",
+            type=types.GIT_REF,
             action="append",
             metavar="REF",
             help="pins --refresh: the gt4py tag to read (repeatable; default: v<locked gt4py>)",
@@ -195,15 +205,23 @@ class StackCommand(Command):
         directory = args.stacks or overlay.default_dir()
         if args.refs and all("==" in ref for ref in args.refs) and args.repo is None:
             stack = releases.stack(args.refs, find_links=args.find_links)
-            if note := releases.declared(stack, find_links=args.find_links):
-                print(f"stack build: {note}", file=sys.stderr)
             path = overlay.build(stack, directory, find_links=args.find_links)
+            try:  # a note: what gt4py declares cannot fail a build that is done
+                note = releases.declared(stack, find_links=args.find_links)
+            except IconbenchError as error:
+                note = (
+                    f"what gt4py {stack.pin('gt4py').version} declares of dace is unknown ({error})"
+                )
+            if note:
+                print(f"stack build: {note}", file=sys.stderr)
             print(f"{stack.describe()}: {path}")
-            print(f"run on it: iconbench --overlay {stack.name} COMMAND ...", file=sys.stderr)
+            name = stack.name if args.stacks is None else str(path)  # a name: of the default dir
+            print(f"run on it: iconbench --overlay {name} COMMAND ...", file=sys.stderr)
             return 0
         if args.repo is None or not args.refs:
             raise IconbenchError(
-                "stack build: give --repo PATH (an icon4py clone) and the commits whose uv.lock "
+                "stack build: give the releases, e.g. 'iconbench stack build gt4py==1.2.3 "
+                "dace==2.0.0a10', or --repo PATH (an icon4py clone) and the commits whose uv.lock "
                 "pins the stack, e.g. 'iconbench stack build 73e58caabd --repo ../icon4py'"
             )
         repo = options.existing_dir(args.repo, "--repo")

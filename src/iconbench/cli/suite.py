@@ -10,6 +10,7 @@ import argparse
 import os
 import pathlib
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 from iconbench.errors import IconbenchError
@@ -62,6 +63,7 @@ class Suite(Command):
         )
         parser.add_argument(
             "--experiment",
+            type=types.EXPERIMENT,
             default="",
             help="ICON experiment (baselines/experiments/NAME.toml): only the program variants "
             "it runs, on its grid unless --grid is given",
@@ -73,10 +75,12 @@ class Suite(Command):
             help="grid preset the compile workers take static arguments from (default: --grid)",
         )
         options.add_programs(parser)
-        parser.add_argument("--shard", default="", help="i/n: this runner's share of the cases")
+        parser.add_argument(
+            "--shard", type=types.SHARD, default="", help="i/n: this runner's share of the cases"
+        )
         parser.add_argument(
             "--shard-ledgers",
-            type=pathlib.Path,
+            type=types.DIRECTORY,
             metavar="DIR",
             help="a runner's work/ whose ledgers balance the shards (and the devices' shares) "
             "by time and order the precompile longest first (default: $ICONBENCH_SHARD_LEDGERS, "
@@ -96,7 +100,9 @@ class Suite(Command):
             help="measure: each worker measures N cases while the next one loads its N programs "
             "on other cores (default: one worker loads and measures a device's cases in turn)",
         )
-        parser.add_argument("--build-jobs", type=int, default=1, help="GT4PY_BUILD_JOBS each")
+        parser.add_argument(
+            "--build-jobs", type=types.COUNT, default=1, help="GT4PY_BUILD_JOBS each"
+        )
         parser.add_argument(
             "--shortest-first",
             action="store_true",
@@ -110,18 +116,23 @@ class Suite(Command):
             "index finds in the cache",
         )
         # a check's side: the sources first on its path and their code identity (compile index)
-        parser.add_argument("--sources", default="", help=argparse.SUPPRESS)
-        parser.add_argument("--sources-identity", default="", help=argparse.SUPPRESS)
+        parser.add_argument("--sources", type=types.TEXT, default="", help=argparse.SUPPRESS)
         parser.add_argument(
-            "--budget", type=float, help="seconds after which no compile or case starts"
+            "--sources-identity", type=types.TEXT, default="", help=argparse.SUPPRESS
+        )
+        parser.add_argument(
+            "--budget", type=types.SECONDS, help="seconds after which no compile or case starts"
         )
         options.add_sampling(parser, samples=100, max_s=5.0, warmup_s=0.5)
         parser.add_argument(
-            "--crosscheck", type=int, default=3, help="cases per backend cross-checked"
+            "--crosscheck",
+            type=types.NON_NEGATIVE,
+            default=3,
+            help="cases per backend cross-checked",
         )
         parser.add_argument(
             "--gt4py-calls",
-            type=int,
+            type=types.NON_NEGATIVE,
             default=10,
             help="calls per case timed by gt4py's own metrics after the samples (its cross-check)",
         )
@@ -132,7 +143,7 @@ class Suite(Command):
         )
         parser.add_argument(
             "--remeasure-cv-above",
-            type=float,
+            type=types.FRACTION,
             metavar="CV",
             help="measure again cases above 100 us whose device CV exceeded CV (e.g. 0.01)",
         )
@@ -144,19 +155,25 @@ class Suite(Command):
             action="store_true",
             help="measure: only pairs whose build precompile left in the cache",
         )
-        parser.add_argument("--machine", default="", help="asv machine name (default: hostname)")
+        parser.add_argument(
+            "--machine", type=types.NAME, default="", help="asv machine name (default: hostname)"
+        )
         parser.add_argument(
             "--provenance",
-            type=pathlib.Path,
+            type=types.JSON_FILE,
             help="asv: take stack and GPU from this summary.json written on the GPU machine",
         )
-        parser.add_argument("--case", default="", help="ncu-target, sources: the case id")
+        parser.add_argument(
+            "--case", type=types.NAME, default="", help="ncu-target, sources: the case id"
+        )
         parser.add_argument(
             "--sources-dir",
-            type=pathlib.Path,
+            type=types.OUTPUT,
             help="sources: where the case's generated code is written",
         )
-        parser.add_argument("--ncu-calls", type=int, default=3, help="calls profiled by ncu")
+        parser.add_argument(
+            "--ncu-calls", type=types.COUNT, default=3, help="calls profiled by ncu"
+        )
         parser.add_argument(
             "--no-optimize",
             action="store_true",
@@ -164,19 +181,20 @@ class Suite(Command):
             "PYTHONOPTIMIZE=2 (gt4py's call path checks __debug__)",
         )
         options.add_dry_run(parser, help="print the plan, run nothing")
-        parser.add_argument("--worker-jobs", type=pathlib.Path, help=argparse.SUPPRESS)
-        parser.add_argument("--inflight", type=pathlib.Path, help=argparse.SUPPRESS)
+        parser.add_argument("--worker-jobs", type=types.LOCATION, help=argparse.SUPPRESS)
+        parser.add_argument("--inflight", type=types.LOCATION, help=argparse.SUPPRESS)
         # a worker of an interleaved check (iconbench.check): its round, its turn, its core
-        parser.add_argument("--round-name", default="", help=argparse.SUPPRESS)
-        parser.add_argument("--turn", type=pathlib.Path, help=argparse.SUPPRESS)
-        parser.add_argument("--load-after", type=pathlib.Path, help=argparse.SUPPRESS)
-        parser.add_argument("--hold-loads", type=pathlib.Path, help=argparse.SUPPRESS)
-        parser.add_argument("--measure-cores", default="", help=argparse.SUPPRESS)
-        parser.add_argument("--startup-cores", default="", help=argparse.SUPPRESS)
+        parser.add_argument("--round-name", type=types.TEXT, default="", help=argparse.SUPPRESS)
+        parser.add_argument("--turn", type=types.LOCATION, help=argparse.SUPPRESS)
+        parser.add_argument("--load-after", type=types.LOCATION, help=argparse.SUPPRESS)
+        parser.add_argument("--hold-loads", type=types.LOCATION, help=argparse.SUPPRESS)
+        parser.add_argument("--measure-cores", type=types.TEXT, default="", help=argparse.SUPPRESS)
+        parser.add_argument("--startup-cores", type=types.TEXT, default="", help=argparse.SUPPRESS)
         # a measure worker's one device (iconbench.runner.devices), recorded with its cases
-        parser.add_argument("--device", default="", help=argparse.SUPPRESS)
+        parser.add_argument("--device", type=types.TEXT, default="", help=argparse.SUPPRESS)
         parser.add_argument(
             "--commit",
+            type=types.GIT_REF,
             default="",
             help="asv: the commit these results are for (default: iconbench's checkout); a "
             "check gives the commit of the component under test",
@@ -213,7 +231,6 @@ class Suite(Command):
         from iconbench.runner.devices import resolve as resolve_devices
         from iconbench.runner.options import RunOptions
         from iconbench.stacks import shared_builds
-        from iconbench.timing.sharding import parse_shard
 
         experiment = None
         if args.experiment:
@@ -232,7 +249,7 @@ class Suite(Command):
         select_cases(
             args.programs,
             one_variant=args.one_variant,
-            shard=parse_shard(args.shard) if args.shard else None,
+            shard=args.shard,
             experiment=experiment,
         )
         shard_ledgers = args.shard_ledgers or os.environ.get("ICONBENCH_SHARD_LEDGERS") or None
@@ -248,7 +265,7 @@ class Suite(Command):
             grid=grid,
             compile_grid=compile_grid,
             programs=args.programs,
-            shard=args.shard,
+            shard="/".join(map(str, args.shard)) if args.shard else "",  # as the workers take it
             stack=resolve_stack(args.stack),
             processes=args.jobs or max(1, (os.cpu_count() or 2) - 2),
             build_jobs=args.build_jobs,

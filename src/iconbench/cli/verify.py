@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.command import Command
 
@@ -43,7 +44,7 @@ class Verify(Command):
             default_help="half the cores; the cases are then verified in as many processes",
         )
         parser.add_argument(
-            "--seed", type=int, default=0, metavar="N", help="input seed (default 0)"
+            "--seed", type=types.NON_NEGATIVE, default=0, metavar="N", help="input seed (default 0)"
         )
         parser.add_argument(
             "--one-variant",

@@ -32,6 +32,13 @@ def netcdf4() -> Any:
     return netCDF4
 
 
+def _starts_as_netcdf(path: pathlib.Path) -> bool:
+    """Whether ``path`` begins as a NetCDF file does (classic or NetCDF-4/HDF5)."""
+    with path.open("rb") as handle:
+        head = handle.read(8)
+    return head[:4] in (b"CDF\x01", b"CDF\x02", b"CDF\x05") or head == b"\x89HDF\r\n\x1a\n"
+
+
 def file_spec(path: pathlib.Path, levels: int) -> GridSpec:
     """The spec of the ICON grid file ``path``: its counts read from the file, no grid built."""
     if not path.is_file():
@@ -44,6 +51,11 @@ def file_spec(path: pathlib.Path, levels: int) -> GridSpec:
             sizes = [ds.dimensions[name].size for name in ("cell", "edge", "vertex")]
             limited = bool(np.any(np.asarray(ds["refin_c_ctrl"][:]) > 0))
     except (OSError, KeyError) as error:
+        if isinstance(error, OSError) and _starts_as_netcdf(path):
+            raise IconbenchError(
+                f"--grid-file {path}: a truncated or damaged NetCDF file ({path.stat().st_size} "
+                f"bytes; {error.strerror or error}); copy it again"
+            ) from None
         raise IconbenchError(
             f"--grid-file {path}: not an ICON grid file ({error}); give one with cell, edge and "
             "vertex dimensions and refin_c_ctrl"

@@ -22,13 +22,17 @@ to (:func:`iconbench.history.release_steps.attribute`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import json
+import os
 import pathlib
+import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 
 from iconbench.check import rounds
 from iconbench.errors import IconbenchError
@@ -82,23 +86,160 @@ class Plan:
         data = {"steps": [s.as_dict() for s in self.steps], "suite_args": list(self.suite_args)}
         write_atomic(self.out / PLAN, json.dumps(data, indent=1))
 
+    def suite_option(self, flag: str) -> str | None:
+        """The value of ``flag`` (``--grid``) in the suite options, ``None`` where not given."""
+        args = list(self.suite_args)
+        return args[args.index(flag) + 1] if flag in args[:-1] else None
+
     @classmethod
     def read(cls, out: pathlib.Path) -> Plan:
+        """The plan of ``out``, read whole: a torn or foreign ``plan.json`` is one line."""
+        from iconbench.files.decode import load_json
+
+        path = out / PLAN
+        make = f"'iconbench releases plan --out {out}' makes it"
+        if not path.is_file():
+            raise IconbenchError(f"{path}: no plan; {make}")
+        data = load_json(path, hint=f"a plan iconbench wrote is whole: {make} again")
         try:
-            data = json.loads((out / PLAN).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
+            steps = tuple(Step.from_dict(s) for s in data["steps"])
+            suite_args = tuple(str(a) for a in data["suite_args"])
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise IconbenchError(
-                f"{out / PLAN}: no plan ({error}); 'iconbench releases plan --out {out}' makes it"
+                f"{path}: not a plan of 'iconbench releases plan' (no {error}); {make} again"
             ) from None
-        steps = tuple(Step.from_dict(s) for s in data["steps"])
-        return cls(out, steps, tuple(data["suite_args"]))
+        if not steps:
+            raise IconbenchError(f"{path}: a plan of no step; {make} again")
+        return cls(out, steps, suite_args)
+
+
+#: The suite options a run's ``summary.json`` records, and its key.
+_RECORDED = {"--grid": "grid", "--programs": "programs", "--experiment": "experiment"}
+
+
+def differences(made: Plan, stack: PinnedStack, summary: dict) -> list[str]:
+    """How the run ``summary`` of ``stack`` differs from what ``made`` plans (``[]``: none)."""
+    found = []
+    for flag, key in _RECORDED.items():
+        planned = made.suite_option(flag)
+        if planned is not None and summary.get(key) != planned:
+            found.append(f"{key} {summary.get(key)!r}, the plan {planned!r}")
+    backends = made.plan_backends()  # a backend the stack could not make: in "broken"
+    recorded = {*(summary.get("backends") or []), *(summary.get("broken") or {})}
+    if backends and recorded != set(backends):
+        found.append(f"backends {sorted(recorded)}, the plan {sorted(backends)}")
+    packages = (summary.get("provenance") or {}).get("packages") or {}
+    for pin in stack.pins:
+        if packages.get(pin.package) not in (None, pin.version):
+            found.append(f"{pin.package} {packages[pin.package]}, the plan {pin.version}")
+    return found
+
+
+def stored_run(made: Plan, stack: PinnedStack, *, force: bool = False) -> dict | None:
+    """The stack's run, read whole and matching the plan; ``None`` where there is none.
+
+    A run that does not read back or differs from the plan is one line that says how and
+    what to do; with ``force`` it is set aside (never deleted) and measured again.
+    """
+    from iconbench.files.decode import load_json
+
+    run = made.run_dir(stack)
+    path = run / "summary.json"
+    if not path.is_file():
+        return None
+    try:
+        summary = load_json(path)
+        if not isinstance(summary, dict):
+            raise IconbenchError(f"{path}: not a run summary (a JSON {type(summary).__name__})")
+        found = differences(made, stack, summary)
+    except IconbenchError as error:
+        found = [str(error)]
+    if not found:
+        return summary
+    if force:
+        log(f"releases: {run} set aside as {_set_aside(run).name}: {found[0]}")
+        return None
+    raise IconbenchError(
+        f"{path} is not this plan's run of {stack.describe()}: {'; '.join(found)}; give a new "
+        f"--out, or --force to set it aside and measure the stack again"
+    )
+
+
+def _set_aside(path: pathlib.Path) -> pathlib.Path:
+    """``path`` renamed ``NAME.stale-N`` beside it: kept, never taken for a result again."""
+    n = 1 + sum(1 for _ in path.parent.glob(f"{path.name}.stale-*"))
+    target = path.with_name(f"{path.name}.stale-{n}")
+    path.rename(target)
+    return target
+
+
+def check_stored(made: Plan, *, force: bool = False) -> dict[str, dict | None]:
+    """Every stack's stored run checked against the plan before anything is measured.
+
+    A step whose run was set aside is compared and confirmed again (its files set aside).
+    """
+    runs = {}
+    for stack in made.stacks:
+        had = (made.run_dir(stack) / "summary.json").is_file()
+        runs[stack.name] = stored_run(made, stack, force=force)
+        if had and runs[stack.name] is None:  # set aside: its steps are stale as well
+            for step in made.steps:
+                if stack in (step.base, step.head) and made.step_dir(step).exists():
+                    _set_aside(made.step_dir(step))
+    for step in made.steps:
+        stored_step(made, step, force=force)
+    return runs
+
+
+def stored_step(made: Plan, step: Step, *, force: bool = False) -> None:
+    """A step's ``compare.json`` and ``confirmed.json`` read back whole, or one line.
+
+    With ``force`` a step whose files do not read back is set aside, compared and confirmed
+    again.
+    """
+    from iconbench.records.summary import Summary
+
+    for name in ("compare.json", "confirmed.json"):
+        path = made.step_dir(step) / name
+        if not path.is_file():
+            continue
+        try:
+            Summary.read(path)
+        except IconbenchError as error:
+            if force:
+                log(f"releases: {made.step_dir(step)} set aside: {error}")
+                _set_aside(made.step_dir(step))
+                return
+            raise IconbenchError(
+                f"{error}; this step's {name} is not a result: give a new --out, or --force "
+                "to set the step aside and compare it again"
+            ) from None
 
 
 def plan(out: pathlib.Path, gt4py: Sequence[str], dace: Sequence[str], suite_args: Sequence[str],
-         *, find_links: pathlib.Path | None = None) -> Plan:  # fmt: skip
-    """Resolve what each gt4py release declares, write the plan, build every overlay."""
+         *, find_links: pathlib.Path | None = None, force: bool = False) -> Plan:  # fmt: skip
+    """Resolve what each gt4py release declares, build every overlay, then write the plan.
+
+    An existing plan of other suite options or steps is kept (one line: a new ``--out``, or
+    ``--force``): its runs would otherwise be taken for this plan's. The plan is written
+    last and atomically, so a plan that fails (an unknown release) leaves none.
+    """
     from iconbench.stacks import releases
 
+    before = Plan.read(out) if (out / PLAN).exists() else None
+    if before is not None and not force and before.suite_args != tuple(suite_args):
+        raise IconbenchError(
+            f"{out / PLAN} plans the suite options {' '.join(before.suite_args) or '(none)'}, "
+            f"this call {' '.join(suite_args) or '(none)'}: its runs are not this plan's; give "
+            "a new --out, or --force to plan anew (runs that differ are then measured again)"
+        )
+    for version in dace:
+        if not releases.exists("dace", version, find_links=find_links):
+            raise IconbenchError(
+                f"dace {version}: no such release in the package index"
+                + (f" ({find_links})" if find_links else "")
+                + "; drop it from --dace"
+            )
     declared = {gt4py[0]: dace[0]}
     for version in gt4py[1:]:
         requirement = releases.declared_requirement(version, find_links=find_links)
@@ -109,11 +250,17 @@ def plan(out: pathlib.Path, gt4py: Sequence[str], dace: Sequence[str], suite_arg
                 f"does not list ({', '.join(dace)}): add it"
             )
     made = Plan(out, tuple(release_steps.steps(gt4py, dace, declared)), tuple(suite_args))
+    if before is not None and not force and before.steps != made.steps:
+        raise IconbenchError(
+            f"{out / PLAN} plans other steps ({len(before.steps)}: "
+            f"{before.steps[0].describe()}, ...) than these releases ({len(made.steps)}); give "
+            "a new --out, or --force to plan anew"
+        )
     out.mkdir(parents=True, exist_ok=True)
-    made.write()
     for stack in made.stacks:
         if not pinned.is_running(stack):
             log(f"releases: overlay {overlay.build(stack, out / 'stacks', find_links=find_links)}")
+    made.write()
     return made
 
 
@@ -123,40 +270,80 @@ def _command(made: Plan, stack: PinnedStack, step: str, *extra: str) -> list[str
             "suite", step, "--out", str(made.run_dir(stack)), *made.suite_args, *extra]  # fmt: skip
 
 
+@contextlib.contextmanager
+def _children() -> Iterator[list[subprocess.Popen]]:
+    """The processes started inside, each in its own process group, ended on every way out.
+
+    A run that fails (an error, an interrupt, a runner's time limit) leaves no
+    ``iconbench suite`` compiling on its own: what is still running is terminated, then
+    killed, group and all (a suite's own workers with it).
+    """
+    started: list[subprocess.Popen] = []
+
+    def terminated(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)  # the runner's SIGTERM: through the finally below
+
+    main_thread = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGTERM, terminated) if main_thread else None
+    try:
+        yield started
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, before)
+        for process in started:
+            if process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGTERM)
+        for process in started:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
 def precompile(made: Plan, compile_jobs: int) -> None:
     """Every stack not measured yet precompiled at once, the cores shared between them.
 
     A stack's precompile is bound by its longest build (one translation and compile), not
     by the cores: seven stacks one after another wait seven times for it, side by side once.
-    A stack that breaks ends its precompile at once (its run says so when measured).
+    A stack that breaks ends its precompile at once (its run says so when measured). Every
+    command is made (every overlay found) before the first process starts.
     """
     left = [s for s in made.stacks if not (made.run_dir(s) / "summary.json").is_file()]
     if not left:
         return
     each = max(1, compile_jobs // len(left))
+    commands = {s.name: _command(made, s, "precompile", "--jobs", str(each)) for s in left}
     log(f"releases: precompiling {len(left)} stacks side by side, {each} processes each")
-    started = []
-    for stack in left:
-        made.run_dir(stack).parent.mkdir(parents=True, exist_ok=True)
-        log_path = made.run_dir(stack).with_name(f"{stack.name}.precompile.log")
-        with log_path.open("w", encoding="utf-8") as handle:
-            command = _command(made, stack, "precompile", "--jobs", str(each))
-            started.append(subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT))
-    for process in started:
-        process.wait()
+    with _children() as started:
+        for stack in left:
+            made.run_dir(stack).parent.mkdir(parents=True, exist_ok=True)
+            log_path = made.run_dir(stack).with_name(f"{stack.name}.precompile.log")
+            with log_path.open("w", encoding="utf-8") as handle:
+                child = subprocess.Popen(
+                    commands[stack.name], stdout=handle, stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )  # fmt: skip
+                started.append(child)
+        for process in started:
+            process.wait()
 
 
 def measure(made: Plan, stack: PinnedStack) -> str:
     """``iconbench --overlay STACK suite all`` into the stack's run directory: its state."""
     run = made.run_dir(stack)
-    if (run / "summary.json").is_file():
+    if stored_run(made, stack) is not None:
         return "done"
     command = _command(made, stack, "all")
     log(f"releases: measuring {stack.describe()} into {run}")
-    done = subprocess.run(command, check=False)
-    if (run / "summary.json").is_file():
-        return "broken" if done.returncode == 2 else "done"
-    raise IconbenchError(f"{stack.describe()}: its run ended with exit {done.returncode} and "
+    with _children() as started:
+        started.append(subprocess.Popen(command, start_new_session=True))
+        returncode = started[0].wait()
+    if stored_run(made, stack) is not None:
+        return "broken" if returncode == 2 else "done"
+    raise IconbenchError(f"{stack.describe()}: its run ended with exit {returncode} and "
                          f"no summary.json; its directory: {run}")  # fmt: skip
 
 
@@ -238,12 +425,22 @@ def confirm(made: Plan, step: Step, *, plan_rounds: rounds.Plan, compile_jobs: i
 
 
 def run(
-    made: Plan, *, plan_rounds: rounds.Plan, compile_jobs: int, until: str = "confirm"
+    made: Plan,
+    *,
+    plan_rounds: rounds.Plan,
+    compile_jobs: int,
+    until: str = "confirm",
+    force: bool = False,
 ) -> dict[str, str]:
     """Measure every stack, then compare and confirm every step; each stack's state.
 
-    ``until``: stop after that phase (``measure``, ``compare``). Resumes where it stopped.
+    ``until``: stop after that phase (``measure``, ``compare``). Resumes where it stopped,
+    from what reads back whole and matches the plan (:func:`check_stored`; ``force``: what
+    does not is set aside and measured again).
     """
+    check_stored(made, force=force)
+    for stack in made.stacks:
+        made.overlay_of(stack)  # every overlay there before anything starts
     precompile(made, compile_jobs)
     states = {stack.name: measure(made, stack) for stack in made.stacks}
     if until == "measure":
@@ -258,10 +455,8 @@ def run(
 
 
 def _summary_of(made: Plan, stack: PinnedStack) -> dict:
-    try:
-        return json.loads((made.run_dir(stack) / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    """The stack's run as :func:`stored_run` reads it (``{}``: not measured yet)."""
+    return stored_run(made, stack) or {}
 
 
 def _broken_both(made: Plan, step: Step) -> bool:
@@ -288,6 +483,8 @@ def rows(made: Plan) -> list[Row]:
     from iconbench.records.summary import CONFIRMED, Summary
 
     runs = {stack: _summary_of(made, stack) for stack in made.stacks}
+    for step in made.steps:
+        stored_step(made, step)
     compared: dict[str, Summary] = {}
     confirmed: dict[str, list[Change]] = {}
     for step in made.steps:

@@ -27,7 +27,7 @@ import tempfile
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
 from iconbench.imported import OVERLAY_MARKER
-from iconbench.stacks.pinned import PinnedStack
+from iconbench.stacks.pinned import Pin, PinnedStack
 from iconbench.stacks.uvtool import last_line, pip_install
 
 #: The file that marks a complete overlay and names its stack (written last).
@@ -126,11 +126,74 @@ def _add_missing(site: pathlib.Path, find_links: pathlib.Path | None) -> list[st
     return sorted(set(added))
 
 
-def resolve(name_or_path: str) -> pathlib.Path:
-    """The overlay named ``name_or_path``: a directory, or a name under :func:`default_dir`."""
+@dataclasses.dataclass(frozen=True)
+class Overlay:
+    """A complete overlay: its directory and the stack its marker names."""
+
+    path: pathlib.Path
+    stack: PinnedStack
+
+    def describe(self) -> str:
+        """``gt4py 1.2.3 + dace 2.0.0a10 (overlay /path)``."""
+        return f"{self.stack.describe()} (overlay {self.path})"
+
+
+#: The environment variable naming the overlay a command was run again on (:func:`enter`).
+ENVIRONMENT = "ICONBENCH_OVERLAY"
+
+
+def read_marker(path: pathlib.Path) -> PinnedStack:
+    """The stack ``path``'s marker names, read whole; one line when it does not parse."""
+    from iconbench.files.decode import load_json
+
+    marker = path / MARKER
+    remake = f"remove {path} and make it again with 'iconbench stack build gt4py==V dace==V'"
+    data = load_json(marker, hint=remake)
+    try:
+        pins = tuple(
+            Pin(package, **{k: str(v) for k, v in data["stack"][package].items() if k != "package"})
+            for package in ("gt4py", "dace")
+        )
+    except (KeyError, TypeError, AttributeError) as error:
+        raise IconbenchError(
+            f"{marker}: not an overlay marker (no stack {error}); {remake}"
+        ) from None
+    return PinnedStack(pins)
+
+
+def _check_packages(path: pathlib.Path, stack: PinnedStack) -> None:
+    """One line when ``path`` lacks a package its marker names (at the named version)."""
+    from packaging.utils import canonicalize_name
+
+    there = {
+        canonicalize_name(d.metadata["Name"] or ""): d.version
+        for d in importlib.metadata.distributions(path=[str(path)])
+    }
+    for pin in stack.pins:
+        found = there.get(canonicalize_name(pin.package))
+        if found != pin.version:
+            has = f"has {pin.package} {found}" if found else f"has no {pin.package}"
+            raise IconbenchError(
+                f"overlay {path}: its marker names {pin.describe()}, the directory {has}; "
+                "remove it and make it again with 'iconbench stack build gt4py==V dace==V'"
+            )
+
+
+def resolve(name_or_path: str) -> Overlay:
+    """The overlay named ``name_or_path`` (a directory, or a name under :func:`default_dir`).
+
+    Only a complete one: its marker read whole and its packages there, else one line.
+    """
+    if not name_or_path.strip():
+        raise IconbenchError(
+            "--overlay '': give an overlay's name or directory "
+            "(made by 'iconbench stack build gt4py==V dace==V')"
+        )
     for path in (pathlib.Path(name_or_path), default_dir() / name_or_path):
         if (path / MARKER).is_file():
-            return path.resolve()
+            stack = read_marker(path)
+            _check_packages(path, stack)
+            return Overlay(path.resolve(), stack)
     known = sorted(p.parent.name for p in default_dir().glob(f"*/{MARKER}"))
     raise IconbenchError(
         f"--overlay {name_or_path}: no overlay there (a directory with {MARKER}, or one of: "
@@ -146,11 +209,35 @@ def enter(name_or_path: str, argv: list[str]) -> None:
     the command is run anew; what it records then names the overlay's versions
     (:mod:`iconbench.imported`) and builds into that stack's own cache.
     """
-    path = resolve(name_or_path)
+    path = resolve(name_or_path).path
     rest = os.environ.get("PYTHONPATH", "")
     os.environ["PYTHONPATH"] = os.pathsep.join([str(path), *([rest] if rest else [])])
+    os.environ[ENVIRONMENT] = str(path)
     sys.stdout.flush()
     os.execv(sys.executable, [sys.executable, "-m", "iconbench", *argv])
+
+
+def check_imported() -> Overlay | None:
+    """The overlay this process runs on (:data:`ENVIRONMENT`), checked against the imports.
+
+    Before anything is measured: the gt4py and dace Python imports must be the overlay's,
+    at its versions; else the pinned stack would be measured under the overlay's name.
+    """
+    from iconbench.imported import imported
+
+    place = os.environ.get(ENVIRONMENT)
+    if not place:
+        return None
+    found = resolve(place)
+    for pin in found.stack.pins:
+        got = imported(pin.package)
+        if got.root is None or got.root.resolve() != found.path or got.version != pin.version:
+            raise IconbenchError(
+                f"--overlay {found.path}: Python imports {got.describe()}, not the overlay's "
+                f"{pin.describe()}; run 'iconbench --overlay {found.path} ...' with no other "
+                "gt4py or dace before it on PYTHONPATH"
+            )
+    return found
 
 
 def build(
@@ -165,6 +252,15 @@ def build(
     found = find(stack, directory)
     if found is not None:
         return found
+    if (directory / stack.name).exists():  # written whole or not at all: this one is damaged
+        try:
+            reason = f"its marker names {read_marker(directory / stack.name).describe()}"
+        except IconbenchError as error:
+            reason = str(error).split("; remove")[0]
+        raise IconbenchError(
+            f"{directory / stack.name} is no complete overlay of {stack.describe()} ({reason}); "
+            f"remove it (rm -r {directory / stack.name}) and build it again"
+        )
     directory.mkdir(parents=True, exist_ok=True)
     scratch = pathlib.Path(tempfile.mkdtemp(dir=directory, prefix=".tmp-"))
     try:

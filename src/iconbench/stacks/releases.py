@@ -60,6 +60,14 @@ def declared_requirement(gt4py: str, *, find_links: pathlib.Path | None = None) 
     raise IconbenchError(f"stack build: gt4py {gt4py} declares no requirement on dace")
 
 
+def exists(package: str, version: str, *, find_links: pathlib.Path | None = None) -> bool:
+    """Whether the package index (or ``find_links``) has release ``version`` of ``package``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        done = pip_install(scratch, f"{package}=={version}", find_links=find_links,
+                           options=("--dry-run", "--quiet", "--prerelease", "allow"))  # fmt: skip
+    return done.returncode == 0
+
+
 def newest(requirement: str, *, find_links: pathlib.Path | None = None) -> str:
     """The version an installer picks for ``requirement`` (``dace>=2.0.0a7,<2.0.0a8``)."""
     exact = re.fullmatch(r"dace==([A-Za-z0-9_.!+-]+)", requirement)
