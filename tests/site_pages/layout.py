@@ -63,7 +63,7 @@ SCRIPT = r"""
     Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > by;
   // a text's box is its line's: the glyphs' ink leaves ~2 px free above and below
   const ink = (r) => ({left: r.left, right: r.right, top: r.top + 2, bottom: r.bottom - 2});
-  for (const svg of document.querySelectorAll('svg.chart')) {
+  for (const svg of document.querySelectorAll('svg.chart, svg.chart-phone')) {
     if (!svg.getClientRects().length) continue;  // not shown at this width
     const chart = (svg.querySelector('title') || {}).textContent || svg.id;
     const box = svg.getBoundingClientRect();
