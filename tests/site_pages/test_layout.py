@@ -9,7 +9,7 @@ import pathlib
 
 import pytest
 
-from site_pages import committed_site, layout
+from site_pages import layout
 
 WIDTHS = (1400, 390)
 #: Each page kind and the pages of it that are checked (globs under the site).
@@ -22,12 +22,6 @@ KINDS = {
     "gates": ("gates.html",),
     "releases": ("releases.html",),
 }
-
-
-@pytest.fixture(scope="module")
-def committed(tmp_path_factory) -> pathlib.Path:
-    """The site of the committed records, built once for the module."""
-    return committed_site.build(tmp_path_factory.mktemp("committed"))
 
 
 def pages(site: pathlib.Path, kind: str) -> list[pathlib.Path]:
