@@ -113,7 +113,7 @@ def test_overview_shows_programs_coverage_and_estimate(site, browser):
             speedup: Object.fromEntries([...h100.querySelectorAll('table.speedups tbody tr')].filter(r => r.dataset.timer === 'apply_diffusion_to_vn').flatMap(r => [...r.querySelectorAll('td.speedup')].map(c => [c.dataset.backend, parseFloat(c.dataset.value)]))),
             chart: !!h100.querySelector('svg#speedup-' + h100.id + ' rect.bar'),
             goal: [...h100.querySelectorAll('svg g.reference title')].map(t => t.textContent),
-            cpuPrograms: [...cpu.querySelectorAll('svg text title')].map(t => t.textContent).sort(),
+            cpuPrograms: [...cpu.querySelectorAll('svg.chart text:not(.value) > title')].map(t => t.textContent).sort(),
             cases: [...document.querySelectorAll('#cases tbody tr')].length,
           };
         })()""",

@@ -9,6 +9,10 @@ import sys
 import pytest
 from tests.archived_results import restored
 
+from iconbench.buildcache import REPO_ROOT
+
+#: A real gate summary (the nightly's A/B on the CPU): the site the histories are added to.
+GATE = REPO_ROOT / "results" / "nightly-confirm-cpu" / "ab-gate-summary.json"
 RECORDS = ("results/upstream-releases-h100", "results/upstream-releases-h200-dycore")
 #: What the page shows of each history: its steps, breaks, confirmed changes and owners.
 SCRIPT = """[...document.querySelectorAll('section.releases')].map(s => ({
@@ -22,7 +26,7 @@ SCRIPT = """[...document.querySelectorAll('section.releases')].map(s => ({
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """A published site (no runs), then both release histories added to it."""
+    """A published site (a gate summary), then both release histories added to it."""
     site = tmp_path_factory.mktemp("releases") / "site"
     refused = _table(site, RECORDS[0])  # no site there yet: one line, nothing written
     assert refused.returncode == 2
@@ -39,7 +43,7 @@ def site(tmp_path_factory):
 
 def _publish(site, *extra):
     done = subprocess.run([sys.executable, "-m", "iconbench", "publish", "--out", str(site),
-                           "--no-asv", *extra],
+                           "--gate", str(GATE), "--no-asv", *extra],
                           capture_output=True, text=True, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
 

@@ -227,14 +227,22 @@ def title_lines(title: str, width: float) -> list[str]:
 
     >>> title_lines("Speed-up over OpenACC · NVIDIA H100 80GB HBM3 · mch_icon-ch1_medium", 360)
     ['Speed-up over OpenACC', 'NVIDIA H100 80GB HBM3', 'mch_icon-ch1_medium']
+    >>> title_lines("Bandwidth · over 100 %: cache reuse, reads served from L2", 200)
+    ['Bandwidth', 'over 100 %: cache', 'reuse, reads served', 'from L2']
     """
     lines: list[str] = []
     for part in title.split(" · "):
         joined = f"{lines[-1]} · {part}" if lines else part
         if lines and TITLE_CHAR_PX * len(joined) <= width:
             lines[-1] = joined
-        else:
-            lines.append(part)
+            continue
+        lines.append("")
+        for word in part.split(" "):  # a part too long for a line of its own: at its spaces
+            longer = f"{lines[-1]} {word}" if lines[-1] else word
+            if lines[-1] and TITLE_CHAR_PX * len(longer) > width:
+                lines.append(word)
+            else:
+                lines[-1] = longer
     return lines
 
 
@@ -552,7 +560,8 @@ def bar_chart(
     parts.append(
         f"<text x='{label_width + plot_w / 2:.0f}' y='{plot_bottom + 32}' "
         f"text-anchor='middle' fill='#222'>{escape(axis)}"
-        f"<title>{escape(x_label)}</title></text>"
+        + (f"<title>{escape(x_label)}</title>" if axis != x_label else "")
+        + "</text>"
     )
     y0, spans = top, []
     for row, lines, row_h in zip(rows, wrapped, heights, strict=True):
