@@ -476,12 +476,14 @@ class BarRow:
 
 
 def wrap_name(text: str, chars: int) -> list[str]:
-    """A name in lines of at most ``chars`` characters, cut after ``_``, `` `` or ``(``.
+    """A name in lines of at most ``chars`` characters, cut after ``_`` or `` ``.
 
     >>> wrap_name("compute_horizontal_advection_of_rho_and_theta (12.3%)", 24)
     ['compute_horizontal_', 'advection_of_rho_and_', 'theta (12.3%)']
+    >>> wrap_name("vertically_implicit_solver_at_predictor_step (4.4%)", 44)
+    ['vertically_implicit_solver_at_predictor_', 'step (4.4%)']
     """
-    pieces = re.findall(r"[^_ (]*[_ (]?", text)
+    pieces = re.findall(r"[^_ ]*[_ ]?", text)
     lines = [""]
     for piece in filter(None, pieces):
         if lines[-1] and len(lines[-1]) + len(piece) > chars:
