@@ -120,6 +120,7 @@ class Continuous(Command):
             )
         options.select_cases(args.programs, one_variant=args.one_variant)
         backends, grid, devices, plan = interleaving(args, grid="tiny")
+        _refuse_used_out(args.out)
         # the same code on both sides (a comment, a rebase): said at once, nothing measured
         commits = [trees.resolve_commit(repo, ref) for ref in (args.base, args.head)]
         if trees.same_code(repo, *commits):
@@ -166,9 +167,14 @@ def _new_out(given: pathlib.Path | None) -> pathlib.Path:
 
         # stack "": no compile ledger to continue (each side keeps its own, in base/ and head/)
         return new_directory(pathlib.Path.cwd(), "iconbench-continuous", stack="").resolve()
-    if given.exists() and (not given.is_dir() or any(given.iterdir())):
+    _refuse_used_out(given)
+    return create_dir(given, "--out").resolve()
+
+
+def _refuse_used_out(given: pathlib.Path | None) -> None:
+    """One line if ``--out`` names a file or a directory with something in it."""
+    if given is not None and given.exists() and (not given.is_dir() or any(given.iterdir())):
         raise IconbenchError(
             f"--out {given}: exists and is not an empty directory; results are kept: give a "
             "new directory"
         )
-    return create_dir(given, "--out").resolve()
