@@ -62,3 +62,12 @@ def test_a_summary_whose_ratio_lies_outside_its_interval_is_refused_naming_it(tm
     gates_page = (tmp_path / "site" / "gates.html").read_text(encoding="utf-8")
     assert "pr-18.json" in gates_page
     assert "pr-17.json" not in gates_page
+
+
+def test_a_run_of_an_obsolete_stack_says_so_on_its_page(committed):
+    pages = {p.name: p.read_text(encoding="utf-8") for p in (committed / "runs").glob("*.html")}
+    said = {name for name, text in pages.items() if "obsolete stack</span>: dace 2.0.0b1" in text}
+    # results/h100's six runs of dace 2.0.0b1; not the 2.0.0a6 re-run, nor the experiment's
+    assert len(pages) == 9
+    assert len(said) == 6
+    assert all("-stack-cb7850622ccfe736-" in name for name in said)

@@ -472,6 +472,7 @@ def run_details(run: Run) -> dict[str, Any]:
         "date": day(run.date_ms),
         "stack": run.stack.rows() if run.stack else [("stack key", run.stack_key)],
         "stack_recorded": run.stack is not None,
+        "off_pins": off_pins(run),
         "coverage": coverage(run),
         "not_selected": sum(m.status == NOT_SELECTED for m in run.measured),
         "cases": [case_row(run, m) for m in run.measured if m.status != NOT_SELECTED],
