@@ -1,24 +1,19 @@
 #!/usr/bin/env python3
-"""Rebuild docs/site/*.png: the site's main pages in headless Chromium, at 1280 px and a phone's.
+"""Rebuild docs/site/screens/: every page kind of the site at 1400 px and at a phone's 390 px.
 
 The browser is the installed Chromium driven by Playwright, as the site's tests drive it
-(``tests/site_pages/browser.py``).
-
-Real data only: the committed H100 result sets (results/h100 and its dace 2.0.0a6 re-run on
-ch1_medium, results/h100-mch_icon-ch1_medium on the experiment's grid) compared with the
-shipped OpenACC baseline (baselines/mch-icon-ch1-medium, GH200) under experiment
-mch_icon-ch1_medium's static arguments, and the gate summaries of docs/examples. The same as
-
-    iconbench publish results/h100 results/h100-ch1_medium-dace-2.0.0a6 \
-        results/h100-mch_icon-ch1_medium --experiment mch_icon-ch1_medium \
-        --gate docs/examples --no-asv --out SITE
+(``tests/site_pages/browser.py``). Real data only: the site the layout test checks
+(``tests/site_pages/committed_site.py``: the committed H100 result sets compared with the
+shipped OpenACC baseline under experiment mch_icon-ch1_medium, two real gate summaries, the
+H100 upstream release history), built from the records in git history. Each picture is the
+page's first screen (1400 x 1000, 390 x 1600), saved as a 64-colour palette PNG::
 
     python perf/site_screenshots.py
 
 With ``--backfill ICON4PY`` (a clone of icon4py, bare is fine: the history is put in commit
 order by its dates) it also publishes the H100 backfill of icon4py v0.3.0..v0.4.1 from its
 committed packs (results/backfill-h100: the 16 commits and the confirmations of their change
-points) and takes the program page of a confirmed change point.
+points) and takes the program page of a confirmed change point (docs/site/).
 """
 
 from __future__ import annotations
@@ -33,16 +28,20 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]  # the site tests' browser
 EXPERIMENT = "mch_icon-ch1_medium"
-RESULT_SETS = ("results/h100", "results/h100-ch1_medium-dace-2.0.0a6", f"results/h100-{EXPERIMENT}")
-#: (page, screenshot, viewport width): full pages.
-SHOTS = (
-    ("index.html", "overview.png", 1280),
-    ("estimate.html", "estimate.png", 1280),
-    ("programs/vertically_implicit_solver_at_predictor_step.html", "solver-program.png", 1280),
-    ("programs/apply_diffusion_to_vn.html", "program.png", 1280),
-    ("RUN", "run.png", 1280),
-    ("index.html", "overview-phone.png", 390),
+#: (page kind, page; RUN: the newest run on the experiment's grid): the site's page kinds.
+PAGES = (
+    ("overview", "index.html"),
+    ("estimate", "estimate.html"),
+    ("programs", "programs/index.html"),
+    ("program", "programs/apply_diffusion_to_vn.html"),
+    ("solver-program", "programs/vertically_implicit_solver_at_predictor_step.html"),
+    ("run", "RUN"),
+    ("gates", "gates.html"),
+    ("releases", "releases.html"),
 )
+#: Viewports: a desktop's and a phone's.
+WIDTHS = {1400: 1000, 390: 1600}
+SCREENS = ROOT / "docs" / "site" / "screens"
 #: The backfill's page: a change point confirmed by its A/B, two more commit-caused steps.
 BACKFILL_SHOT = ("programs/compute_perturbed_quantities_and_interpolation.html",
                  "backfill-change-point.png")  # fmt: skip
@@ -71,61 +70,50 @@ def publish_backfill(repo: pathlib.Path, scratch: pathlib.Path) -> pathlib.Path:
 
 def main(argv: list[str]) -> int:
     """Publish into a scratch directory and take the screenshots."""
-    from iconbench import results_archive
-    from iconbench.baselines import experiments
     from iconbench.site import pagedata
-    from iconbench.site import publish as site
     from iconbench.site.published import open_site
+    from site_pages import committed_site
     from site_pages.browser import Browser
 
     os.chdir(ROOT)
-    # the result sets' raw files and the backfill's packs are in git history (results/archive.json)
-    results_archive.fetch(
-        results_archive.Archive.read(ROOT), [*RESULT_SETS, "results/backfill-h100"]
-    )
+    taken = []
     with tempfile.TemporaryDirectory() as scratch:
-        out = pathlib.Path(scratch) / "site"
-        inputs = site.resolve_inputs(
-            [pathlib.Path(p) for p in RESULT_SETS],
-            sorted(pathlib.Path("docs/examples").glob("summary-h100-*.json")),
-            baselines_dir=pathlib.Path("baselines"),
-            pins=experiments.load(EXPERIMENT).pins,
-            asv=False,
-        )
-        site.publish(inputs, out)
+        out = committed_site.build(pathlib.Path(scratch))
         runs = open_site(out).load_runs()
         newest = max((r for r in runs if r.target.grid == EXPERIMENT), key=lambda r: r.date_ms)
-        target = ROOT / "docs" / "site"
-        target.mkdir(parents=True, exist_ok=True)
-        shots = [(out / (pagedata.run_page(newest) if page == "RUN" else page), name, width)
-                 for page, name, width in SHOTS]  # fmt: skip
-        if argv[:1] == ["--backfill"] and len(argv) == 2:
-            site = publish_backfill(pathlib.Path(argv[1]).resolve(), pathlib.Path(scratch))
-            shots.append((site / BACKFILL_SHOT[0], BACKFILL_SHOT[1], 1280))
-        for width in sorted({w for _, _, w in shots}):
-            with Browser(width=width, height=900) as browser:
-                for page, name, shot_width in shots:
-                    if shot_width != width:
-                        continue
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        shots = [(kind, out / (pagedata.run_page(newest) if page == "RUN" else page))
+                 for kind, page in PAGES]  # fmt: skip
+        with Browser(width=1400, height=1000) as browser:
+            for width, height in WIDTHS.items():
+                browser.resize(width, height)
+                for kind, page in shots:
                     loaded = browser.open(page.as_uri())
                     if loaded.problems:
                         print(f"{page}: {[str(p) for p in loaded.problems]}", file=sys.stderr)
                         return 1
-                    browser.screenshot(target / name, full_page=True)
-                    print(target / name)
-    recompress([target / name for _, name, _ in shots])
+                    taken.append(browser.screenshot(SCREENS / f"{kind}-{width}.png",
+                                                    full_page=False))  # fmt: skip
+        if argv[:1] == ["--backfill"] and len(argv) == 2:
+            site = publish_backfill(pathlib.Path(argv[1]).resolve(), pathlib.Path(scratch))
+            with Browser(width=1280, height=900) as browser:
+                browser.open((site / BACKFILL_SHOT[0]).as_uri())
+                taken.append(browser.screenshot(ROOT / "docs" / "site" / BACKFILL_SHOT[1]))
+    recompress(taken)
+    for path in taken:
+        print(f"{path.relative_to(ROOT)}: {path.stat().st_size // 1024} KB")
     return 0
 
 
 def recompress(paths: list[pathlib.Path]) -> None:
-    """Chromium's PNGs as 256-colour palette images, then recompressed with zopflipng.
+    """Chromium's PNGs as 64-colour palette images, then recompressed with zopflipng.
 
     A page's screenshot has a few thousand colours, nearly all of them the anti-aliased edges
-    of text: in a palette of 256 (median cut, no dithering) 2.5 % of the run page's pixels move,
-    by at most 18 of 255 in a channel, and the files take half the bytes (docs/site.md), which
-    keeps the tree under tests/test_results_archive.py's 10 MB with room for the result
-    records beside it. zopflipng (Debian's zopfli) is lossless: a few minutes, skipped
-    without it.
+    of text: in a palette of 64 (fast octree, no dithering; median cut turned the backends'
+    orange and blue grey) text and charts read the same, each backend keeps its exact colour,
+    and a picture takes a few tens of KB, which keeps the tree under
+    tests/test_results_archive.py's 10 MB with room for the result records beside it.
+    zopflipng (Debian's zopfli) is lossless: skipped without it.
     """
     import io
 
@@ -136,7 +124,7 @@ def recompress(paths: list[pathlib.Path]) -> None:
     for path in paths:
         with Image.open(path) as taken:
             palette = taken.convert("RGB").quantize(
-                colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+                colors=64, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
             )
         saved = io.BytesIO()
         palette.save(saved, format="PNG", optimize=True)

@@ -125,6 +125,10 @@ class Browser:
         """The address of every request the page made since the last :meth:`open`."""
         return tuple(self._requests)
 
+    def resize(self, width: int, height: int = 900) -> None:
+        """Give the page a viewport of ``width`` x ``height`` (a phone's, a desktop's)."""
+        self._page.set_viewport_size({"width": width, "height": height})
+
     def screenshot(self, path: pathlib.Path, *, full_page: bool = True) -> pathlib.Path:
         """Write a PNG of the open page (the whole page when ``full_page``)."""
         self._page.screenshot(path=path, full_page=full_page)

@@ -9,7 +9,7 @@ import sys
 import pytest
 from tests.archived_results import restored
 
-from site_pages import cpu_history
+from site_pages import committed_site, cpu_history
 from site_pages.browser import Browser, find_chromium
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -121,6 +121,12 @@ def publish_site(tmp_path_factory, name, *results):
 def site(tmp_path_factory, cpu_results):
     """The site of the committed H100 result sets plus the CPU runs, with asv's pages."""
     return publish_site(tmp_path_factory, "site", H100, cpu_results)
+
+
+@pytest.fixture(scope="session")
+def committed(tmp_path_factory) -> pathlib.Path:
+    """The site a user publishes from the committed records (``committed_site``), built once."""
+    return committed_site.build(tmp_path_factory.mktemp("committed"))
 
 
 @pytest.fixture(scope="session")

@@ -81,8 +81,9 @@ def test_a_value_carried_forward_is_no_point_and_a_stack_change_breaks_the_line(
     variant = next(v for v in section["variants"] if v["case"] == CASES[0])
     assert variant["series"]["device_s"]["gtfn_gpu"] == [1e-3, None, 2e-3, 3e-3, 3.5e-3]
     assert [(c["index"], c["backend"]) for c in variant["regime_changes"]] == [(3, "gtfn_gpu")]
-    (device_chart, *_) = figures.program_charts(section, variant)
-    assert device_chart.count("class='point'") == 4
+    (both, *_) = figures.program_charts(section, variant)
+    device_chart, phone = both.split("<svg xmlns='http://www.w3.org/2000/svg' class='chart-phone'")
+    assert device_chart.count("class='point'") == phone.count("class='point'") == 4
     # joined only d -> e (same stack, consecutive); not across the gap, not across the change
     assert device_chart.count("<polyline") == 1
     assert "gtfn_gpu: stack stack-aaaa → stack-bbbb<" in device_chart

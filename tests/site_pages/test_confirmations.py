@@ -25,7 +25,7 @@ COMMITS = {name: f"{n:02x}" * 20 for n, name in enumerate(  # fake hashes, 0101â
 #: The change points listed under a chart and the markers on it, as the page shows them.
 READ = """({
   points: [...document.querySelectorAll('ul.change-points li')].map(li => ({commit: li.dataset.commit, backend: li.dataset.backend, status: li.dataset.status, text: li.textContent})),
-  markers: [...document.querySelectorAll('svg g.marker title')].map(t => t.textContent),
+  markers: [...document.querySelectorAll('svg.chart g.marker title')].map(t => t.textContent),
 })"""
 
 

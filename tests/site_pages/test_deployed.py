@@ -65,7 +65,7 @@ def deployed():
         "--experiment",
         "mch_icon-ch1_medium",
         "--gate",
-        REPO / "docs" / "examples",
+        REPO / "results" / "nightly-confirm-cpu" / "ab-gate-summary.json",  # a real one
         "--out",
         out,
     )

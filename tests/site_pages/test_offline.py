@@ -214,7 +214,9 @@ def test_asv_index_draws_offline_in_chromium(small_site, served, browser, cpu_re
     assert got["page"].endswith(f"/asv/{name}/index.html")  # not asv's error.html
     assert (got["flot"], got["sortable"], got["md5"]) == ("function",) * 3
     assert got["navbar"] == "fixed"  # bootstrap's css applied
-    assert got["benchmarks"] == len(measured) == 8  # measured ones only, each with its graph
+    # measured quantities only, each with its graph (a code fingerprint is no quantity)
+    assert len(measured) == 8
+    assert got["benchmarks"] == len(measured - {"programs.Programs.track_codegen_fingerprint"}) == 7
     assert got["drawn"] > 0
     requests = browser.requests()
     assert any("/vendor/jquery-3.3.1/jquery.min.js" in url for url in requests)
@@ -251,3 +253,14 @@ def test_without_the_vendored_copies_the_browser_reaches_nothing(served, browser
     failed = [p for p in loaded.problems if p.kind == "request.failed"]
     assert any("code.jquery.com" in p.url for p in failed)
     assert all("ERR_NAME_NOT_RESOLVED" in p.text for p in failed)
+
+
+def test_asv_draws_no_graph_of_a_code_fingerprint(small_site, cpu_results):
+    """A fingerprint is a hash: asv gets the measured quantities only (asv's index lists
+    every benchmark it draws a graph of)."""
+    listed = json.loads((cpu_results / "benchmarks.json").read_text())
+    assert any(name.endswith("track_codegen_fingerprint") for name in listed)
+    (index,) = small_site.glob("asv/*/index.json")
+    drawn = json.loads(index.read_text())["benchmarks"]
+    assert "programs.Programs.time_device" in drawn
+    assert not [name for name in drawn if "fingerprint" in name]

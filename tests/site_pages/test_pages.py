@@ -109,11 +109,11 @@ def test_overview_shows_programs_coverage_and_estimate(site, browser):
             estimates: Object.fromEntries([...h100.querySelectorAll('.kpi.estimate')].map(k => [k.dataset.backend, parseFloat(k.dataset.value)])),
             coverage: Object.fromEntries([...h100.querySelectorAll('.kpi.coverage')].map(k => [k.dataset.backend, k.querySelector('.value').textContent + ' | ' + k.querySelector('.label').textContent])),
             timers: [...h100.querySelectorAll('table.speedups tbody tr')].map(r => r.dataset.timer),
-            shares: [...h100.querySelectorAll('table.speedups tbody tr td:nth-child(3)')].map(c => parseFloat(c.dataset.value)),
+            shares: [...h100.querySelectorAll('table.speedups tbody tr td.share')].map(c => parseFloat(c.dataset.value)),
             speedup: Object.fromEntries([...h100.querySelectorAll('table.speedups tbody tr')].filter(r => r.dataset.timer === 'apply_diffusion_to_vn').flatMap(r => [...r.querySelectorAll('td.speedup')].map(c => [c.dataset.backend, parseFloat(c.dataset.value)]))),
             chart: !!h100.querySelector('svg#speedup-' + h100.id + ' rect.bar'),
             goal: [...h100.querySelectorAll('svg g.reference title')].map(t => t.textContent),
-            cpuPrograms: [...cpu.querySelectorAll('svg text title')].map(t => t.textContent).sort(),
+            cpuPrograms: [...cpu.querySelectorAll('svg.chart text:not(.value) > title')].map(t => t.textContent).sort(),
             cases: [...document.querySelectorAll('#cases tbody tr')].length,
           };
         })()""",

@@ -15,6 +15,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 
 import gt4py
 import pytest
@@ -75,13 +76,15 @@ def gt4py_repo(tmp_path_factory) -> pathlib.Path:
     return committed_gt4py(tmp_path_factory.mktemp("continuous") / "gt4py")
 
 
-def _continuous(repo: pathlib.Path, head: str, out: pathlib.Path, *options: str):
+def _continuous(repo: pathlib.Path, head: str, out: pathlib.Path | None, *options: str):
+    """``iconbench continuous main HEAD`` run in the checkout, as its developer runs it."""
     env = {k: v for k, v in os.environ.items() if k != "ICONBENCH_CATALOG"}  # the catalog's cases
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
+    where = ["--out", str(out)] if out is not None else []
     return subprocess.run(
-        [sys.executable, "-m", "iconbench", "continuous", "main", head, "--repo", str(repo),
-         "--programs", PROGRAMS, "--out", str(out), *options],
-        env=env, capture_output=True, text=True, check=False, timeout=900,
+        [sys.executable, "-m", "iconbench", "continuous", "main", head, "--programs", PROGRAMS,
+         *where, *options],
+        env=env, capture_output=True, text=True, check=False, timeout=900, cwd=repo,
     )  # fmt: skip
 
 
@@ -90,12 +93,34 @@ def _rounds(out: pathlib.Path, side: str) -> list[dict]:
     return [json.loads(line) for line in lines]
 
 
-def test_a_slower_commit_is_a_regression_of_interleaved_workers(gt4py_repo, tmp_path):
-    """embedded on the tiny grid: nothing to compile, the 2 ms sleep caught in the host time."""
-    out = tmp_path / "out"
-    done = _continuous(gt4py_repo, "slow", out, "--backends", "embedded", "--quick")
-    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+def test_the_same_code_on_both_sides_is_said_at_once_and_nothing_measured(gt4py_repo):
+    """``same`` adds a comment: its code identity is main's, so nothing is exported twice,
+    compiled or measured, and no results directory is made."""
+    started = time.monotonic()
+    done = _continuous(gt4py_repo, "same", None, "--backends", "embedded")
+    took = time.monotonic() - started
+    base, head = (_git(gt4py_repo, "rev-parse", ref)[:12] for ref in ("main", "same"))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (
+        f"gt4py: main ({base}) → same ({head}): the same code on both sides (the sources "
+        "differ in comments or layout at most): nothing to measure\n"
+    )
+    assert took < 10, took
+    assert not list(gt4py_repo.glob("iconbench-continuous-*"))
+
+
+def test_a_slower_commit_is_a_regression_of_interleaved_workers(gt4py_repo):
+    """embedded on the tiny grid: nothing to compile, the 2 ms sleep caught in the host time.
+
+    Run in the gt4py checkout without ``--out``: the results are written under it."""
+    done = _continuous(gt4py_repo, "slow", None, "--backends", "embedded", "--quick")
+    # where it was run, named by both branches and commits, whatever the verdict
+    (out,) = gt4py_repo.glob("iconbench-continuous-*")
     base, head = (_git(gt4py_repo, "rev-parse", ref) for ref in ("main", "slow"))
+    assert done.stdout.startswith(f"gt4py: main ({base[:12]}) → slow ({head[:12]})\nbase: main")
+    assert done.stdout.endswith(f"results: {out} (base/asv, head/asv, gate-summary.json)\n")
+    assert "OpenACC" not in done.stdout + done.stderr  # no ICON experiment runs on tiny
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
 
     # ABBA BAAB, one fresh worker per round: no side is measured wholly before the other
     rows = {side: _rounds(out, side) for side in ("base", "head")}
@@ -121,7 +146,11 @@ def test_a_slower_commit_is_a_regression_of_interleaved_workers(gt4py_repo, tmp_
     assert bench["ratio_ci"][0] > 1.05  # beyond the 5 % threshold
     assert any("4+4 processes" in note for note in bench["notes"])
     assert (summary["verdict"], summary["exit_code"]) == ("regression", 1)
-    assert f"regression   {CASE} embedded device_time" in done.stdout
+    # in a developer's words: the metric of a CPU backend, the statistics
+    assert f"regression   {CASE} embedded time per call" in done.stdout
+    assert "measured in 4 fresh processes per commit, alternating" in done.stdout
+    assert "How to read it: ratio is head's time over base's" in done.stdout
+    assert str(REPO / "docs" / "gate.md") in done.stdout
     # its rounds keep their logs, not the turn files their workers were driven by (as a check)
     assert list((out / "rounds").glob("r01-*.log"))
     assert not [p.name for p in out.rglob("*") if ".turn" in p.name]
@@ -142,29 +171,19 @@ def test_on_a_compiled_backend_a_comment_passes_and_the_sleep_is_host_overhead(
 ):
     from iconbench.buildcache import cache_root
 
-    runs = {}
-    for head in ("same", "slow"):
-        out = tmp_path / head
-        done = _continuous(gt4py_repo, head, out, "--backends", "gtfn_cpu", "--json")
-        assert done.returncode in (0, 1), done.stderr[-3000:]
-        runs[head] = json.loads(done.stdout)
-        assert runs[head]["exit_code"] == done.returncode
-    verdicts = {
-        head: {b["metric"]: b["verdict"] for b in summary["benchmarks"] if b["gated"]}
-        for head, summary in runs.items()
-    }
-    assert verdicts["slow"]["host_overhead"] == "regression"
-    assert runs["slow"]["exit_code"] == 1
-    assert "regression" not in verdicts["same"].values()
-    assert runs["same"]["exit_code"] == 0
-    # a comment-only gt4py keeps main's build cache (its code is the same), slow has its own
-    stacks = {
-        (head, side): json.loads((tmp_path / head / side / "summary.json").read_text())["stack"]
-        for head in runs
-        for side in ("base", "head")
-    }
-    assert stacks["same", "base"] == stacks["same", "head"] == stacks["slow", "base"]
-    assert stacks["slow", "head"] != stacks["slow", "base"]
+    same = _continuous(gt4py_repo, "same", tmp_path / "same", "--backends", "gtfn_cpu", "--json")
+    assert same.returncode == 0, same.stderr[-3000:]
+    assert "the same code on both sides" in same.stdout  # a comment: nothing measured
+    assert not (tmp_path / "same").exists()
+    done = _continuous(gt4py_repo, "slow", tmp_path / "slow", "--backends", "gtfn_cpu", "--json")
+    summary = json.loads(done.stdout)
+    assert (done.returncode, summary["exit_code"]) == (1, 1)
+    verdicts = {b["metric"]: b["verdict"] for b in summary["benchmarks"] if b["gated"]}
+    assert verdicts["host_overhead"] == "regression"
+    # slow's gt4py has a build cache of its own, beside main's
+    stacks = {side: json.loads((tmp_path / "slow" / side / "summary.json").read_text())["stack"]
+              for side in ("base", "head")}  # fmt: skip
+    assert stacks["head"] != stacks["base"]
     assert all((cache_root() / "gt4py" / key).is_dir() for key in set(stacks.values()))
 
 

@@ -14,7 +14,6 @@ import os
 import pathlib
 from typing import Any, NoReturn
 
-from iconbench.buildcache import REPO_ROOT
 from iconbench.cli import option_types as types
 from iconbench.cli import options
 from iconbench.cli.check import add_interleaving, interleaving
@@ -99,8 +98,8 @@ class Continuous(Command):
         options.add_out(
             parser,
             help="the comparison's directory, a new one (default: "
-            "results-local/continuous-<time>/): base/ and head/ (asv files, summary.json), "
-            "gate-summary.json, check.json (phase times)",
+            "iconbench-continuous-<time>/ in the current directory): base/ and head/ (asv "
+            "files, summary.json), gate-summary.json, check.json (phase times)",
         )
         options.add_json(parser, help="print the gate summary as JSON instead of the table")
         for name, (values, _) in REMOVED.items():
@@ -108,6 +107,7 @@ class Continuous(Command):
 
     @classmethod
     def run(cls, args: argparse.Namespace) -> int:
+        from iconbench.check import continuous_report
         from iconbench.check.run import Request, compare, start
         from iconbench.stacks import component, trees
 
@@ -121,10 +121,15 @@ class Continuous(Command):
                 "checkout, 'asv continuous main HEAD' (README); this command compares gt4py, "
                 "dace or icon4py"
             )
-        for ref in (args.base, args.head):
-            trees.resolve_commit(repo, ref)
         options.select_cases(args.programs, one_variant=args.one_variant)
         backends, grid, devices, plan = interleaving(args, grid="tiny")
+        _refuse_used_out(args.out)
+        # the same code on both sides (a comment, a rebase): said at once, nothing measured
+        commits = [trees.resolve_commit(repo, ref) for ref in (args.base, args.head)]
+        if trees.same_code(repo, *commits):
+            print(continuous_report.identical(chosen, (args.base, commits[0]),
+                                              (args.head, commits[1])))  # fmt: skip
+            return 0
         request = Request(
             component=chosen,
             repo=repo,
@@ -148,27 +153,31 @@ class Continuous(Command):
         if args.json:
             print(summary.to_json(), end="")
         else:
-            from iconbench.gate import table
-
-            print(table.render(summary))
+            print(continuous_report.render(summary, args.base, args.head, chosen))
             print(f"results: {request.out} (base/asv, head/asv, gate-summary.json)")
         return summary.exit_code
 
 
 def _new_out(given: pathlib.Path | None) -> pathlib.Path:
-    """The comparison's directory: ``given`` if new or empty, else a new one under results-local.
+    """The comparison's directory: ``given`` if new or empty, else a new one where it is run.
 
-    A directory of an earlier comparison is refused: its ledgers would mix into this one's.
+    A developer runs it in their checkout and finds the results there
+    (``./iconbench-continuous-<time>/``), not in iconbench's. A directory of an earlier
+    comparison is refused: its ledgers would mix into this one's.
     """
     if given is None:
         from iconbench.records.resultdir import new_directory
 
-        root = create_dir(REPO_ROOT / "results-local", "--out")
         # stack "": no compile ledger to continue (each side keeps its own, in base/ and head/)
-        return new_directory(root, "continuous", stack="").resolve()
-    if given.exists() and (not given.is_dir() or any(given.iterdir())):
+        return new_directory(pathlib.Path.cwd(), "iconbench-continuous", stack="").resolve()
+    _refuse_used_out(given)
+    return create_dir(given, "--out").resolve()
+
+
+def _refuse_used_out(given: pathlib.Path | None) -> None:
+    """One line if ``--out`` names a file or a directory with something in it."""
+    if given is not None and given.exists() and (not given.is_dir() or any(given.iterdir())):
         raise IconbenchError(
             f"--out {given}: exists and is not an empty directory; results are kept: give a "
             "new directory"
         )
-    return create_dir(given, "--out").resolve()

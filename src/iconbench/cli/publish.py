@@ -23,11 +23,11 @@ class Publish(Command):
     name = "publish"
     summary = "publish the static history site: overview vs OpenACC, estimate, programs, gate"
     examples = (
-        "iconbench publish results/h100 .asv/results --out site",
+        "iconbench publish results/h100 results/h100-ch1_medium-dace-2.0.0a6 "
+        "results/h100-mch_icon-ch1_medium --experiment mch_icon-ch1_medium --out site",
+        "iconbench publish .asv/results --out site   # after 'asv run' here",
         "iconbench publish results/h100 --gate gate-summaries/ --static limited_area=True "
         "--out site",
-        "iconbench publish results/h100 results/h100-mch_icon-ch1_medium --experiment "
-        "mch_icon-ch1_medium --gate docs/examples --out site --no-asv",
         "iconbench publish results/h100 --out site --serve",
         "iconbench publish --out site --serve --port 8001   # look at a published site",
     )

@@ -217,6 +217,16 @@ def speedups(base: ResultSet, head: ResultSet, want: Request) -> tuple[OpenACC |
     )
 
 
+def applies(side: ResultSet) -> bool:
+    """Whether an ICON experiment ran on ``side``'s grid: an OpenACC line says something there.
+
+    On any other grid (``tiny``) the missing comparison is no news and is not logged.
+    """
+    from iconbench.baselines import experiments
+
+    return bool(experiments.on_grid(side.grid.name, _counts(side)))
+
+
 def for_grid(base: ResultSet, head: ResultSet) -> tuple[OpenACC | None, str | None]:
     """Both sides' GPU backends against the experiment ICON ran on their grid, if any.
 

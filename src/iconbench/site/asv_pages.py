@@ -38,6 +38,10 @@ class Published:
     remote: tuple[str, ...] = ()
 
 
+#: Tracked benchmarks whose value is an identity, not a number to plot.
+NOT_A_QUANTITY = ("track_codegen_fingerprint",)
+
+
 def name_of(result_set: ResultSet) -> str:
     """The sub-directory of a result set's asv pages, e.g. ``results-h100``."""
     return slug("-".join(result_set.root.resolve().parts[-2:]))
@@ -121,7 +125,13 @@ def _measured_only(result_set: ResultSet, work: pathlib.Path, repo: pathlib.Path
     benchmarks = source / "benchmarks.json"
     if benchmarks.exists():
         listed = json.loads(benchmarks.read_bytes())
-        kept = {k: v for k, v in listed.items() if k == "version" or k in measured}
+        # a fingerprint is a hash, no quantity: asv would draw it as a line (iconbench's pages
+        # mark the commits where it changed)
+        kept = {
+            k: v
+            for k, v in listed.items()
+            if k == "version" or (k in measured and not k.endswith(NOT_A_QUANTITY))
+        }
         (staged / "benchmarks.json").write_text(json.dumps(kept))
     return staged
 

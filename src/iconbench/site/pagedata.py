@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -78,15 +79,53 @@ def complete(run: Run, backend: str) -> bool:
     return bool(mine) and all(m.status in STATUSES[:3] for m in mine)
 
 
+@functools.cache
+def pinned_stack() -> tuple[tuple[str, str], ...]:
+    """``(component, version)`` upstream's locks pin (``uv.lock``): the stack users run today.
+
+    Empty where the lock cannot be read (a site is still published, nothing marked).
+    """
+    from iconbench.stacks import lockpins
+
+    try:
+        return tuple((name, lockpins.pinned_version(name)) for name in ("gt4py", "dace", "icon4py"))
+    except IconbenchError:
+        return ()
+
+
+def off_pins(run: Run) -> str:
+    """What of ``run``'s stack differs from the pinned one (``''``: pinned, or not recorded).
+
+    >>> from iconbench.history.runs import Stack, Target
+    >>> pinned = dict(pinned_stack())
+    >>> old = Stack("stack-x", gt4py=pinned["gt4py"], dace="2.0.0b1", icon4py=pinned["icon4py"])
+    >>> off_pins(Run(Target("H100", "g"), "abc", 0, "h100", "env", "f.json", (), old))
+    'dace 2.0.0b1 (pinned: dace 2.0.0a6)'
+    """
+    if run.stack is None:
+        return ""
+    differs = [
+        (name, getattr(run.stack, name), version)
+        for name, version in pinned_stack()
+        if getattr(run.stack, name) not in (None, version)
+    ]
+    if not differs:
+        return ""
+    said = ", ".join(f"{name} {have}" for name, have, _ in differs)
+    return f"{said} (pinned: {', '.join(f'{name} {want}' for name, _, want in differs)})"
+
+
 def shown_per_backend(history: Sequence[Run]) -> dict[str, Run]:
     """Per backend of a target: the run its card shows.
 
-    The newest complete run (:func:`complete`); without one, the run with the most measured
-    cases (the newest of those).
+    Of the runs on the pinned stack (:func:`off_pins`; all runs where none is) the newest
+    complete run (:func:`complete`); without one, the run with the most measured cases (the
+    newest of those). A run of an obsolete stack is no current picture, however complete.
     """
     chosen: dict[str, Run] = {}
     for backend in sorted({m.backend for r in history for m in r.measured}):
         having = [r for r in ordered(history) if any(m.backend == backend for m in r.measured)]
+        having = [r for r in having if not off_pins(r)] or having
         full = [r for r in having if complete(r, backend)]
         if full:
             chosen[backend] = full[-1]
@@ -355,6 +394,7 @@ def overview(
                 date=day(source.date_ms),
                 run_page=run_page(source),
                 stack=source.stack_key,
+                off_pins=off_pins(source),
             )
         sections.append(
             {
@@ -362,7 +402,13 @@ def overview(
                 "key": target.key,
                 "run": run,
                 "runs": [
-                    {"backend": b, "run": r, "page": run_page(r), "commit": short(r.commit)}
+                    {
+                        "backend": b,
+                        "run": r,
+                        "page": run_page(r),
+                        "commit": short(r.commit),
+                        "off_pins": off_pins(r),
+                    }
                     for b, r in sorted(chosen.items())
                     if b
                 ],
@@ -397,7 +443,13 @@ def overview(
                 "cases": [case_row(run, m) for m in run.measured if m.status != NOT_SELECTED],
             }
         )
-    return sections
+    # the pinned stack's picture first: a target whose cards all show pinned runs leads
+    return sorted(sections, key=lambda s: any(off_pins(r) for r in chosen_runs(s)))
+
+
+def chosen_runs(section: Mapping[str, Any]) -> list[Run]:
+    """The runs an overview section's cards show."""
+    return [r["run"] for r in section["runs"]] or [section["run"]]
 
 
 def run_page(run: Run) -> str:
@@ -420,6 +472,7 @@ def run_details(run: Run) -> dict[str, Any]:
         "date": day(run.date_ms),
         "stack": run.stack.rows() if run.stack else [("stack key", run.stack_key)],
         "stack_recorded": run.stack is not None,
+        "off_pins": off_pins(run),
         "coverage": coverage(run),
         "not_selected": sum(m.status == NOT_SELECTED for m in run.measured),
         "cases": [case_row(run, m) for m in run.measured if m.status != NOT_SELECTED],

@@ -60,8 +60,10 @@ class Side:
         """The environment of this side's processes: its sources first, then iconbench's.
 
         A fixed hash seed: dict and set iteration order (and with it gt4py's host path) is the
-        same in every process of the check. The check chooses the build cache (``--stack``),
-        so a cache directory set for the whole runner does not apply to it.
+        same in every process of the check. No working directory on the path
+        (``PYTHONSAFEPATH``): the side's sources are the ones imported wherever it is run. The
+        check chooses the build cache (``--stack``), so a cache directory set for the whole
+        runner does not apply to it.
         """
         env = dict(os.environ if base is None else base)
         env.pop("GT4PY_BUILD_CACHE_DIR", None)
@@ -71,6 +73,10 @@ class Side:
         env["PYTHONPATH"] = os.pathsep.join(paths)
         env["PYTHONHASHSEED"] = "0"
         env["PYTHONOPTIMIZE"] = env.get("PYTHONOPTIMIZE") or "2"
+        # ``python -m`` puts the working directory first on the path: run from a checkout
+        # (dace's package at its top, a test's gt4py) its working tree shadowed this side's
+        # sources, and both sides measured the same code
+        env["PYTHONSAFEPATH"] = "1"
         return env
 
 

@@ -121,6 +121,43 @@ def export_in_place(repo: pathlib.Path, commit: str, place: pathlib.Path) -> pat
     return place
 
 
+def _code_of(path: str, data: bytes) -> bytes:
+    """What a file does, as :func:`code_identity` counts it: a Python file's syntax tree."""
+    if path.endswith(".py"):
+        with contextlib.suppress(SyntaxError, ValueError):  # else: its bytes
+            return ast.dump(ast.parse(data), include_attributes=False).encode()
+    return data
+
+
+def same_code(repo: pathlib.Path, base: str, head: str) -> bool:
+    """Whether two commits of ``repo`` hold the same code (differ in comments, layout at most).
+
+    Every file that differs between them has the same syntax tree on both: what
+    :func:`code_identity` of their exported trees says where it says "the same", read from
+    git without exporting anything: only the files ``git diff`` names are parsed (a second,
+    not the 9 s of hashing every file of gt4py twice). A file added, removed or
+    changed in its bytes (not Python) is a difference.
+    """
+
+    def git(*args: str) -> bytes:
+        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, timeout=60,
+                              check=False)  # fmt: skip
+        if done.returncode != 0:
+            raise IconbenchError(f"git {' '.join(args)} in {repo}: {done.stderr.decode()[:200]}")
+        return done.stdout
+
+    changed = [p for p in git("diff", "--name-only", "-z", base, head).decode().split("\0") if p]
+    for path in changed:
+        sides = [subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{path}"],
+                                capture_output=True, timeout=60, check=False)
+                 for commit in (base, head)]  # fmt: skip
+        if any(side.returncode != 0 for side in sides):  # added or removed
+            return False
+        if _code_of(path, sides[0].stdout) != _code_of(path, sides[1].stdout):
+            return False
+    return True
+
+
 def code_identity(roots: Sequence[pathlib.Path]) -> str:
     r"""A hash of what the sources under ``roots`` do, not how they are written.
 
@@ -145,10 +182,7 @@ def code_identity(roots: Sequence[pathlib.Path]) -> str:
         for path in sorted(root.rglob("*")):
             if not path.is_file() or "__pycache__" in path.parts:
                 continue
-            data = path.read_bytes()
-            if path.suffix == ".py":
-                with contextlib.suppress(SyntaxError, ValueError):  # else: its bytes
-                    data = ast.dump(ast.parse(data), include_attributes=False).encode()
+            data = _code_of(path.name, path.read_bytes())
             digest.update(path.relative_to(root).as_posix().encode() + b"\0")
             digest.update(hashlib.sha256(data).digest())
     return digest.hexdigest()
