@@ -617,16 +617,34 @@ def store_path(text: str) -> pathlib.Path:
     return path
 
 
-def _stack_key(text: str) -> str:
-    from iconbench.cli.options import check_stack_key
+def check_shard(text: str) -> tuple[int, int] | None:
+    """``"i/n"`` -> ``(i, n)``; ``""`` -> ``None`` (all cases).
 
-    return check_stack_key(text)
+    >>> check_shard("2/4"), check_shard("")
+    ((2, 4), None)
+    """
+    from iconbench.timing.sharding import parse_shard
+
+    return parse_shard(text) if text else None
 
 
-def _shard(text: str) -> tuple[int, int] | None:
-    from iconbench.cli.options import check_shard
+def check_stack_key(text: str) -> str:
+    """A gt4py build-cache key: ``stack-`` and a name (it names a directory of the cache).
 
-    return check_shard(text)
+    >>> check_stack_key("stack-cb7850622ccfe736")
+    'stack-cb7850622ccfe736'
+    >>> check_stack_key("garbage")
+    Traceback (most recent call last):
+    ...
+    iconbench.errors.IconbenchError: bad stack key 'garbage': expected stack-NAME (letters, \
+digits, '.', '_', '-'), e.g. the key 'iconbench stack show' prints
+    """
+    if not re.fullmatch(r"stack-[A-Za-z0-9._-]+", text) or ".." in text:
+        raise IconbenchError(
+            f"bad stack key {text!r}: expected stack-NAME (letters, digits, '.', '_', '-'), "
+            "e.g. the key 'iconbench stack show' prints"
+        )
+    return text
 
 
 def _devices(text: str) -> Any:
@@ -635,10 +653,45 @@ def _devices(text: str) -> Any:
     return devices.parse(text)
 
 
+def select_cases(
+    pattern: str,
+    *,
+    one_variant: bool = False,
+    shard: tuple[int, int] | None = None,
+    experiment: Any = None,
+    what: str = "--programs",
+) -> list[str] | None:
+    """The case ids ``pattern`` selects, from the case index (no gt4py import, milliseconds).
+
+    ``None`` when the installed icon4py has no index yet (a checkout of a branch): the
+    selection is then checked when the catalog is discovered (:func:`iconbench.suite.case_ids`).
+    A selection of no case is an error naming the nearest program names
+    (:func:`iconbench.suite.select`); so is an ``experiment``
+    (:class:`iconbench.baselines.experiments.Experiment`) that runs none of the selected cases.
+    ``what`` names where the pattern came from (an option or a variable). An empty shard
+    (more shards than cases) is not an error: the other shards measure them.
+    """
+    from iconbench import suite
+    from iconbench.programs import caseindex
+    from iconbench.timing.sharding import select_shard
+
+    known = caseindex.case_ids()
+    if known is None:
+        return None
+    if one_variant:
+        known = suite.first_variants(known)
+    selected = suite.select(pattern, known, what=what)
+    if experiment is not None and not experiment.case_ids(selected):
+        raise IconbenchError(
+            f"experiment {experiment.name!r} runs none of the {len(selected)} cases that "
+            f"{what} {pattern!r} selects (its static arguments pin other variants); "
+            "widen --programs or leave it out"
+        )
+    return select_shard(selected, shard)
+
+
 def _programs(text: str) -> str:
     """A regex that compiles and selects at least one case of the case index."""
-    from iconbench.cli.options import select_cases
-
     check_regex(text)
     if text:
         select_cases(text)
@@ -693,8 +746,12 @@ GIT_REPOSITORY = OptionType(
     ("{missing}", "{file}", "{plain_dir}"),
 )  # fmt: skip
 GIT_REF = OptionType("ref", "a commit, branch or tag", git_ref, ("-x", "a b"))
-STACK_KEY = OptionType("stack", "a build-cache key stack-NAME", _stack_key, ("garbage", "stack-.."))
-SHARD = OptionType("shard", "i/n with 1 <= i <= n (or empty: all)", _shard, ("5/4", "0/2", "x"))
+STACK_KEY = OptionType(
+    "stack", "a build-cache key stack-NAME", check_stack_key, ("garbage", "stack-..")
+)
+SHARD = OptionType(
+    "shard", "i/n with 1 <= i <= n (or empty: all)", check_shard, ("5/4", "0/2", "x")
+)
 DEVICES = OptionType("devices", "device ids, a comma list, each once", _devices, ("0,,0", "0,0"))
 COMPONENT = OptionType("component", "gt4py, dace, icon4py or iconbench", component, ("gt5py",))
 REPOSITORY = OptionType("repository", "a GitHub OWNER/NAME", repository, ("icon4py", "a/b/c"))

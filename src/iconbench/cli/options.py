@@ -40,6 +40,8 @@ from iconbench.cli.option_types import (  # noqa: F401  (the checks, for the com
     check_grids,
     check_known,
     check_regex,
+    check_shard,
+    check_stack_key,
     existing_dir,
     existing_file,
     existing_path,
@@ -47,6 +49,7 @@ from iconbench.cli.option_types import (  # noqa: F401  (the checks, for the com
     git_repository,
     output_path,
     positive_int,
+    select_cases,
     writable_dir,
 )
 from iconbench.errors import IconbenchError
@@ -410,73 +413,6 @@ def refuse_unused(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
                 + " and ".join(f"'{parser.prog} {owner}'" for owner in sorted(owners))
                 + "; leave it out"
             )
-
-
-def select_cases(
-    pattern: str,
-    *,
-    one_variant: bool = False,
-    shard: tuple[int, int] | None = None,
-    experiment: Any = None,
-    what: str = "--programs",
-) -> list[str] | None:
-    """The case ids ``pattern`` selects, from the case index (no gt4py import, milliseconds).
-
-    ``None`` when the installed icon4py has no index yet (a checkout of a branch): the
-    selection is then checked when the catalog is discovered (:func:`iconbench.suite.case_ids`).
-    A selection of no case is an error naming the nearest program names
-    (:func:`iconbench.suite.select`); so is an ``experiment``
-    (:class:`iconbench.baselines.experiments.Experiment`) that runs none of the selected cases.
-    ``what`` names where the pattern came from (an option or a variable). An empty shard
-    (more shards than cases) is not an error: the other shards measure them.
-    """
-    from iconbench import suite
-    from iconbench.programs import caseindex
-    from iconbench.timing.sharding import select_shard
-
-    known = caseindex.case_ids()
-    if known is None:
-        return None
-    if one_variant:
-        known = suite.first_variants(known)
-    selected = suite.select(pattern, known, what=what)
-    if experiment is not None and not experiment.case_ids(selected):
-        raise IconbenchError(
-            f"experiment {experiment.name!r} runs none of the {len(selected)} cases that "
-            f"{what} {pattern!r} selects (its static arguments pin other variants); "
-            "widen --programs or leave it out"
-        )
-    return select_shard(selected, shard)
-
-
-def check_shard(text: str) -> tuple[int, int] | None:
-    """``"i/n"`` -> ``(i, n)``; ``""`` -> ``None`` (all cases).
-
-    >>> check_shard("2/4"), check_shard("")
-    ((2, 4), None)
-    """
-    from iconbench.timing.sharding import parse_shard
-
-    return parse_shard(text) if text else None
-
-
-def check_stack_key(text: str) -> str:
-    """A gt4py build-cache key: ``stack-`` and a name (it names a directory of the cache).
-
-    >>> check_stack_key("stack-cb7850622ccfe736")
-    'stack-cb7850622ccfe736'
-    >>> check_stack_key("garbage")
-    Traceback (most recent call last):
-    ...
-    iconbench.errors.IconbenchError: bad stack key 'garbage': expected stack-NAME (letters, \
-digits, '.', '_', '-'), e.g. the key 'iconbench stack show' prints
-    """
-    if not re.fullmatch(r"stack-[A-Za-z0-9._-]+", text) or ".." in text:
-        raise IconbenchError(
-            f"bad stack key {text!r}: expected stack-NAME (letters, digits, '.', '_', '-'), "
-            "e.g. the key 'iconbench stack show' prints"
-        )
-    return text
 
 
 def _programs_variable(text: str) -> str:
