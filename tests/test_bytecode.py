@@ -7,6 +7,8 @@ import re
 import subprocess
 import sys
 
+TAG = sys.implementation.cache_tag  # cpython-312 or cpython-313
+
 
 def test_a_command_under_pythondontwritebytecode_keeps_bytecode_in_the_cache(tmp_path):
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", ICONBENCH_CACHE_DIR=str(tmp_path))
@@ -42,10 +44,8 @@ def test_compile_stack_writes_every_file_of_an_imported_package_at_both_levels(t
         p.relative_to(tmp_path / "pycache").as_posix()
         for p in (tmp_path / "pycache").rglob("*.pyc")
     }
-    stats = [name for name in cached if name.endswith("iconbench/gate/stats.cpython-312.pyc")]
-    stats_opt2 = [
-        name for name in cached if name.endswith("iconbench/gate/stats.cpython-312.opt-2.pyc")
-    ]
+    stats = [name for name in cached if name.endswith(f"iconbench/gate/stats.{TAG}.pyc")]
+    stats_opt2 = [name for name in cached if name.endswith(f"iconbench/gate/stats.{TAG}.opt-2.pyc")]
     assert stats, sorted(cached)[:5]
     assert stats_opt2, sorted(cached)[:5]
     assert packages >= 1
@@ -85,7 +85,7 @@ def test_the_stacks_bytecode_is_compiled_once_until_the_stack_changes_or_force(t
     assert re.fullmatch(line, first["line"]), first["line"]
     # a file compile_stack writes (of a module no process imported), removed: back after a
     # compile, still missing where the stamp said current
-    (stats,) = [p for p in pycache.rglob("stats.cpython-312.pyc") if "iconbench/gate" in str(p)]
+    (stats,) = [p for p in pycache.rglob(f"stats.{TAG}.pyc") if "iconbench/gate" in str(p)]
     stats.unlink()
     second = _compile_once(env)
     assert (second["current"], stats.exists()) == (True, False)

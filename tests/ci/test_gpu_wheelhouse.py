@@ -124,3 +124,35 @@ def test_the_aarch64_cuda12_wheelhouse_resolves(tmp_path: pathlib.Path) -> None:
     assert dace.name.endswith("-py3-none-any.whl")
     with zipfile.ZipFile(dace) as z:
         assert not [n for n in z.namelist() if n.endswith(".so")]
+
+
+def test_a_pure_wheel_leaves_the_compiled_files_out_and_says_so(tmp_path: pathlib.Path) -> None:
+    from iconbench.stacks import purewheel
+
+    wheel = tmp_path / "asv-0.6.6-cp36-abi3-manylinux2014_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("asv/__init__.py", "x = 1\n")
+        z.writestr("asv/_rangemedian.abi3.so", b"\x7fELF")
+        z.writestr("asv/_rangemedian.cpp", "int f();\n")
+        z.writestr("asv-0.6.6.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: false\n"
+                   "Tag: cp36-abi3-manylinux2014_x86_64\n")  # fmt: skip
+        z.writestr("asv-0.6.6.dist-info/RECORD", "stale\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    pure = purewheel.make_pure(wheel, out)
+    assert pure.name == "asv-0.6.6-py3-none-any.whl"
+    with zipfile.ZipFile(pure) as z:
+        names = sorted(z.namelist())
+        assert names == [
+            "asv-0.6.6.dist-info/RECORD",
+            "asv-0.6.6.dist-info/WHEEL",
+            "asv/__init__.py",
+        ]
+        wheel_text = z.read("asv-0.6.6.dist-info/WHEEL").decode()
+        record = z.read("asv-0.6.6.dist-info/RECORD").decode().splitlines()
+    assert "Tag: py3-none-any" in wheel_text
+    assert "Root-Is-Purelib: true" in wheel_text
+    assert "cp36" not in wheel_text
+    assert [line.split(",")[0] for line in record] == [
+        "asv/__init__.py", "asv-0.6.6.dist-info/WHEEL", "asv-0.6.6.dist-info/RECORD",
+    ]  # fmt: skip

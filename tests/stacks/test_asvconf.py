@@ -1,5 +1,6 @@
 import json
 import subprocess
+import sys
 
 import pytest
 from asv import config as asv_config
@@ -31,9 +32,13 @@ LIST_DISTRIBUTIONS = (
 )
 
 
+PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"  # 3.12 or 3.13
+
+
 def _environment(tmp_path, component):
+    # the running Python, as write_for_checkout names it (the committed configs name 3.12)
     conf = asv_config.Config.from_json(
-        asvconf.config(component, "/nonexistent", root=str(tmp_path))
+        {**asvconf.config(component, "/nonexistent", root=str(tmp_path)), "pythons": [PYTHON]}
     )
     conf.env_dir = str(tmp_path / "env")
     (env,) = asv_environment.get_environments(conf, None)
@@ -44,7 +49,7 @@ def test_plugin_builds_the_locked_stack_without_the_component_under_test(tmp_pat
     env = _environment(tmp_path, "gt4py")
     assert isinstance(env, IconbenchUv)
     # a changed lock means a new environment: the name carries the lock digest
-    assert env.name.startswith("iconbench-uv-py3.12-gt4py-")
+    assert env.name.startswith(f"iconbench-uv-py{PYTHON}-gt4py-")
     assert env.name != _environment(tmp_path, "dace").name
     env.create()
     listing = subprocess.run(

@@ -56,9 +56,7 @@ def config(
         "branches": [branch],
         "environment_type": TOOL_NAME,
         "plugins": [".iconbench.stacks.environment"],
-        # the running Python's version (3.12 or 3.13): asv's environments are built with it,
-        # never with one uv would have to download
-        "pythons": [f"{sys.version_info.major}.{sys.version_info.minor}"],
+        "pythons": ["3.12"],
         "matrix": {},
         "build_command": [build],
         "install_command": [install],
@@ -109,6 +107,9 @@ def write_for_checkout(
     """
     repo = repo.resolve()
     conf = config(component, str(repo), root=str(REPO_ROOT))
+    # the running Python's version (3.12 or 3.13; the committed configs name the default):
+    # asv builds its environments with it, never with one uv would have to download
+    conf["pythons"] = [f"{sys.version_info.major}.{sys.version_info.minor}"]
     conf["env_dir"] = str(asv_root / "env")
     conf["results_dir"] = str(asv_root / "results")
     conf["html_dir"] = str(asv_root / "html")
@@ -118,8 +119,6 @@ def write_for_checkout(
         # the other components from a stored stack instead of the lock (see stacks.stored)
         conf["iconbench_pins"] = {k: v for k, v in pins.items() if k != component}
     if environment == "checkout":
-        import sys
-
         conf["environment_type"] = "iconbench-checkout"
         conf["plugins"] = [".iconbench.stacks.checkout_env"]
         conf["pythons"] = [sys.executable]

@@ -96,7 +96,24 @@ def locked_requirements(
     if out.returncode != 0:
         raise IconbenchError(f"uv export of {lock_file} failed: {out.stderr.strip()}")
     extra = [line for name in sorted(pins) for line in pins[name]]
-    return out.stdout + "".join(f"{line}\n" for line in extra)
+    return _without_lock_environments(out.stdout) + "".join(f"{line}\n" for line in extra)
+
+
+#: The marker ``uv export`` adds to every line of a lock restricted to the platforms
+#: iconbench runs on (pyproject's ``tool.uv.environments``): true wherever it installs.
+LOCK_ENVIRONMENTS = (
+    "(platform_machine == 'aarch64' or platform_machine == 'x86_64') and sys_platform == 'linux'"
+)
+
+
+def _without_lock_environments(requirements: str) -> str:
+    """The requirements without the lock's platform marker, as they were before it had one.
+
+    >>> text = f"a==1 ; {LOCK_ENVIRONMENTS}" + chr(10) + "b==2 ; sys_platform == 'win32'" + chr(10)
+    >>> _without_lock_environments(text).splitlines()
+    ['a==1', "b==2 ; sys_platform == 'win32'"]
+    """
+    return requirements.replace(f" ; {LOCK_ENVIRONMENTS}\n", "\n")
 
 
 @dataclasses.dataclass(frozen=True)
