@@ -252,3 +252,18 @@ def test_the_separate_runs_page_quotes_the_nightly_trust_record():
     assert "three GPU hosts (two H100, one H200)" in page
     assert "**0 regressions and 0 improvements in every pair**" in page
     assert f"confirmed by its interleaved A/B at **{confirmed}**" in page
+
+
+def test_every_command_has_its_task_in_the_command_reference():
+    """The reference's table of commands by task names each command of ``iconbench``."""
+    from iconbench.cli import commands
+
+    page = _page("reference/commands.md")
+    table = page[page.index("## The commands by task") : page.index("## Every command")]
+    named = {
+        name
+        for row in table.splitlines()
+        if row.startswith("| ") and not row.startswith("| task")
+        for name in re.findall(r"`([a-z-]+)[^`]*`", row.split("|")[2])
+    }
+    assert set(commands()) <= named, sorted(set(commands()) - named)
