@@ -267,3 +267,18 @@ def test_every_command_has_its_task_in_the_command_reference():
         for name in re.findall(r"`([a-z-]+)[^`]*`", row.split("|")[2])
     }
     assert set(commands()) <= named, sorted(set(commands()) - named)
+
+
+@pytest.mark.parametrize("page", ["how-to/is-my-branch-slower.md", "stacks.md"])
+def test_the_continuous_tables_are_what_the_command_printed(page):
+    """The lines a page shows of ``iconbench continuous`` are its record's, and so is its time."""
+    log = (RESULTS / "continuous-cpu-2026-12-02" / "continuous.log").read_text()
+    shown = [line for block in _text_blocks(page) for line in block if "continuous-" in line
+             or "time per call" in line]  # fmt: skip
+    assert shown
+    assert all(line in log.splitlines() for line in shown), page
+    assert "results-local/continuous" not in _page(page)
+    took = re.search(r"^exit 1 after ([0-9.]+ s)$", log, re.M).group(1)
+    rounds = re.search(r"check: 8 rounds in (\d+)s", log).group(1)
+    if page == "stacks.md":
+        assert f"{took} in all, {rounds} s of it" in " ".join(_page(page).split())
