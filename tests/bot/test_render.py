@@ -262,3 +262,37 @@ def test_a_confirmed_summary_reports_only_what_its_ab_confirmed():
     # listed once: not again among the inconclusive
     notes = [line for line in lines if line.startswith("- **Inconclusive")]
     assert all("not confirmed" not in line for line in notes)
+
+
+@pytest.mark.parametrize(
+    ("site", "q_value", "check_time"),
+    [
+        (
+            "https://c2sm.github.io/iconbench",
+            "https://c2sm.github.io/iconbench/docs/explanation/statistics.html#what-does-q-mean",
+            "https://c2sm.github.io/iconbench/docs/explanation/check-time.html"
+            "#why-did-the-check-take-5-minutes",
+        ),
+        (
+            None,
+            "https://github.com/C2SM/iconbench/blob/main/docs/explanation/statistics.md"
+            "#what-does-q-mean",
+            "https://github.com/C2SM/iconbench/blob/main/docs/explanation/check-time.md"
+            "#why-did-the-check-take-5-minutes",
+        ),
+    ],
+)
+def test_the_comment_links_the_pages_that_explain_it(site, q_value, check_time):
+    """The docs published with the site (its docs/), else the pages in the repository."""
+    gate = Summary.read(H100)
+    body = publish.body(
+        gate,
+        target.PullRequest.parse("C2SM/icon4py", 321),
+        links.Site.parse(site) if site else None,
+    )
+    footer = body.splitlines()[-1]
+    assert f"[What does q mean?]({q_value})" in footer
+    assert f"[Why did the check take 5 minutes?]({check_time})" in footer
+    inconclusive = q_value.replace("what-does-q-mean", "why-is-this-inconclusive")
+    assert f"[Why is this inconclusive?]({inconclusive})" in footer
+    assert "q = " in body  # the comment shows q-values: the first link explains them
