@@ -6,7 +6,7 @@ place, so the site and the bot agree on them.
 
 >>> site = Site.parse("https://c2sm.github.io/iconbench/")
 >>> site.report("0e8595e4aa", "412cde30bb")
-'https://c2sm.github.io/iconbench/verdicts.html#0e8595e4aa..412cde30bb'
+'https://c2sm.github.io/iconbench/gates.html#0e8595e4aa..412cde30bb'
 >>> site.program("compute_theta_rho_face_values")
 'https://c2sm.github.io/iconbench/programs/compute_theta_rho_face_values.html'
 >>> site.answer(questions.Q_VALUE)
@@ -27,7 +27,7 @@ from iconbench.errors import IconbenchError
 
 #: Page paths of the history site, relative to its root.
 OVERVIEW = "index.html"
-VERDICTS = "verdicts.html"
+VERDICTS = "gates.html"
 PROGRAM = "programs/{program}.html"
 
 
