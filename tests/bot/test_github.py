@@ -110,7 +110,7 @@ def test_first_run_creates_second_edits_the_same_comment(github, capsys):
     second = _marked(github)
     assert [c["id"] for c in second] == [first[0]["id"]]
     assert "run=2026-11-24T08:00:00+00:00" in second[0]["body"]
-    assert "https://c2sm.github.io/iconbench/verdicts.html#" in second[0]["body"]
+    assert "https://c2sm.github.io/iconbench/gates.html#" in second[0]["body"]
     assert github.state.comments[reviewer]["body"] == "LGTM"
     assert len(github.state.statuses) == 2
     assert github.state.statuses[1]["target_url"].startswith("https://c2sm.github.io/iconbench/")

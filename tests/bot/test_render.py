@@ -46,7 +46,7 @@ def test_h100_comment_content():
     assert "#### Speed-up against OpenACC" not in body
     assert "**Code generation changed** (48)" in body
     assert "**New (no base)** (327)" in body
-    assert "https://c2sm.github.io/iconbench/verdicts.html#7212540d71..fd920c0fb6" in body
+    assert "https://c2sm.github.io/iconbench/gates.html#7212540d71..fd920c0fb6" in body
     assert "https://pypi.org/project/gt4py/1.2.1/" in body
 
 
@@ -262,3 +262,65 @@ def test_a_confirmed_summary_reports_only_what_its_ab_confirmed():
     # listed once: not again among the inconclusive
     notes = [line for line in lines if line.startswith("- **Inconclusive")]
     assert all("not confirmed" not in line for line in notes)
+
+
+@pytest.mark.parametrize(
+    ("site", "q_value", "check_time"),
+    [
+        (
+            "https://c2sm.github.io/iconbench",
+            "https://c2sm.github.io/iconbench/docs/explanation/statistics.html#what-does-q-mean",
+            "https://c2sm.github.io/iconbench/docs/explanation/check-time.html"
+            "#why-did-the-check-take-5-minutes",
+        ),
+        (
+            None,
+            "https://github.com/C2SM/iconbench/blob/main/docs/explanation/statistics.md"
+            "#what-does-q-mean",
+            "https://github.com/C2SM/iconbench/blob/main/docs/explanation/check-time.md"
+            "#why-did-the-check-take-5-minutes",
+        ),
+    ],
+)
+def test_the_comment_links_the_pages_that_explain_it(site, q_value, check_time):
+    """The docs published with the site (its docs/), else the pages in the repository."""
+    gate = Summary.read(H100)
+    body = publish.body(
+        gate,
+        target.PullRequest.parse("C2SM/icon4py", 321),
+        links.Site.parse(site) if site else None,
+    )
+    footer = body.splitlines()[-1]
+    assert f"[What does q mean?]({q_value})" in footer
+    assert f"[Why did the check take 5 minutes?]({check_time})" in footer
+    inconclusive = q_value.replace("what-does-q-mean", "why-is-this-inconclusive")
+    assert f"[Why is this inconclusive?]({inconclusive})" in footer
+    assert "q = " in body  # the comment shows q-values: the first link explains them
+
+
+def test_the_full_report_link_lands_on_its_comparison_on_the_site(tmp_path):
+    """The comment's "full report" is the comparison's entry on the published gates page,
+    one anchor however many summaries of the same two commits were published."""
+    import shutil
+    import subprocess
+    import sys
+
+    gate = pathlib.Path(__file__).parents[2] / "results/nightly-confirm-cpu/ab-gate-summary.json"
+    summaries = tmp_path / "gates"
+    summaries.mkdir()
+    for name in ("first.json", "again.json"):
+        shutil.copy(gate, summaries / name)
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "iconbench", "publish", "--gate", str(summaries), "--no-asv",
+         "--out", str(site)],
+        check=True, capture_output=True, timeout=300,
+    )  # fmt: skip
+    summary = Summary.read(gate)
+    root = "https://c2sm.github.io/iconbench"
+    page, anchor = (
+        links.Site.parse(root).report(summary.base.commit, summary.head.commit).split("#")
+    )
+    html = (site / page.removeprefix(f"{root}/")).read_text()
+    assert html.count(f'id="{anchor}"') == 1
+    assert html.count('<section class="card gate"') == 2

@@ -73,3 +73,31 @@ def test_a_link_to_a_missing_anchor_fails_the_build(tmp_path):
     )
     assert done.returncode != 0
     assert "what-q-means" in done.stderr
+
+
+def test_the_site_and_the_comment_link_to_headings_of_the_built_docs(built, tmp_path):
+    """The nightly builds the docs into the site's docs/: the gate verdicts page and the
+    comment link to the heading that answers each question there."""
+    from iconbench.bot import links, publish, target
+    from iconbench.records.summary import Summary
+
+    site = tmp_path / "site"
+    gate = ROOT / "results" / "nightly-confirm-cpu" / "ab-gate-summary.json"
+    subprocess.run(
+        [*SPHINX[:2], "iconbench", "publish", "--gate", str(gate), "--no-asv", "--out", str(site)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    on_site = re.findall(r'href="(docs/[^"]+)"', (site / "gates.html").read_text())
+    assert len(on_site) == 3, on_site
+    root = "https://c2sm.github.io/iconbench"
+    body = publish.body(
+        Summary.read(ROOT / "docs" / "examples" / "summary-h100-7212540-fd920c0.json"),
+        target.PullRequest.parse("C2SM/icon4py", 1405),
+        links.Site.parse(root),
+    )
+    assert re.findall(re.escape(root) + r"/(docs/[^)\s]+)", body) == on_site
+    for link in on_site:
+        page, anchor = link.removeprefix("docs/").split("#")
+        assert f'id="{anchor}"' in (built / page).read_text(), link

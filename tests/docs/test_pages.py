@@ -252,3 +252,33 @@ def test_the_separate_runs_page_quotes_the_nightly_trust_record():
     assert "three GPU hosts (two H100, one H200)" in page
     assert "**0 regressions and 0 improvements in every pair**" in page
     assert f"confirmed by its interleaved A/B at **{confirmed}**" in page
+
+
+def test_every_command_has_its_task_in_the_command_reference():
+    """The reference's table of commands by task names each command of ``iconbench``."""
+    from iconbench.cli import commands
+
+    page = _page("reference/commands.md")
+    table = page[page.index("## The commands by task") : page.index("## Every command")]
+    named = {
+        name
+        for row in table.splitlines()
+        if row.startswith("| ") and not row.startswith("| task")
+        for name in re.findall(r"`([a-z-]+)[^`]*`", row.split("|")[2])
+    }
+    assert set(commands()) <= named, sorted(set(commands()) - named)
+
+
+@pytest.mark.parametrize("page", ["how-to/is-my-branch-slower.md", "stacks.md"])
+def test_the_continuous_tables_are_what_the_command_printed(page):
+    """The lines a page shows of ``iconbench continuous`` are its record's, and so is its time."""
+    log = (RESULTS / "continuous-cpu-2026-12-02" / "continuous.log").read_text()
+    shown = [line for block in _text_blocks(page) for line in block if "continuous-" in line
+             or "time per call" in line]  # fmt: skip
+    assert shown
+    assert all(line in log.splitlines() for line in shown), page
+    assert "results-local/continuous" not in _page(page)
+    took = re.search(r"^exit 1 after ([0-9.]+ s)$", log, re.M).group(1)
+    rounds = re.search(r"check: 8 rounds in (\d+)s", log).group(1)
+    if page == "stacks.md":
+        assert f"{took} in all, {rounds} s of it" in " ".join(_page(page).split())

@@ -150,7 +150,7 @@ def test_a_slower_commit_is_a_regression_of_interleaved_workers(gt4py_repo):
     assert f"regression   {CASE} embedded time per call" in done.stdout
     assert "measured in 4 fresh processes per commit, alternating" in done.stdout
     assert "How to read it: ratio is head's time over base's" in done.stdout
-    assert str(REPO / "docs" / "gate.md") in done.stdout
+    assert str(REPO / "docs" / "explanation" / "statistics.md") in done.stdout
     # its rounds keep their logs, not the turn files their workers were driven by (as a check)
     assert list((out / "rounds").glob("r01-*.log"))
     assert not [p.name for p in out.rglob("*") if ".turn" in p.name]

@@ -6,9 +6,11 @@ place, so the site and the bot agree on them.
 
 >>> site = Site.parse("https://c2sm.github.io/iconbench/")
 >>> site.report("0e8595e4aa", "412cde30bb")
-'https://c2sm.github.io/iconbench/verdicts.html#0e8595e4aa..412cde30bb'
+'https://c2sm.github.io/iconbench/gates.html#0e8595e4aa..412cde30bb'
 >>> site.program("compute_theta_rho_face_values")
 'https://c2sm.github.io/iconbench/programs/compute_theta_rho_face_values.html'
+>>> site.answer(questions.Q_VALUE)
+'https://c2sm.github.io/iconbench/docs/explanation/statistics.html#what-does-q-mean'
 >>> Site.parse("c2sm.github.io")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
@@ -20,11 +22,12 @@ from __future__ import annotations
 import dataclasses
 import urllib.parse
 
+from iconbench import questions
 from iconbench.errors import IconbenchError
 
 #: Page paths of the history site, relative to its root.
 OVERVIEW = "index.html"
-VERDICTS = "verdicts.html"
+VERDICTS = "gates.html"
 PROGRAM = "programs/{program}.html"
 
 
@@ -54,6 +57,10 @@ class Site:
     def report(self, base: str, head: str) -> str:
         """The full report of one comparison: its entry in the verdict list."""
         return f"{self.page(VERDICTS)}#{base[:10]}..{head[:10]}"
+
+    def answer(self, question: questions.Question) -> str:
+        """The docs page that answers ``question``, published with the site (its docs/)."""
+        return self.page(question.on_site)
 
     def program(self, program: str) -> str:
         return self.page(PROGRAM.format(program=urllib.parse.quote(program, safe="._-")))

@@ -28,6 +28,7 @@ from typing import Any
 from iconbench.bot import escape
 from iconbench.bot.links import Site
 from iconbench.bot.target import PullRequest
+from iconbench.questions import QUESTIONS
 from iconbench.records.kernels import KernelDiff
 from iconbench.records.summary import BenchmarkResult as Benchmark
 from iconbench.records.summary import Side, Summary
@@ -619,6 +620,9 @@ def context(
         },
         "site": site,
         "report_url": site.report(summary.base.commit, summary.head.commit) if site else None,
+        "questions": [
+            {"text": q.text, "url": site.answer(q) if site else q.on_github} for q in QUESTIONS
+        ],
         "nothing_changed": summary.verdict == "pass" and not regressions and not improvements,
     }
 

@@ -3,7 +3,7 @@
 A gt4py, dace or icon4py developer asks "is my branch slower than main?": the answer names
 both branches and their commits, calls each metric what it is on the backend that measured
 it (a CPU backend has no device: its time is the time per call), says the statistics in
-plain words with the page of docs/gate.md that explains them, and leaves out what does not
+plain words with the page of the docs that explains them, and leaves out what does not
 apply (an OpenACC comparison on a grid no ICON experiment runs on). The gate's summary
 itself (``gate-summary.json``) is unchanged: the words are the presentation's.
 """
@@ -14,10 +14,12 @@ import dataclasses
 import re
 
 from iconbench.buildcache import REPO_ROOT
+from iconbench.questions import Q_VALUE
 from iconbench.records.summary import Summary
 
-#: Where the verdict, its interval and its q-value are explained.
-EXPLAINED = REPO_ROOT / "docs" / "gate.md"
+#: Where the verdict, its interval and its q-value are explained (the page the comment and the
+#: site link to: :mod:`iconbench.questions`).
+EXPLAINED = REPO_ROOT / "docs" / f"{Q_VALUE.page}.md"
 #: The gate's note on a comparison of processes, and how a developer reads it.
 PROCESSES = re.compile(r"^(\d+)\+(\d+) processes: the spread between them counts$")
 
@@ -101,7 +103,7 @@ def render(summary: Summary, base_ref: str, head_ref: str, component: str) -> st
         "interval in brackets holds the true ratio with 95 % confidence; q is the chance that "
         "a change this large is noise, corrected for the number of benchmarks compared. A "
         "change counts once it is beyond half the threshold with q under the false discovery "
-        f"rate: {EXPLAINED} ('How the verdict is made').",
+        f"rate: {EXPLAINED} ('{Q_VALUE.text}').",
     ])  # fmt: skip
 
 

@@ -118,8 +118,8 @@ class Continuous(Command):
         if chosen is None:
             raise IconbenchError(
                 f"--repo {repo} is iconbench itself: compare its commits with asv in its "
-                "checkout, 'asv continuous main HEAD' (README); this command compares gt4py, "
-                "dace or icon4py"
+                "checkout, 'asv continuous main HEAD' (docs/stacks.md); this command compares "
+                "gt4py, dace or icon4py"
             )
         options.select_cases(args.programs, one_variant=args.one_variant)
         backends, grid, devices, plan = interleaving(args, grid="tiny")

@@ -14,6 +14,7 @@ from typing import Any
 
 from iconbench.buildcache import REPO_ROOT
 from iconbench.files.atomic import write_atomic
+from iconbench.questions import QUESTIONS
 
 TEMPLATES = REPO_ROOT / "reporting" / "site"
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
@@ -62,6 +63,8 @@ def environment(directory: pathlib.Path = TEMPLATES) -> Any:
     )
     env.filters.update(seconds=seconds, percent=percent, times=times, value=attribute)
     env.filters["slug"] = lambda text: text.lower().replace(" ", "-")
+    # the docs pages that answer a reader's questions, published with the site (its docs/)
+    env.globals["questions"] = QUESTIONS
     return env
 
 
