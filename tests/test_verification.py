@@ -316,5 +316,6 @@ def test_merging_a_file_that_is_no_verification_table_names_it(tmp_path, capsys)
     broken = tmp_path / "part-1.json"
     broken.write_text('{"grid": "tiny"}')
     other = tmp_path / "part-2.json"
+    other.write_text('{"grid": "tiny"}')
     assert main(["merge", str(broken), str(other), "--out", str(tmp_path / "m")]) == 2
     assert f"{broken}: not a verification table" in capsys.readouterr().err

@@ -81,7 +81,9 @@ def test_static_override_and_unknown_key(tmp_path, capsys):
         "--static rayleigh_typo: no program has a static argument 'rayleigh_typo'"
         in capsys.readouterr().err
     )
-    assert main(["speedup", str(results), "--experiment", "nope"]) == 2
+    with pytest.raises(SystemExit) as refused:  # refused while parsing (one argparse line)
+        main(["speedup", str(results), "--experiment", "nope"])
+    assert refused.value.code == 2
     assert "unknown experiment 'nope'; choose one of: mch_icon-ch1_medium" in (
         capsys.readouterr().err
     )

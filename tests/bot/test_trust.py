@@ -412,15 +412,20 @@ def _marked(server) -> list[dict]:
     [
         ("--bot-login", "not a login", "--bot-login 'not a login': expected a GitHub login"),
         ("--settle", "90", "--settle 90.0: seconds between 0 and 60"),
-        ("--context", "a\nb", "--context 'a\\nb': expected a status context"),
+        ("--context", "a\nb", "--context: expected a name, got 'a\\nb'"),
     ],
 )
 def test_bad_options_give_one_line_before_any_request(  # noqa: PLR0917
     github, tmp_path, capsys, option, value, said
 ):
-    assert _cli(github, GPU, tmp_path, option, value) == 2
+    try:
+        code = _cli(github, GPU, tmp_path, option, value)
+    except SystemExit as refused:  # a type the parser checks: refused while parsing
+        code = refused.code
+    assert code == 2
     (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith(f"iconbench: error: {said}")
+    assert line.startswith("iconbench: error: ")
+    assert said in line
     assert github.state.requests == []
 
 

@@ -80,11 +80,11 @@ def test_gate_summaries_of_another_version_are_skipped(tmp_path, cpu_results):
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, cpu_results):
     out = tmp_path / "site"
     for args, expected in (
-        (["no/such/results", "--out", out], "no/such/results: no such directory"),
+        (["no/such/results", "--out", out], "no/such/results: no such file or directory"),
         ([tmp_path, "--out", out], "neither an asv results directory"),
         ([cpu_results, "--out", out, "--baseline", "nope/x_y_z"], "--baseline 'nope/x_y_z'"),
         ([cpu_results, "--out", out, "--static", "limited_area"], "expected KEY=VALUE"),
-        ([cpu_results, "--out", out, "--gate", tmp_path / "none.json"], "no such gate summary"),
+        ([cpu_results, "--out", out, "--gate", tmp_path / "none.json"], "none.json: no such file or directory"),
     ):
         code, _, stderr = publish(*args, check=False)
         assert code == 2, stderr
