@@ -84,7 +84,10 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, cpu_results):
         ([tmp_path, "--out", out], "neither an asv results directory"),
         ([cpu_results, "--out", out, "--baseline", "nope/x_y_z"], "--baseline 'nope/x_y_z'"),
         ([cpu_results, "--out", out, "--static", "limited_area"], "expected KEY=VALUE"),
-        ([cpu_results, "--out", out, "--gate", tmp_path / "none.json"], "none.json: no such file or directory"),
+        (
+            [cpu_results, "--out", out, "--gate", tmp_path / "none.json"],
+            "none.json: no such file or directory",
+        ),
     ):
         code, _, stderr = publish(*args, check=False)
         assert code == 2, stderr
