@@ -30,6 +30,6 @@ export ICONBENCH_CACHE_DIR="${ICONBENCH_CACHE_DIR:-$root/.cache}"
 # stacks (gt4py names each by a fingerprint of the generated source and its own version: the
 # same name is the same build). The nightly's precompile, shards and confirmation and a later
 # check of the same stack find one another's builds; a new stack gets every identical build
-# and translates for itself (iconbench.stacks.shared_builds, docs/ci.md).
+# and translates for itself (iconbench.stacks.shared_builds, docs/ci-build-cache.md).
 export PYTHONUNBUFFERED=1
 iconbench() { python -m iconbench "$@"; }

@@ -8,7 +8,7 @@ A pytest plugin and its report. Run the suite with it, then print the files by C
 
 A test's CPU is ``getrusage`` of its process (self) and of the children it waited for,
 before and after it: a child reaped later counts to a later test, and processes nobody waits
-for (a browser) not at all. docs/testing.md cites its table ("Where the CPU goes").
+for (a browser) not at all. results/test-suite/README.md cites its table ("Where the CPU goes").
 """
 
 from __future__ import annotations

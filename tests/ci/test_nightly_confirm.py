@@ -222,7 +222,9 @@ def test_the_committed_record_reads_as_the_docs_quote_it():
     ab = json.loads((record / "ab-check.json").read_text())
     assert ab["verdicts"] == {change.id: "confirmed", noise.id: "not confirmed"}
     assert summary.confirmation_run.rounds == ab["rounds"]
-    docs = [(REPO_ROOT / "docs" / name).read_text() for name in ("ci.md", "changepoints.md")]
+    docs = [
+        (REPO_ROOT / "docs" / name).read_text() for name in ("ci-nightly.md", "changepoints.md")
+    ]
     for line in report.splitlines()[1:]:
         assert line in docs[0]
     assert report.splitlines()[1] in docs[1]

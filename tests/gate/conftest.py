@@ -3,7 +3,7 @@
 ``make_cpu_results.py`` measures two "commits" on the CPU through the suite's own path. The
 tests used to measure them in the first test run of a machine, beside the rest of the suite:
 on a 2-core runner a fresh clone's run then loaded the cores so much that a planted change
-or an unchanged case came out inconclusive now and then (docs/testing.md). The files in
+or an unchanged case came out inconclusive now and then (results/test-suite/README.md). The files in
 ``data/cpu-results`` are one such measurement, made alone on a 2-core workstation
 (``python tests/gate/make_cpu_results.py tests/gate/data/cpu-results``, the script's hash in
 ``script.sha256``); ``test_compare_cpu.py::test_the_script_measures_every_role_again``

@@ -32,7 +32,7 @@ def ledgers_dir(given: pathlib.Path) -> pathlib.Path:
 
 
 class Select(Command):
-    """Map a change to the programs it can affect (docs/ci.md, "Cost control")."""
+    """Map a change to the programs it can affect (docs/ci-check.md, "What a change selects")."""
 
     name = "select"
     summary = "the benchmarks a pull request's check runs (changed files -> programs), and its cost"

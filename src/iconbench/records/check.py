@@ -5,7 +5,7 @@ change point's confirmation write it after every phase (:class:`iconbench.check.
 times them), with its markdown table beside it (``OUT/check.md``); ``--record FILE`` appends
 it to a file of checks, one JSON line each, by the ledgers' rule
 (:mod:`iconbench.files.ledger`). The figures the docs give for a check come from here
-(docs/ci.md); :meth:`CheckRecord.read` reads one back, ``perf/check_overhead.py`` compares
+(docs/ci-check.md); :meth:`CheckRecord.read` reads one back, ``perf/check_overhead.py`` compares
 what checks spent besides measuring.
 
 >>> import tempfile

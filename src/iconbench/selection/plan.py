@@ -1,6 +1,6 @@
 """The pull-request check's selection: from a change to the programs it runs.
 
-Rules (docs/ci.md, "Cost control"):
+Rules (docs/ci-check.md, "What a change selects"):
 
 - ``/benchmark full`` and the nightly run: every case (all static variants) of every program.
 - a gt4py or dace change can change every program's generated code: the representative subset

@@ -1,14 +1,14 @@
 """What a GitHub event asks the pull-request check to do.
 
-Events that start a check (``.github/workflows/benchmark-pr.yml``, docs/ci.md):
+Events that start a check (``.github/workflows/benchmark-pr.yml``, docs/ci-pull-requests.md):
 
 - ``pull_request`` on iconbench itself: component ``iconbench``, base and head of the PR;
 - ``workflow_dispatch`` with inputs ``pr``, ``base``, ``head`` (``full``): what a trusted
   ``/benchmark`` comment starts (``.github/workflows/benchmark-comment.yml``);
 - ``repository_dispatch`` of type ``benchmark-pr`` sent by gt4py, dace or icon4py (their own
-  small workflow, docs/ci.md) with ``client_payload`` ``{"repository": "GridTools/gt4py",
-  "pr": 1234, "base": "<sha>", "head": "<sha>", "full": false, "sender": "<login>",
-  "fork": false}``.
+  small workflow, docs/ci-pull-requests.md) with ``client_payload``
+  ``{"repository": "GridTools/gt4py", "pr": 1234, "base": "<sha>", "head": "<sha>",
+  "full": false, "sender": "<login>", "fork": false}``.
 
 An ``issue_comment`` starting with ``/benchmark`` on a pull request (``/benchmark full`` runs
 everything) is a request too: the comment workflow reads it, never the code, and starts the

@@ -48,7 +48,7 @@ def scenarios(
     processes: int,
     compile: bool = True,
 ) -> list[Scenario]:
-    """The rows of the cost table (docs/ci.md), computed from the ledgers.
+    """The rows of the cost table (docs/ci-check.md), computed from the ledgers.
 
     ``compile=False``: every build is already in the cache (nothing compiles).
     """
