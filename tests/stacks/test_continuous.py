@@ -129,15 +129,19 @@ def test_a_slower_commit_is_a_regression_of_interleaved_workers(gt4py_repo):
         "r01-base", "r02-head", "r03-head", "r04-base",
         "r05-head", "r06-base", "r07-base", "r08-head",
     ]  # fmt: skip
-    # every round ran its own commit's gt4py: each head process is ~2 ms slower per call; the
-    # slowest base process can be 0.8 ms slower than the others on a loaded 2-core runner
-    # (0.99-1.77 ms against 3.26-3.78 ms in a fresh clone's test run)
+    # every round ran its own commit's gt4py: a head process is ~2 ms slower per call. One
+    # process of a side can be slowed by its loaded 2-core runner (a base process at 3.86 ms
+    # among 1.23-1.81 ms, in a full test run), so the sides' middles are compared, and the
+    # head is slower in at least three of four pairs of processes.
     medians = {
         side: [statistics.median(row["measurement"]["host_s"]) for row in rows[side]]
         for side in rows
     }
     assert all(row["error"] is None and row["case"] == CASE for side in rows for row in rows[side])
-    assert min(medians["head"]) - max(medians["base"]) > 1.0e-3, medians
+    assert statistics.median(medians["head"]) - statistics.median(medians["base"]) > 1.0e-3, medians
+    pairs = zip(sorted(medians["head"]), sorted(medians["base"]), strict=True)
+    slower = sum(h - b > 1.0e-3 for h, b in pairs)
+    assert slower >= 3, medians
 
     summary = json.loads((out / "gate-summary.json").read_text())
     (bench,) = [b for b in summary["benchmarks"] if b["gated"]]
