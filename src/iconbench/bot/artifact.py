@@ -170,15 +170,16 @@ def read(folder: pathlib.Path, *, head: str | None = None, max_bytes: int = MAX_
     path = folder / SUMMARY
     if path.stat().st_size > MAX_JSON_BYTES:
         raise _refuse(SUMMARY, f"over {MAX_JSON_BYTES} bytes")
-    try:
-        data = json.loads(path.read_bytes(), parse_constant=_constant)
+    try:  # read once: the bytes checked here are the bytes the summary is made of
+        text = path.read_bytes().decode("utf-8")
+        data = json.loads(text, parse_constant=_constant)
     except (ValueError, UnicodeDecodeError) as error:
         raise _refuse(SUMMARY, f"not JSON ({str(error)[:80]})") from None
     check_summary(data)
     if head is not None and not head.startswith(data["head"]["commit"][:7]):
         raise _refuse(f"{SUMMARY}.head.commit", f"{data['head']['commit'][:12]} is not {head[:12]}")
     try:
-        summary = Summary.read(path)
+        summary = Summary.from_json(text, origin=str(path))
     except (IconbenchError, KeyError, TypeError, ValueError) as error:
         raise _refuse(SUMMARY, f"not a gate summary ({str(error)[:100]})") from None
     return Artifact(folder, names, total, summary)
