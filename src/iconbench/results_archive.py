@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from iconbench.errors import IconbenchError
 from iconbench.files.atomic import write_atomic
-from iconbench.files.digest import sha256_of
+from iconbench.files.digest import sha256_of, unpadded_b64
 
 #: Where the manifest lives, relative to the checkout.
 MANIFEST = "results/archive.json"
@@ -184,7 +184,7 @@ def _base64(sha256: str) -> str:
     >>> len(_base64("0" * 64))
     43
     """
-    return base64.urlsafe_b64encode(bytes.fromhex(sha256)).rstrip(b"=").decode()
+    return unpadded_b64(bytes.fromhex(sha256))
 
 
 def _hex(written: str) -> str:

@@ -1,4 +1,7 @@
-"""The SHA-256 of a file, read in blocks: archives of hundreds of MB are checked by it.
+"""SHA-256 digests: of a file read in blocks, and in the form a wheel's ``RECORD`` writes.
+
+Files are read in blocks because archives of hundreds of MB are checked by it; the ``RECORD``
+form is also the one the results archive's manifest writes.
 
 Standard library only: ``ci/gpu-env.sh`` checks a wheelhouse's parts with it before any of
 the stack is installed (:mod:`iconbench.stacks.parts`).
@@ -6,6 +9,7 @@ the stack is installed (:mod:`iconbench.stacks.parts`).
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import pathlib
 
@@ -24,3 +28,12 @@ def sha256_of(path: pathlib.Path) -> str:
         for chunk in iter(lambda: data.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def unpadded_b64(digest: bytes) -> str:
+    """``digest`` as a wheel's ``RECORD`` writes it: URL-safe base64 without ``=`` padding.
+
+    >>> unpadded_b64(bytes.fromhex("ab")), len(unpadded_b64(hashlib.sha256(b"").digest()))
+    ('qw', 43)
+    """
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()

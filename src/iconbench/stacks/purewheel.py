@@ -9,11 +9,12 @@ wheel of it: the compiled files and their sources left out, the tags and ``RECOR
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import pathlib
 import sys
 import zipfile
+
+from iconbench.files.digest import unpadded_b64
 
 #: What a pure wheel leaves out: compiled extensions and their C/C++ sources.
 COMPILED = (".so", ".pyd", ".dylib", ".c", ".cpp", ".pyx")
@@ -37,7 +38,7 @@ def make_pure(wheel: pathlib.Path, out_dir: pathlib.Path) -> pathlib.Path:
                 ]
                 data = ("\n".join([*lines, "Tag: py3-none-any"]) + "\n").encode()
             dst.writestr(item.filename, data)
-            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            digest = unpadded_b64(hashlib.sha256(data).digest())
             record.append(f"{item.filename},sha256={digest},{len(data)}")
         dst.writestr(f"{dist_info}/RECORD", "\n".join([*record, f"{dist_info}/RECORD,,"]) + "\n")
     return target
